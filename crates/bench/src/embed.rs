@@ -1,0 +1,189 @@
+//! Embedding benchmark: chunks/s through the engine's embedder (tokenise, run, pool, normalise) vs a raw ONNX
+//! Runtime session running the same model on the same pre-tokenised batches with the same thread count.
+
+use ndarray::Array2;
+use ragsift_engine::chunk::{Chunker, TokenChunker};
+use ragsift_engine::extract::PageText;
+use ragsift_engine::{Embedder, Error, Result};
+use std::time::Instant;
+
+const BATCH: usize = 32;
+
+pub fn run(n: usize, threads: usize) -> Result<()> {
+    let threads = if threads == 0 {
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    } else {
+        threads
+    };
+    let embedder = crate::embedder(threads)?;
+    let texts = chunks_of_256_tokens(&embedder, n)?;
+    let tokenizer = tokenizer(embedder.tokenizer_path())?;
+    let token_counts: Vec<usize> = texts
+        .iter()
+        .map(|t| tokenizer.encode(t.as_str(), true).map(|e| e.len()).unwrap_or(0))
+        .collect();
+    let mean_tokens = token_counts.iter().sum::<usize>() as f64 / texts.len() as f64;
+    println!(
+        "\n## embedding: {} chunks of {mean_tokens:.0} tokens (with [CLS]/[SEP]), batch {BATCH}, {threads} threads",
+        texts.len()
+    );
+
+    let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+    embedder.embed(&refs[..BATCH.min(refs.len())])?; // warm-up
+    let t = Instant::now();
+    let vectors = embedder.embed(&refs)?;
+    let e2e = t.elapsed().as_secs_f64();
+    assert_eq!(vectors.len(), texts.len());
+
+    let batches = pretokenise(&tokenizer, &texts)?;
+    let home = ragsift_engine::config::data_dir()?;
+    let runtime = ragsift_engine::RuntimePaths::discover(&home)?;
+    let env = ragsift_engine::embed::init_onnxruntime(&runtime.onnxruntime)?;
+    let model = runtime
+        .model_dir(ragsift_engine::config::DEFAULT_EMBEDDING_MODEL)?
+        .join("model.onnx");
+    let mut session = ort::session::Session::builder(&env)
+        .and_then(|b| b.with_intra_threads(threads).map_err(Into::into))
+        .and_then(|mut b| b.commit_from_file(&model))
+        .map_err(ort_err)?;
+    run_batch(&mut session, &batches[0])?; // warm-up
+    let t = Instant::now();
+    for b in &batches {
+        run_batch(&mut session, b)?;
+    }
+    let raw = t.elapsed().as_secs_f64();
+    let n = texts.len() as f64;
+    println!("engine embedder (end to end): {:.1} chunks/s ({:.2} s)", n / e2e, e2e);
+    println!("raw ONNX Runtime session:     {:.1} chunks/s ({:.2} s)", n / raw, raw);
+    println!(
+        "overhead of tokenising + pooling + normalising: {:.1}%",
+        (e2e / raw - 1.0) * 100.0
+    );
+    Ok(())
+}
+
+fn ort_err(e: impl std::fmt::Display) -> Error {
+    Error::Model(e.to_string())
+}
+
+fn tokenizer(path: &std::path::Path) -> Result<tokenizers::Tokenizer> {
+    let mut t = tokenizers::Tokenizer::from_file(path).map_err(ort_err)?;
+    t.with_padding(None);
+    t.with_truncation(Some(tokenizers::TruncationParams {
+        max_length: 256,
+        ..Default::default()
+    }))
+    .map_err(ort_err)?;
+    Ok(t)
+}
+
+/// Deterministic English-like text cut by the engine's own chunker into chunks of up to 254 tokens.
+fn chunks_of_256_tokens(embedder: &dyn Embedder, n: usize) -> Result<Vec<String>> {
+    const WORDS: &[&str] = &[
+        "the",
+        "battery",
+        "retrieval",
+        "passage",
+        "threshold",
+        "model",
+        "document",
+        "system",
+        "answer",
+        "question",
+        "evidence",
+        "context",
+        "page",
+        "index",
+        "vector",
+        "search",
+        "result",
+        "relevant",
+        "policy",
+        "judge",
+        "warranty",
+        "charging",
+        "temperature",
+        "library",
+        "chunk",
+        "token",
+        "embedding",
+        "score",
+        "rank",
+        "query",
+        "and",
+        "of",
+        "to",
+        "in",
+        "is",
+        "for",
+        "with",
+        "that",
+        "on",
+        "as",
+        "by",
+        "from",
+        "which",
+        "when",
+        "each",
+    ];
+    let mut seed = 0x9E3779B97F4A7C15u64;
+    let mut text = String::new();
+    for i in 0..(n * 230) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        text.push_str(WORDS[(seed % WORDS.len() as u64) as usize]);
+        text.push_str(if i % 17 == 16 { ". " } else { " " });
+    }
+    let chunker = TokenChunker::from_file(embedder.tokenizer_path(), 254, 0)?;
+    let pages = [PageText {
+        number: 1,
+        text,
+        failed: false,
+    }];
+    Ok(chunker.chunk(&pages)?.into_iter().map(|c| c.text).take(n).collect())
+}
+
+struct Batch {
+    ids: Array2<i64>,
+    mask: Array2<i64>,
+    types: Array2<i64>,
+}
+
+fn pretokenise(tok: &tokenizers::Tokenizer, texts: &[String]) -> Result<Vec<Batch>> {
+    let mut out = Vec::new();
+    for group in texts.chunks(BATCH) {
+        let encs: Vec<_> = group
+            .iter()
+            .map(|t| tok.encode(t.as_str(), true))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(ort_err)?;
+        let len = encs.iter().map(|e| e.len()).max().unwrap_or(0);
+        let mut b = Batch {
+            ids: Array2::zeros((group.len(), len)),
+            mask: Array2::zeros((group.len(), len)),
+            types: Array2::zeros((group.len(), len)),
+        };
+        for (i, e) in encs.iter().enumerate() {
+            for (j, &id) in e.get_ids().iter().enumerate() {
+                b.ids[[i, j]] = id as i64;
+                b.mask[[i, j]] = 1;
+                b.types[[i, j]] = e.get_type_ids()[j] as i64;
+            }
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+fn run_batch(session: &mut ort::session::Session, b: &Batch) -> Result<()> {
+    let inputs = ort::inputs![
+        "input_ids" => ort::value::TensorRef::from_array_view(&b.ids).map_err(ort_err)?,
+        "attention_mask" => ort::value::TensorRef::from_array_view(&b.mask).map_err(ort_err)?,
+        "token_type_ids" => ort::value::TensorRef::from_array_view(&b.types).map_err(ort_err)?,
+    ];
+    let out = session.run(inputs).map_err(ort_err)?;
+    let (shape, _) = out[0].try_extract_tensor::<f32>().map_err(ort_err)?;
+    assert_eq!(shape[2], 384);
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! `ragsift-bench`: the figures in BENCHMARKS.md, each measured against its baseline in the same run.
+//! Run in release: `cargo run --release -p ragsift-bench -- all`.
+
+mod embed;
+mod extract;
+mod reingest;
+mod search;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "ragsift-bench")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// PDF extraction pages/s and text similarity vs `pdftotext`.
+    Extract {
+        /// Folders or files with PDFs (default: the fixtures, the samples and PDFs under /usr/share/doc).
+        paths: Vec<PathBuf>,
+    },
+    /// Embedding chunks/s end to end vs a raw ONNX Runtime session on the same pre-tokenised batches.
+    Embed {
+        #[arg(long, default_value_t = 256)]
+        chunks: usize,
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// usearch QPS and recall@10 vs an exact scan.
+    Search {
+        #[arg(long, default_value_t = 100_000)]
+        vectors: usize,
+        #[arg(long, default_value_t = 1000)]
+        queries: usize,
+    },
+    /// Re-ingest of an unchanged library vs its first ingest.
+    Reingest {
+        #[arg(long, default_value_t = 8)]
+        copies: usize,
+    },
+    /// Everything above with defaults.
+    All,
+}
+
+fn main() {
+    ragsift_engine::extract::install_quiet_panic_hook();
+    let cli = Cli::parse();
+    println!("machine: {}", machine());
+    let result = match cli.command {
+        Command::Extract { paths } => extract::run(&paths),
+        Command::Embed { chunks, threads } => embed::run(chunks, threads),
+        Command::Search { vectors, queries } => search::run(vectors, queries),
+        Command::Reingest { copies } => reingest::run(copies),
+        Command::All => extract::run(&[])
+            .and_then(|_| embed::run(256, 0))
+            .and_then(|_| search::run(100_000, 1000))
+            .and_then(|_| reingest::run(8)),
+    };
+    if let Err(e) = result {
+        eprintln!("bench failed: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// CPU model and core count, for the record.
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    format!("{cpu}, {cores} cores")
+}
+
+/// The repository root (benchmarks read fixtures and samples from it).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Loads the default embedder from the installed runtime.
+pub fn embedder(threads: usize) -> ragsift_engine::Result<ragsift_engine::FastEmbedder> {
+    let home = ragsift_engine::config::data_dir()?;
+    let runtime = ragsift_engine::RuntimePaths::discover(&home)?;
+    ragsift_engine::FastEmbedder::load(&runtime, ragsift_engine::config::DEFAULT_EMBEDDING_MODEL, threads, 32)
+}

@@ -1,0 +1,185 @@
+//! `ragsift` command line: ingest, extract, search, library and doctor over the engine.
+
+mod doctor;
+mod ingest;
+mod search;
+
+use clap::{Parser, Subcommand};
+use ragsift_engine::{config, Error, Library, RuntimePaths, Settings};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "ragsift",
+    version,
+    about = "Ingest PDFs, search them, and see why each passage was picked"
+)]
+struct Cli {
+    /// Library folder (database, index, settings). Default: $RAGSIFT_HOME, else ~/.local/share/ragsift.
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Add files and folders (PDF, .txt, .md) to the library; unchanged files are skipped.
+    Ingest(ingest::Args),
+    /// Print the text the chunker sees, page by page.
+    Extract {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the library.
+    Search(search::Args),
+    /// List or remove documents.
+    Library {
+        #[command(subcommand)]
+        action: LibraryAction,
+    },
+    /// Check the runtime, the models and the library's consistency.
+    Doctor {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum LibraryAction {
+    /// List the documents.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove documents by id or path, or every document whose file is gone (--missing).
+    Remove {
+        targets: Vec<String>,
+        #[arg(long)]
+        missing: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    ragsift_engine::extract::install_quiet_panic_hook();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Error> {
+    let home = config::resolve_home(cli.home.as_deref())?;
+    match cli.command {
+        Command::Ingest(args) => ingest::run(&home, args),
+        Command::Extract { file, json } => extract(&home, &file, json),
+        Command::Search(args) => search::run(&home, args),
+        Command::Library { action } => library(&home, action),
+        Command::Doctor { json } => doctor::run(&home, json),
+    }
+}
+
+/// Opens the library in `home` with its settings.
+pub fn open_library(home: &Path) -> Result<Library, Error> {
+    Library::open(home, Settings::load(home)?)
+}
+
+/// Loads the configured embedding model.
+pub fn load_embedder(home: &Path, settings: &Settings) -> Result<ragsift_engine::FastEmbedder, Error> {
+    let runtime = RuntimePaths::discover(home)?;
+    ragsift_engine::FastEmbedder::load(
+        &runtime,
+        &settings.embedding_model,
+        settings.embed_threads,
+        settings.embed_batch,
+    )
+}
+
+pub fn print_json(value: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+}
+
+fn extract(home: &Path, file: &Path, json: bool) -> Result<ExitCode, Error> {
+    let s = Settings::load(home)?;
+    let limits = ragsift_engine::extract::Limits {
+        max_file_mb: s.max_file_mb,
+        timeout: std::time::Duration::from_secs(s.extract_timeout_secs),
+    };
+    match ragsift_engine::extract::extract_file(file, limits) {
+        Ok(ex) => {
+            if let Some(w) = ex.warning() {
+                eprintln!("warning: {}: {w}", file.display());
+            }
+            if json {
+                print_json(&serde_json::json!({ "pages": ex.pages, "warning": ex.warning() }));
+            } else {
+                for p in &ex.pages {
+                    println!("=== page {} ===\n{}\n", p.number, p.text);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            if json {
+                print_json(&serde_json::json!({ "pages": [], "error": e.to_string(), "code": e.code() }));
+            }
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
+    let lib = open_library(home)?;
+    match action {
+        LibraryAction::List { json } => {
+            let docs = lib.documents()?;
+            if json {
+                print_json(&serde_json::json!({ "documents": docs }));
+            } else if docs.is_empty() {
+                println!(
+                    "The library at {} is empty. Add files with: ragsift ingest PATH",
+                    home.display()
+                );
+            } else {
+                for d in &docs {
+                    let warn = d.warning.as_deref().map(|w| format!("  ({w})")).unwrap_or_default();
+                    println!(
+                        "{}  {:>4} pages {:>5} chunks  {}{warn}",
+                        d.id, d.page_count, d.chunk_count, d.path
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LibraryAction::Remove { targets, missing, json } => {
+            let mut removed = if missing { lib.remove_missing()? } else { Vec::new() };
+            let mut failed = Vec::new();
+            for t in &targets {
+                match lib.remove(t) {
+                    Ok(d) => removed.push(d),
+                    Err(e) => failed.push(e.to_string()),
+                }
+            }
+            if json {
+                print_json(&serde_json::json!({ "removed": removed, "errors": failed }));
+            } else {
+                removed.iter().for_each(|d| println!("removed {}", d.path));
+                failed.iter().for_each(|e| eprintln!("error: {e}"));
+            }
+            Ok(if failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The `ragsift` binary as a user runs it: JSON shapes, exit codes, and a kill -9 in the middle of an ingest.
+
+use ragsift_engine::{Library, Settings};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn ragsift(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ragsift"));
+    c.arg("--home").arg(home).env_remove("RAGSIFT_HOME");
+    c
+}
+
+fn run_json(cmd: &mut Command) -> (i32, Value) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+#[test]
+fn ingest_search_list_remove_doctor() {
+    let home = tempfile::tempdir().unwrap();
+    let fx = repo().join("fixtures");
+    let (code, v) = run_json(
+        ragsift(home.path())
+            .args(["ingest", "--json"])
+            .arg(fx.join("pdf"))
+            .arg(fx.join("text")),
+    );
+    assert_eq!(code, 1, "some fixtures are meant to fail");
+    let files = v["files"].as_array().unwrap();
+    let by_name = |n: &str| {
+        files
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(n))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_name("multipage.pdf")["status"], "ingested");
+    assert_eq!(by_name("multipage.pdf")["pages"], 3);
+    assert_eq!(by_name("encrypted_user_pw.pdf")["status"], "failed");
+    assert!(by_name("encrypted_user_pw.pdf")["error"]
+        .as_str()
+        .unwrap()
+        .contains("encrypted"));
+    for f in files {
+        for key in ["path", "status", "pages", "chunks", "error"] {
+            assert!(f.get(key).is_some(), "{key} in {f}");
+        }
+    }
+
+    let (code, v) = run_json(
+        ragsift(home.path())
+            .args(["ingest", "--json"])
+            .arg(fx.join("pdf/multipage.pdf")),
+    );
+    assert_eq!((code, v["files"][0]["status"].as_str()), (0, Some("unchanged")));
+
+    let (code, v) =
+        run_json(ragsift(home.path()).args(["search", "How long is the warranty?", "--top-k", "3", "--json"]));
+    assert_eq!(code, 0);
+    let hits = v["hits"].as_array().unwrap();
+    assert!(!hits.is_empty() && hits.len() <= 3);
+    for key in ["chunk_id", "document", "page_start", "page_end", "score", "text"] {
+        assert!(hits[0].get(key).is_some(), "{key}");
+    }
+    // multipage.pdf and encrypted_empty_pw.pdf hold the same text.
+    let top = hits[0]["document"].as_str().unwrap();
+    assert!(
+        top.ends_with("multipage.pdf") || top.ends_with("encrypted_empty_pw.pdf"),
+        "{top}"
+    );
+    assert!(hits[0]["text"].as_str().unwrap().to_lowercase().contains("warranty"));
+    let (_, v) = run_json(ragsift(home.path()).args(["search", "warranty", "--mode", "hybrid", "--json"]));
+    assert!(!v["hits"].as_array().unwrap().is_empty());
+
+    let (_, v) = run_json(ragsift(home.path()).args(["library", "list", "--json"]));
+    let docs = v["documents"].as_array().unwrap();
+    let md = docs
+        .iter()
+        .find(|d| d["path"].as_str().unwrap().ends_with("notes.md"))
+        .unwrap();
+    let (code, v) = run_json(ragsift(home.path()).args(["library", "remove", "--json", md["id"].as_str().unwrap()]));
+    assert_eq!((code, v["removed"].as_array().unwrap().len()), (0, 1));
+
+    let (code, v) = run_json(ragsift(home.path()).args(["doctor", "--json"]));
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["ok"], true);
+}
+
+#[test]
+fn extract_prints_pages_and_errors_clearly() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, v) = run_json(
+        ragsift(home.path())
+            .args(["extract", "--json"])
+            .arg(repo().join("fixtures/pdf/multipage.pdf")),
+    );
+    assert_eq!(code, 0);
+    let pages = v["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[1]["number"], 2);
+    assert!(pages[0]["text"].as_str().unwrap().len() > 100);
+    let (code, v) = run_json(
+        ragsift(home.path())
+            .args(["extract", "--json"])
+            .arg(repo().join("fixtures/pdf/image_only.pdf")),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v["code"], "no_text");
+}
+
+#[test]
+fn missing_runtime_says_what_to_run() {
+    let home = tempfile::tempdir().unwrap();
+    let out = ragsift(home.path())
+        .env("RAGSIFT_DATA", home.path().join("nowhere"))
+        .args(["search", "anything"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("scripts/setup.sh") && err.contains("not found"), "{err}");
+}
+
+/// kill -9 in the middle of an ingest, then open: every chunk has its vector, no vector lacks its chunk,
+/// every stored document is complete, and ingesting again finishes the job without redoing finished files.
+#[test]
+fn a_killed_ingest_leaves_a_consistent_library() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = tempfile::tempdir().unwrap();
+    let src = repo().join("fixtures/pdf/multipage.pdf");
+    for i in 0..60 {
+        std::fs::copy(&src, docs.path().join(format!("copy-{i:02}.pdf"))).unwrap();
+    }
+    let mut child = ragsift(home.path())
+        .arg("ingest")
+        .arg(docs.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut finished = 0;
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        if line.unwrap().contains("ingested:") {
+            finished += 1;
+            if finished == 8 {
+                break;
+            }
+        }
+    }
+    assert_eq!(finished, 8, "the ingest got going");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let lib = Library::open(home.path(), Settings::default()).unwrap();
+    let keys = lib.store().chunk_keys().unwrap();
+    assert!(keys.iter().all(|k| lib.index().contains(*k)));
+    assert_eq!(lib.index().len(), keys.len());
+    let docs_stored = lib.documents().unwrap();
+    assert!(
+        docs_stored.len() >= 8 && docs_stored.len() < 60,
+        "killed part-way: {}",
+        docs_stored.len()
+    );
+    for d in &docs_stored {
+        assert_eq!(
+            lib.store().chunks_of(&d.id).unwrap().len() as u32,
+            d.chunk_count,
+            "{} is complete",
+            d.path
+        );
+    }
+    assert!(
+        lib.reconciled().vectors_added > 0,
+        "the kill left vectors unsaved, and open restored them"
+    );
+    drop(lib);
+
+    let (code, v) = run_json(ragsift(home.path()).args(["ingest", "--json"]).arg(docs.path()));
+    assert_eq!(code, 0);
+    let files = v["files"].as_array().unwrap();
+    let unchanged = files.iter().filter(|f| f["status"] == "unchanged").count();
+    assert_eq!(unchanged, docs_stored.len());
+    assert_eq!(files.len(), 60);
+}

@@ -1,0 +1,175 @@
+//! Chunker: splits a document's pages into token-bounded chunks with the embedding model's own tokenizer,
+//! cutting at page, paragraph, sentence or word boundaries, with overlap, and recording page spans and offsets.
+
+use crate::extract::PageText;
+use crate::{Error, Result};
+use serde::Serialize;
+use std::path::Path;
+
+/// A chunk before it is stored: its text, position in the document and where it sits in its pages.
+/// `char_start` is a character offset into page `page_start`'s text, `char_end` (exclusive) into `page_end`'s.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ChunkDraft {
+    pub index: usize,
+    pub text: String,
+    pub page_start: u32,
+    pub page_end: u32,
+    pub char_start: usize,
+    pub char_end: usize,
+    pub tokens: usize,
+}
+
+/// A chunker stage: pages in, chunks out.
+pub trait Chunker: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn chunk(&self, pages: &[PageText]) -> Result<Vec<ChunkDraft>>;
+}
+
+/// Token-window chunker over a Hugging Face `tokenizer.json`.
+pub struct TokenChunker {
+    tokenizer: tokenizers::Tokenizer,
+    max_tokens: usize,
+    overlap: usize,
+}
+
+const PAGE_SEP: &str = "\n\n";
+
+impl TokenChunker {
+    /// `max_tokens` excludes the model's special tokens; `overlap` tokens are repeated between neighbours.
+    pub fn from_file(tokenizer_json: &Path, max_tokens: usize, overlap: usize) -> Result<Self> {
+        let mut tokenizer = tokenizers::Tokenizer::from_file(tokenizer_json)
+            .map_err(|e| Error::Model(format!("{}: cannot load tokenizer: {e}", tokenizer_json.display())))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| Error::Model(format!("tokenizer: {e}")))?;
+        Ok(TokenChunker {
+            tokenizer,
+            max_tokens,
+            overlap: overlap.min(max_tokens / 2),
+        })
+    }
+
+    /// Number of tokens in `text`, special tokens excluded.
+    pub fn count_tokens(&self, text: &str) -> Result<usize> {
+        Ok(self.encode_offsets(text)?.len())
+    }
+
+    fn encode_offsets(&self, text: &str) -> Result<Vec<(usize, usize)>> {
+        let enc = self
+            .tokenizer
+            .encode(text, false)
+            .map_err(|e| Error::Model(format!("tokenizer: {e}")))?;
+        Ok(enc.get_offsets().iter().copied().filter(|(s, e)| e > s).collect())
+    }
+}
+
+impl Chunker for TokenChunker {
+    fn name(&self) -> &'static str {
+        "token"
+    }
+
+    fn chunk(&self, pages: &[PageText]) -> Result<Vec<ChunkDraft>> {
+        let doc = DocText::new(pages);
+        let toks = self.encode_offsets(&doc.text)?;
+        let mut chunks = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let mut end = (i + self.max_tokens).min(toks.len());
+            if end < toks.len() {
+                end = best_cut(&doc, &toks, i + self.max_tokens / 2, end);
+            }
+            let (start_b, end_b) = (toks[i].0, toks[end - 1].1);
+            let text = doc.text[start_b..end_b].trim().to_string();
+            if !text.is_empty() {
+                let (page_start, char_start) = doc.locate(start_b);
+                let (page_end, char_end) = doc.locate(end_b);
+                chunks.push(ChunkDraft {
+                    index: chunks.len(),
+                    text,
+                    page_start,
+                    page_end,
+                    char_start,
+                    char_end,
+                    tokens: end - i,
+                });
+            }
+            if end >= toks.len() {
+                break;
+            }
+            i = next_start(&doc, &toks, end.saturating_sub(self.overlap).max(i + 1), end);
+        }
+        Ok(chunks)
+    }
+}
+
+/// The pages of a document joined into one string, remembering where each page starts.
+struct DocText {
+    text: String,
+    starts: Vec<(usize, u32)>,
+}
+
+impl DocText {
+    fn new(pages: &[PageText]) -> Self {
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for p in pages.iter().filter(|p| !p.text.is_empty()) {
+            if !text.is_empty() {
+                text.push_str(PAGE_SEP);
+            }
+            starts.push((text.len(), p.number));
+            text.push_str(&p.text);
+        }
+        DocText { text, starts }
+    }
+
+    /// (page number, character offset within that page) of a byte position.
+    fn locate(&self, byte: usize) -> (u32, usize) {
+        let idx = self.starts.partition_point(|(s, _)| *s <= byte).saturating_sub(1);
+        let (start, page) = self.starts[idx];
+        (page, self.text[start..byte].chars().count())
+    }
+
+    fn is_page_break(&self, byte: usize) -> bool {
+        self.starts.iter().any(|(s, _)| *s == byte)
+    }
+}
+
+/// Picks where a chunk ends, in tokens (exclusive), between `lo` and `hi`: the latest page break, else
+/// paragraph break, else sentence end, else line break, else word boundary; `hi` when there is none.
+fn best_cut(doc: &DocText, toks: &[(usize, usize)], lo: usize, hi: usize) -> usize {
+    let mut best = (0u8, hi);
+    for k in lo.max(1)..=hi {
+        let score = boundary_score(doc, toks, k);
+        if score > 0 && score >= best.0 {
+            best = (score, k);
+        }
+    }
+    best.1
+}
+
+/// Where the next chunk starts: the first word boundary at or after `from` (and before `limit`).
+fn next_start(doc: &DocText, toks: &[(usize, usize)], from: usize, limit: usize) -> usize {
+    (from..limit)
+        .find(|&k| boundary_score(doc, toks, k) > 0)
+        .unwrap_or(limit)
+}
+
+/// How good a cut before token `k` is (0 = inside a word).
+fn boundary_score(doc: &DocText, toks: &[(usize, usize)], k: usize) -> u8 {
+    let (prev_end, next_start) = (toks[k - 1].1, toks[k].0);
+    let gap = &doc.text[prev_end..next_start];
+    if doc.is_page_break(next_start) {
+        5
+    } else if gap.contains("\n\n") {
+        4
+    } else if !gap.is_empty() && doc.text[..prev_end].ends_with(['.', '!', '?', ':', ';']) {
+        3
+    } else if gap.contains('\n') {
+        2
+    } else if !gap.is_empty() {
+        1
+    } else {
+        0
+    }
+}

@@ -1,0 +1,162 @@
+//! Where things live (library home, runtime library, models) and the tunable settings, with their defaults.
+
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The embedding model ragsift uses when none is configured (installed by `scripts/setup.sh`).
+pub const DEFAULT_EMBEDDING_MODEL: &str = "all-minilm-l6-v2-int8";
+const SETUP_HINT: &str = "run ./scripts/setup.sh (it installs ONNX Runtime and the default models)";
+
+/// Tunables for ingest and retrieval. Stored as `settings.json` in the library home; every field has a default.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Settings {
+    /// Embedding model id: a folder under the models dir.
+    pub embedding_model: String,
+    /// Largest chunk, in the embedding model's tokens (special tokens excluded).
+    pub chunk_tokens: usize,
+    /// Tokens repeated between consecutive chunks.
+    pub overlap_tokens: usize,
+    /// Files larger than this are refused.
+    pub max_file_mb: u64,
+    /// Extraction of one file is abandoned after this long.
+    pub extract_timeout_secs: u64,
+    /// Texts per embedding call.
+    pub embed_batch: usize,
+    /// Threads for ONNX Runtime (0 = all cores).
+    pub embed_threads: usize,
+    /// Retrieval defaults (Spring AI's VectorStoreDocumentRetriever: top-k 4, threshold 0.0).
+    pub top_k: usize,
+    pub similarity_threshold: f32,
+    /// HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md.
+    pub expansion_search: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            embedding_model: DEFAULT_EMBEDDING_MODEL.into(),
+            chunk_tokens: 256,
+            overlap_tokens: 32,
+            max_file_mb: 200,
+            extract_timeout_secs: 120,
+            embed_batch: 32,
+            embed_threads: 0,
+            top_k: 4,
+            similarity_threshold: 0.0,
+            expansion_search: 128,
+        }
+    }
+}
+
+impl Settings {
+    /// Reads `settings.json` from `home`, or the defaults when it does not exist.
+    pub fn load(home: &Path) -> Result<Self> {
+        let path = home.join("settings.json");
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{}: {e}", path.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.chunk_tokens < 16 {
+            return Err(Error::Invalid("chunk_tokens must be at least 16".into()));
+        }
+        if self.overlap_tokens >= self.chunk_tokens / 2 {
+            return Err(Error::Invalid(
+                "overlap_tokens must be less than half of chunk_tokens".into(),
+            ));
+        }
+        if self.embed_batch == 0 {
+            return Err(Error::Invalid("embed_batch must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The per-user data dir: `$RAGSIFT_DATA`, else the platform's data dir (`~/.local/share/ragsift` on Linux).
+/// Set-up installs the runtime and models here; it is also the default library home.
+pub fn data_dir() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("RAGSIFT_DATA").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "ragsift")
+        .map(|d| d.data_dir().to_path_buf())
+        .ok_or_else(|| Error::Setup("cannot find a home directory for ragsift's data".into()))
+}
+
+/// The library home: an explicit dir, else `$RAGSIFT_HOME`, else the data dir.
+pub fn resolve_home(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    match std::env::var_os("RAGSIFT_HOME").filter(|v| !v.is_empty()) {
+        Some(h) => Ok(PathBuf::from(h)),
+        None => data_dir(),
+    }
+}
+
+/// Where the ONNX Runtime library and the models were found.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimePaths {
+    pub onnxruntime: PathBuf,
+    pub models_dir: PathBuf,
+}
+
+impl RuntimePaths {
+    /// Finds the runtime without environment variables after set-up: `<home>/runtime`, then the data dir.
+    /// `ORT_DYLIB_PATH` and `RAGSIFT_MODELS` override. The error says what is missing and how to fix it.
+    pub fn discover(home: &Path) -> Result<Self> {
+        let mut roots = vec![home.to_path_buf()];
+        if let Ok(d) = data_dir() {
+            if d != home {
+                roots.push(d);
+            }
+        }
+        let ort = std::env::var_os("ORT_DYLIB_PATH")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| first_existing(&roots, "runtime/libonnxruntime.so"));
+        let models = std::env::var_os("RAGSIFT_MODELS")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| first_existing(&roots, "models"));
+        let looked = roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let onnxruntime = ort.filter(|p| p.is_file()).ok_or_else(|| {
+            Error::Setup(format!(
+                "ONNX Runtime (runtime/libonnxruntime.so) not found under {looked}: {SETUP_HINT}"
+            ))
+        })?;
+        let models_dir = models
+            .filter(|p| p.is_dir())
+            .ok_or_else(|| Error::Setup(format!("models dir not found under {looked}: {SETUP_HINT}")))?;
+        Ok(RuntimePaths {
+            onnxruntime,
+            models_dir,
+        })
+    }
+
+    /// The folder of one model, checked to exist.
+    pub fn model_dir(&self, id: &str) -> Result<PathBuf> {
+        let dir = self.models_dir.join(id);
+        if dir.join("manifest.json").is_file() {
+            Ok(dir)
+        } else {
+            Err(Error::Setup(format!(
+                "model '{id}' not found in {}: {SETUP_HINT}",
+                self.models_dir.display()
+            )))
+        }
+    }
+}
+
+fn first_existing(roots: &[PathBuf], rel: &str) -> Option<PathBuf> {
+    roots.iter().map(|r| r.join(rel)).find(|p| p.exists())
+}

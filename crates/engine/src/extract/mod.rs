@@ -1,0 +1,227 @@
+//! Loaders: turn a file into page texts in reading order. PDFs through lopdf + pdf-extract + our layout,
+//! `.txt` and `.md` as one page. Bad files become typed errors; a hang or a parser panic never takes the batch down.
+
+mod layout;
+pub mod normalize;
+mod pdf;
+
+use crate::{Error, Result};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+const EXTRACT_THREAD: &str = "ragsift-extract";
+
+/// The text of one page; `failed` marks a page whose content could not be fully decoded.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PageText {
+    pub number: u32,
+    pub text: String,
+    #[serde(skip)]
+    pub failed: bool,
+}
+
+/// A file's pages, plus the pages that yielded no text (scanned or image-only pages).
+#[derive(Debug, Clone, Serialize)]
+pub struct Extracted {
+    pub pages: Vec<PageText>,
+    pub empty_pages: Vec<u32>,
+    pub failed_pages: Vec<u32>,
+}
+
+impl Extracted {
+    /// A warning for a person when some pages were skipped, e.g. "no extractable text on pages 2, 5".
+    pub fn warning(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.empty_pages.is_empty() {
+            parts.push(format!("no extractable text on pages {}", page_list(&self.empty_pages)));
+        }
+        if !self.failed_pages.is_empty() {
+            parts.push(format!(
+                "pages {} could not be fully decoded",
+                page_list(&self.failed_pages)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// A loader: a named stage that reads one kind of file into pages.
+pub trait Loader: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn accepts(&self, path: &Path) -> bool;
+    fn load(&self, path: &Path, bytes: &[u8]) -> Result<Vec<PageText>>;
+}
+
+/// PDFs, page by page.
+pub struct PdfLoader;
+
+impl Loader for PdfLoader {
+    fn name(&self) -> &'static str {
+        "pdf"
+    }
+    fn accepts(&self, path: &Path) -> bool {
+        has_ext(path, &["pdf"])
+    }
+    fn load(&self, path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
+        pdf::extract_pdf(path, bytes)
+    }
+}
+
+/// Plain text and Markdown, as one page. Text is decoded as UTF-8, falling back to Latin-1.
+pub struct TextLoader;
+
+impl Loader for TextLoader {
+    fn name(&self) -> &'static str {
+        "text"
+    }
+    fn accepts(&self, path: &Path) -> bool {
+        has_ext(path, &["txt", "md", "markdown", "text"])
+    }
+    fn load(&self, path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
+        let raw = match std::str::from_utf8(bytes) {
+            Ok(s) => s.to_string(),
+            Err(_) if bytes.contains(&0) => {
+                return Err(Error::Corrupt {
+                    path: path.into(),
+                    kind: "text file",
+                    detail: "binary content".into(),
+                })
+            }
+            Err(_) => bytes.iter().map(|&b| b as char).collect(),
+        };
+        let text = if has_ext(path, &["md", "markdown"]) {
+            normalize::normalize_markdown(&raw)
+        } else {
+            normalize::normalize_text(&raw)
+        };
+        Ok(vec![PageText {
+            number: 1,
+            text,
+            failed: false,
+        }])
+    }
+}
+
+/// The loaders ragsift knows, in the order they are asked.
+pub fn default_loaders() -> Vec<Box<dyn Loader>> {
+    vec![Box::new(PdfLoader), Box::new(TextLoader)]
+}
+
+/// True when some loader reads this file (used to pick files out of a folder).
+pub fn is_supported(path: &Path) -> bool {
+    default_loaders().iter().any(|l| l.accepts(path))
+}
+
+/// Limits applied to every file.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_file_mb: u64,
+    pub timeout: Duration,
+}
+
+/// Reads and extracts one file: size limit first, then the loader on its own thread with a deadline, so a
+/// panic or a pathological file costs one error, not the process. Fails with `NoText` when no page has text.
+pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
+    let loader = default_loaders()
+        .into_iter()
+        .find(|l| l.accepts(path))
+        .ok_or_else(|| Error::Unsupported { path: path.into() })?;
+    let size = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+    if size > limits.max_file_mb * 1024 * 1024 {
+        return Err(Error::TooLarge {
+            path: path.into(),
+            size_mb: size as f64 / 1048576.0,
+            limit_mb: limits.max_file_mb,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let (tx, rx) = mpsc::channel();
+    let owned = path.to_path_buf();
+    std::thread::Builder::new()
+        .name(EXTRACT_THREAD.into())
+        .spawn(move || {
+            let _ = tx.send(loader.load(&owned, &bytes));
+        })
+        .map_err(|e| Error::io(path, e))?;
+    let pages = match rx.recv_timeout(limits.timeout) {
+        Ok(result) => result?,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            return Err(Error::Timeout {
+                path: path.into(),
+                seconds: limits.timeout.as_secs(),
+            })
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            return Err(Error::Corrupt {
+                path: path.into(),
+                kind: "document",
+                detail: "the parser crashed".into(),
+            })
+        }
+    };
+    let empty_pages: Vec<u32> = pages
+        .iter()
+        .filter(|p| p.text.trim().is_empty())
+        .map(|p| p.number)
+        .collect();
+    let failed_pages: Vec<u32> = pages.iter().filter(|p| p.failed).map(|p| p.number).collect();
+    if empty_pages.len() == pages.len() {
+        return Err(Error::NoText {
+            path: path.into(),
+            pages: page_list(&empty_pages),
+        });
+    }
+    Ok(Extracted {
+        pages,
+        empty_pages,
+        failed_pages,
+    })
+}
+
+/// Keeps panic messages of extraction threads off the terminal (their failure is reported as an error instead).
+pub fn install_quiet_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() != Some(EXTRACT_THREAD) {
+            previous(info);
+        }
+    }));
+}
+
+fn has_ext(path: &Path, exts: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// "1–3, 7" style list of page numbers.
+pub fn page_list(pages: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < pages.len() {
+        let mut j = i;
+        while j + 1 < pages.len() && pages[j + 1] == pages[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}–{}", pages[i], pages[j])
+        } else {
+            pages[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_lists_are_compact() {
+        assert_eq!(page_list(&[1, 2, 3, 7, 9, 10]), "1–3, 7, 9–10");
+        assert_eq!(page_list(&[4]), "4");
+    }
+}

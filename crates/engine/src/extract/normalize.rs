@@ -1,0 +1,118 @@
+//! Text clean-up shared by every loader: Unicode compatibility forms, whitespace, and line-end hyphenation.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// NFKC (so ligatures like "ﬁ" become "fi"), soft hyphens dropped, every kind of space made a plain space,
+/// runs of spaces collapsed and the ends trimmed. Newlines are kept.
+pub fn clean_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut last_space = true;
+    for c in s.nfkc() {
+        match c {
+            '\u{00AD}' | '\u{200B}' | '\u{FEFF}' => {}
+            c if c.is_whitespace() && c != '\n' => {
+                if !last_space {
+                    out.push(' ');
+                    last_space = true;
+                }
+            }
+            c if c.is_control() && c != '\n' => {}
+            c => {
+                out.push(c);
+                last_space = false;
+            }
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// Joins the lines of one paragraph with single spaces, re-joining words hyphenated across a line end
+/// ("tempera-" + "ture" → "temperature"); a hyphen before an uppercase letter or digit is kept ("X-" + "Ray").
+pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
+    let mut out = String::new();
+    for line in lines {
+        let line = line.as_ref().trim();
+        if line.is_empty() {
+            continue;
+        }
+        if out.is_empty() {
+            out.push_str(line);
+            continue;
+        }
+        let next_lower = line.chars().next().is_some_and(|c| c.is_lowercase());
+        let mut tail = out.chars().rev();
+        let hyphenated = tail.next() == Some('-') && tail.next().is_some_and(|c| c.is_alphabetic());
+        if hyphenated && next_lower {
+            out.pop();
+        } else {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// Normalises a whole plain-text document: CRLF → LF, each line cleaned, runs of blank lines collapsed to one,
+/// and the lines of each paragraph joined (with hyphenation repaired).
+pub fn normalize_text(s: &str) -> String {
+    let s = s.replace("\r\n", "\n").replace('\r', "\n");
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    for line in s.split('\n') {
+        let line = clean_line(line);
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(join_lines(&current));
+                current.clear();
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(join_lines(&current));
+    }
+    paragraphs.join("\n\n")
+}
+
+/// Normalises Markdown: lines are kept as written (lists, headings and code keep their shape), each line is
+/// cleaned, and runs of blank lines collapse to one.
+pub fn normalize_markdown(s: &str) -> String {
+    let s = s.replace("\r\n", "\n").replace('\r', "\n");
+    let mut out: Vec<String> = Vec::new();
+    for line in s.split('\n') {
+        let line = clean_line(line);
+        if line.is_empty() && out.last().is_none_or(|l| l.is_empty()) {
+            continue;
+        }
+        out.push(line);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleans_ligatures_and_spaces() {
+        assert_eq!(clean_line("  eﬃcient\u{00A0}\u{00A0}ﬁle\t end "), "efficient file end");
+        assert_eq!(clean_line("co\u{00AD}operate"), "cooperate");
+    }
+
+    #[test]
+    fn joins_hyphenated_words_but_keeps_real_hyphens() {
+        assert_eq!(join_lines(&["the tempera-", "ture rises"]), "the temperature rises");
+        assert_eq!(join_lines(&["an X-", "Ray image"]), "an X- Ray image");
+        assert_eq!(join_lines(&["range 10 -", "20"]), "range 10 - 20");
+    }
+
+    #[test]
+    fn normalizes_paragraphs() {
+        let t = "Title\r\n\r\n\r\nfirst line\nsecond line\n\n\nnext";
+        assert_eq!(normalize_text(t), "Title\n\nfirst line second line\n\nnext");
+    }
+}

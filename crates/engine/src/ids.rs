@@ -1,0 +1,49 @@
+//! Content-derived identities: document ids from library paths, checksums from bytes, chunk ids and vector keys.
+
+use sha2::{Digest, Sha256};
+
+/// Hex sha256 of some bytes (a document's checksum, a text hash).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// A document's id: its identity in the library (the canonical path), not its content, so that two files with
+/// the same bytes stay two documents and an edited file keeps its id.
+pub fn document_id(canonical_path: &str) -> String {
+    sha256_hex(canonical_path.as_bytes())[..16].to_string()
+}
+
+/// A chunk's id: the document, the version of its content and the chunk's position. An unchanged file yields
+/// the same ids on every ingest; a changed file yields new ones, so stale vectors can never pass for fresh.
+pub fn chunk_id(document_id: &str, checksum: &str, index: usize) -> String {
+    let mut h = Sha256::new();
+    h.update(document_id.as_bytes());
+    h.update([0]);
+    h.update(checksum.as_bytes());
+    h.update([0]);
+    h.update((index as u64).to_le_bytes());
+    hex::encode(h.finalize())[..24].to_string()
+}
+
+/// The usearch key of a chunk: the first 63 bits of its id (kept positive so it also fits SQLite's INTEGER).
+pub fn vector_key(chunk_id: &str) -> u64 {
+    let n = u64::from_str_radix(&chunk_id[..16], 16).unwrap_or(0);
+    n & (u64::MAX >> 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_deterministic_and_change_with_content() {
+        let d = document_id("/lib/a.pdf");
+        assert_eq!(d, document_id("/lib/a.pdf"));
+        assert_ne!(d, document_id("/lib/b.pdf"));
+        let c0 = chunk_id(&d, "sum1", 0);
+        assert_eq!(c0, chunk_id(&d, "sum1", 0));
+        assert_ne!(c0, chunk_id(&d, "sum2", 0));
+        assert_ne!(c0, chunk_id(&d, "sum1", 1));
+        assert!(vector_key(&c0) <= i64::MAX as u64);
+    }
+}

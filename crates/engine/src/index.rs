@@ -1,0 +1,192 @@
+//! Vector index stage: nearest-neighbour search over chunk vectors. `UsearchIndex` keeps an HNSW index in a file
+//! next to the database; it is a cache of the vectors SQLite holds, so it can always be repaired or rebuilt.
+
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// One search result: the chunk's vector key and its cosine similarity to the query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Neighbor {
+    pub key: u64,
+    pub similarity: f32,
+}
+
+/// A store of unit vectors under u64 keys. A server-backed store can implement it too.
+pub trait VectorIndex: Send + Sync {
+    fn dimensions(&self) -> usize;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn contains(&self, key: u64) -> bool;
+    /// Adds a vector, replacing any vector under the same key.
+    fn add(&self, key: u64, vector: &[f32]) -> Result<()>;
+    fn remove(&self, key: u64) -> Result<()>;
+    fn search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>>;
+    /// Exact (brute-force) search, the baseline approximate search is measured against.
+    fn exact_search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>>;
+    fn clear(&self) -> Result<()>;
+    /// Makes the current contents durable (atomically: a crash leaves the old or the new file, never half).
+    fn persist(&self) -> Result<()>;
+}
+
+/// usearch HNSW index with cosine metric and f32 storage, saved to one file.
+pub struct UsearchIndex {
+    index: usearch::Index,
+    path: Option<PathBuf>,
+    dirty: AtomicBool,
+}
+
+fn err(e: impl std::fmt::Display) -> Error {
+    Error::Index(e.to_string())
+}
+
+impl UsearchIndex {
+    /// An empty in-memory index (never persisted).
+    pub fn in_memory(dimensions: usize, expansion_search: usize) -> Result<Self> {
+        let index = usearch::Index::new(&options(dimensions, expansion_search)).map_err(err)?;
+        Ok(UsearchIndex {
+            index,
+            path: None,
+            dirty: AtomicBool::new(false),
+        })
+    }
+
+    /// Opens the index file at `path`, or starts an empty one when it is missing, unreadable or was built for
+    /// another dimension (it is only a cache: the caller reconciles it with the database).
+    pub fn open(path: &Path, dimensions: usize, expansion_search: usize) -> Result<Self> {
+        let index = usearch::Index::new(&options(dimensions, expansion_search)).map_err(err)?;
+        let fits = usearch::Index::metadata(&path.to_string_lossy())
+            .map(|m| m.dimensions as usize == dimensions)
+            .unwrap_or(false);
+        let loaded = path.is_file() && fits && index.load(&path.to_string_lossy()).is_ok();
+        if loaded {
+            index.change_expansion_search(expansion_search);
+        } else {
+            index.reset().map_err(err)?;
+        }
+        Ok(UsearchIndex {
+            index,
+            path: Some(path.to_path_buf()),
+            dirty: AtomicBool::new(!loaded),
+        })
+    }
+
+    fn neighbors(&self, m: usearch::ffi::Matches) -> Vec<Neighbor> {
+        m.keys
+            .into_iter()
+            .zip(m.distances)
+            .map(|(key, d)| Neighbor {
+                key,
+                similarity: 1.0 - d,
+            })
+            .collect()
+    }
+}
+
+fn options(dimensions: usize, expansion_search: usize) -> usearch::IndexOptions {
+    usearch::IndexOptions {
+        dimensions,
+        metric: usearch::MetricKind::Cos,
+        quantization: usearch::ScalarKind::F32,
+        expansion_search,
+        multi: false,
+        ..Default::default()
+    }
+}
+
+impl VectorIndex for UsearchIndex {
+    fn dimensions(&self) -> usize {
+        self.index.dimensions()
+    }
+    fn len(&self) -> usize {
+        self.index.size()
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.index.contains(key)
+    }
+    fn add(&self, key: u64, vector: &[f32]) -> Result<()> {
+        if vector.len() != self.dimensions() {
+            return Err(Error::Index(format!(
+                "vector has {} dimensions, index {}",
+                vector.len(),
+                self.dimensions()
+            )));
+        }
+        if self.index.contains(key) {
+            self.index.remove(key).map_err(err)?;
+        }
+        if self.index.size() + 1 > self.index.capacity() {
+            self.index.reserve((self.index.capacity() * 2).max(1024)).map_err(err)?;
+        }
+        self.index.add(key, vector).map_err(err)?;
+        self.dirty.store(true, Ordering::Release);
+        Ok(())
+    }
+    fn remove(&self, key: u64) -> Result<()> {
+        if self.index.remove(key).map_err(err)? > 0 {
+            self.dirty.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+    fn search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
+        if self.index.size() == 0 || k == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(self.neighbors(self.index.search(query, k).map_err(err)?))
+    }
+    fn exact_search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
+        if self.index.size() == 0 || k == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(self.neighbors(self.index.exact_search(query, k).map_err(err)?))
+    }
+    fn clear(&self) -> Result<()> {
+        self.index.reset().map_err(err)?;
+        self.dirty.store(true, Ordering::Release);
+        Ok(())
+    }
+    fn persist(&self) -> Result<()> {
+        let Some(path) = &self.path else { return Ok(()) };
+        if !self.dirty.swap(false, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let tmp = path.with_extension("usearch.tmp");
+        let saved = self
+            .index
+            .save(&tmp.to_string_lossy())
+            .map_err(err)
+            .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
+        if saved.is_err() {
+            self.dirty.store(true, Ordering::Release);
+        }
+        saved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_replace_search_remove_persist() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        let idx = UsearchIndex::open(&path, 3, 64).unwrap();
+        idx.add(1, &[1.0, 0.0, 0.0]).unwrap();
+        idx.add(2, &[0.0, 1.0, 0.0]).unwrap();
+        idx.add(2, &[0.0, 0.0, 1.0]).unwrap();
+        assert_eq!(idx.len(), 2);
+        let hits = idx.search(&[0.0, 0.0, 1.0], 1).unwrap();
+        assert_eq!(hits[0].key, 2);
+        assert!((hits[0].similarity - 1.0).abs() < 1e-5);
+        idx.persist().unwrap();
+        let again = UsearchIndex::open(&path, 3, 64).unwrap();
+        assert_eq!(again.len(), 2);
+        again.remove(1).unwrap();
+        assert!(!again.contains(1));
+        let wrong_dims = UsearchIndex::open(&path, 4, 64).unwrap();
+        assert_eq!(wrong_dims.len(), 0, "an index of another dimension is not loaded");
+    }
+}

@@ -1,0 +1,70 @@
+//! Versioned SQLite migrations: `PRAGMA user_version` counts the ones applied; each runs in its own transaction.
+
+use crate::Result;
+use rusqlite::Connection;
+
+/// Migration N+1 is `MIGRATIONS[N]`. Append only: never edit one that has shipped.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE documents (
+    id              TEXT PRIMARY KEY,   -- sha256 of the canonical path (identity, not content)
+    path            TEXT NOT NULL UNIQUE,
+    title           TEXT NOT NULL,
+    kind            TEXT NOT NULL,      -- pdf | text
+    checksum        TEXT NOT NULL,      -- sha256 of the bytes: detects change
+    size_bytes      INTEGER NOT NULL,
+    page_count      INTEGER NOT NULL,
+    chunk_count     INTEGER NOT NULL,
+    warning         TEXT,
+    embedding_model TEXT NOT NULL,
+    ingested_at     INTEGER NOT NULL    -- unix seconds
+);
+CREATE TABLE pages (
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    number      INTEGER NOT NULL,
+    text        TEXT NOT NULL,
+    PRIMARY KEY (document_id, number)
+) WITHOUT ROWID;
+CREATE TABLE chunks (
+    key         INTEGER PRIMARY KEY,    -- the vector key in the usearch index
+    id          TEXT NOT NULL UNIQUE,   -- sha256(document id, checksum, index)
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    idx         INTEGER NOT NULL,
+    text        TEXT NOT NULL,
+    text_hash   TEXT NOT NULL,
+    page_start  INTEGER NOT NULL,
+    page_end    INTEGER NOT NULL,
+    char_start  INTEGER NOT NULL,
+    char_end    INTEGER NOT NULL,
+    tokens      INTEGER NOT NULL,
+    embedding   BLOB NOT NULL           -- little-endian f32, the source of truth for the index
+);
+CREATE INDEX chunks_by_document ON chunks(document_id, idx);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='key');
+CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.key, new.text);
+END;
+CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.key, old.text);
+END;
+"#];
+
+/// Brings the database up to the latest schema.
+pub fn migrate(conn: &mut Connection) -> Result<()> {
+    let current: usize = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// The schema version this build writes.
+pub fn latest_version() -> usize {
+    MIGRATIONS.len()
+}

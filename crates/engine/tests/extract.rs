@@ -1,0 +1,148 @@
+//! Extraction against the committed fixtures (made by scripts/make_fixtures.py with their expected text),
+//! and every kind of bad input.
+
+mod common;
+
+use common::{fixture, words};
+use ragsift_engine::extract::{extract_file, Limits};
+use ragsift_engine::Error;
+use std::time::Duration;
+
+const LIMITS: Limits = Limits {
+    max_file_mb: 50,
+    timeout: Duration::from_secs(60),
+};
+
+/// Pages of an `.expected`: sections after `=== page N ===` lines.
+fn expected_pages(name: &str) -> Vec<String> {
+    let raw = std::fs::read_to_string(fixture(&format!("pdf/{name}.expected"))).unwrap();
+    let mut pages: Vec<String> = Vec::new();
+    for line in raw.lines() {
+        if line.starts_with("=== page ") {
+            pages.push(String::new());
+        } else if let Some(p) = pages.last_mut() {
+            p.push_str(line);
+            p.push('\n');
+        }
+    }
+    pages.into_iter().map(|p| p.trim().to_string()).collect()
+}
+
+fn assert_matches_expected(name: &str) {
+    let ex = extract_file(&fixture(&format!("pdf/{name}.pdf")), LIMITS).unwrap();
+    let expected = expected_pages(name);
+    assert_eq!(ex.pages.len(), expected.len(), "{name}: page count");
+    for (got, want) in ex.pages.iter().zip(&expected) {
+        assert_eq!(
+            words(&got.text),
+            words(want),
+            "{name} page {}: words in reading order",
+            got.number
+        );
+        let paragraphs = |s: &str| s.split("\n\n").filter(|p| !p.trim().is_empty()).count();
+        assert_eq!(
+            paragraphs(&got.text),
+            paragraphs(want),
+            "{name} page {}: paragraphs\n{}",
+            got.number,
+            got.text
+        );
+    }
+}
+
+#[test]
+fn multipage_text_with_page_numbers_hyphenation_and_winansi() {
+    assert_matches_expected("multipage");
+    let ex = extract_file(&fixture("pdf/multipage.pdf"), LIMITS).unwrap();
+    assert_eq!(ex.pages.iter().map(|p| p.number).collect::<Vec<_>>(), vec![1, 2, 3]);
+    let all: String = ex.pages.iter().map(|p| p.text.clone()).collect();
+    assert!(
+        all.contains("temperature"),
+        "a word hyphenated across lines is re-joined"
+    );
+    assert!(!all.contains("tempera- ture") && !all.contains("tempera-ture"));
+    assert!(!all.is_ascii(), "WinAnsi accents decode to Unicode");
+}
+
+#[test]
+fn two_columns_are_read_in_column_order() {
+    assert_matches_expected("two_column");
+}
+
+#[test]
+fn tounicode_cmap_decodes_non_latin_text() {
+    assert_matches_expected("tounicode");
+}
+
+#[test]
+fn encrypted_with_empty_password_opens() {
+    let ex = extract_file(&fixture("pdf/encrypted_empty_pw.pdf"), LIMITS).unwrap();
+    let plain = extract_file(&fixture("pdf/multipage.pdf"), LIMITS).unwrap();
+    assert_eq!(ex.pages, plain.pages);
+}
+
+#[test]
+fn encrypted_with_password_is_a_clear_error() {
+    let err = extract_file(&fixture("pdf/encrypted_user_pw.pdf"), LIMITS).unwrap_err();
+    assert!(matches!(err, Error::Encrypted { .. }), "{err:?}");
+    assert!(err.to_string().contains("encrypted_user_pw.pdf") && err.to_string().contains("password"));
+}
+
+#[test]
+fn truncated_and_fake_pdfs_are_corrupt() {
+    for name in ["corrupt.pdf", "not_a_pdf.pdf"] {
+        let err = extract_file(&fixture(&format!("pdf/{name}")), LIMITS).unwrap_err();
+        assert_eq!(err.code(), "corrupt", "{name}: {err}");
+        assert!(err.to_string().contains(name));
+    }
+}
+
+#[test]
+fn image_only_pdf_names_its_pages() {
+    let err = extract_file(&fixture("pdf/image_only.pdf"), LIMITS).unwrap_err();
+    assert!(matches!(err, Error::NoText { .. }), "{err:?}");
+    assert!(err.to_string().contains("no extractable text on pages 1–2"), "{err}");
+}
+
+#[test]
+fn mixed_document_warns_about_its_scanned_page() {
+    let ex = extract_file(&fixture("pdf/mixed_scanned.pdf"), LIMITS).unwrap();
+    assert_eq!(ex.empty_pages, vec![2]);
+    assert_eq!(ex.warning().unwrap(), "no extractable text on pages 2");
+    assert_matches_expected("mixed_scanned");
+}
+
+#[test]
+fn files_over_the_size_limit_are_refused_before_reading() {
+    let err = extract_file(
+        &fixture("pdf/multipage.pdf"),
+        Limits {
+            max_file_mb: 0,
+            ..LIMITS
+        },
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "too_large", "{err}");
+}
+
+#[test]
+fn unsupported_and_missing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let docx = dir.path().join("report.docx");
+    std::fs::write(&docx, b"PK\x03\x04").unwrap();
+    assert_eq!(extract_file(&docx, LIMITS).unwrap_err().code(), "unsupported");
+    assert_eq!(
+        extract_file(&dir.path().join("gone.pdf"), LIMITS).unwrap_err().code(),
+        "io"
+    );
+}
+
+#[test]
+fn text_and_markdown_are_one_page_each() {
+    let md = extract_file(&fixture("text/notes.md"), LIMITS).unwrap();
+    assert_eq!(md.pages.len(), 1);
+    assert!(md.pages[0].text.lines().count() > 1, "markdown keeps its lines");
+    let txt = extract_file(&fixture("text/plain.txt"), LIMITS).unwrap();
+    assert_eq!(txt.pages[0].number, 1);
+    assert!(!txt.pages[0].text.is_empty());
+}

