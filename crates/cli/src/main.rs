@@ -1,6 +1,9 @@
 //! `ragsift` command line: ingest, extract, search, library and doctor over the engine.
 
+mod ask;
+mod chat;
 mod doctor;
+mod eval;
 mod ingest;
 mod search;
 
@@ -40,6 +43,21 @@ enum Command {
         #[command(subcommand)]
         action: LibraryAction,
     },
+    /// Ask the language model; the answer streams to stdout.
+    Chat(chat::ChatArgs),
+    /// P(yes) for a yes/no question, read from the model's next-token distribution, as JSON.
+    Yesno(chat::YesNoArgs),
+    /// Ask the library: retrieve, judge, select, answer with citations; the trace is stored as a run.
+    Ask(ask::AskArgs),
+    /// List runs or show one run's trace.
+    Runs {
+        #[command(subcommand)]
+        action: ask::RunsAction,
+    },
+    /// Re-select a run's chunks from its cached judgments with other policy options (no judge call).
+    Replay(ask::ReplayArgs),
+    /// Evaluate selection policies on rag-jev eval cases (scored live or replayed from saved traces).
+    Eval(eval::EvalArgs),
     /// Check the runtime, the models and the library's consistency.
     Doctor {
         #[arg(long)]
@@ -83,6 +101,12 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Extract { file, json } => extract(&home, &file, json),
         Command::Search(args) => search::run(&home, args),
         Command::Library { action } => library(&home, action),
+        Command::Chat(args) => chat::chat(&home, args),
+        Command::Yesno(args) => chat::yesno(&home, args),
+        Command::Ask(args) => ask::ask(&home, args),
+        Command::Runs { action } => ask::runs(&home, action),
+        Command::Replay(args) => ask::replay(&home, args),
+        Command::Eval(args) => eval::run(&home, args),
         Command::Doctor { json } => doctor::run(&home, json),
     }
 }

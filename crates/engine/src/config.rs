@@ -31,6 +31,42 @@ pub struct Settings {
     pub similarity_threshold: f32,
     /// HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md.
     pub expansion_search: usize,
+    /// The language model for chat, query rewriting and the local judge.
+    pub chat: ChatSettings,
+}
+
+/// Which language model answers: an embedded GGUF file, or an OpenAI-compatible server.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ChatSettings {
+    /// `embedded` or `openai`.
+    pub backend: String,
+    /// Embedded: a GGUF file; default: the model set-up installs (Gemma 3 270M Q4_K_M).
+    pub model_path: Option<PathBuf>,
+    /// OpenAI-compatible: base URL, e.g. `http://localhost:11434` for Ollama.
+    pub endpoint: Option<String>,
+    /// OpenAI-compatible: the model name the server knows, e.g. `llama3.2`.
+    pub model_name: Option<String>,
+    /// Name of the environment variable holding the API key, if the server needs one.
+    pub api_key_env: String,
+    /// Embedded: context window in tokens.
+    pub context_length: u32,
+    /// Embedded: CPU threads (0 = all cores; model calls never run concurrently).
+    pub threads: usize,
+}
+
+impl Default for ChatSettings {
+    fn default() -> Self {
+        ChatSettings {
+            backend: "embedded".into(),
+            model_path: None,
+            endpoint: None,
+            model_name: None,
+            api_key_env: "RAGSIFT_API_KEY".into(),
+            context_length: 4096,
+            threads: 0,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -46,6 +82,7 @@ impl Default for Settings {
             top_k: 4,
             similarity_threshold: 0.0,
             expansion_search: 128,
+            chat: ChatSettings::default(),
         }
     }
 }
@@ -155,6 +192,23 @@ impl RuntimePaths {
             )))
         }
     }
+}
+
+/// The models dir: `$RAGSIFT_MODELS`, else `<home>/models`, else `<data dir>/models`.
+pub fn models_dir(home: &Path) -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("RAGSIFT_MODELS").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let mut roots = vec![home.to_path_buf()];
+    roots.extend(data_dir().ok().filter(|d| d != home));
+    first_existing(&roots, "models").filter(|p| p.is_dir()).ok_or_else(|| {
+        let looked = roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Error::Setup(format!("models dir not found under {looked}: {SETUP_HINT}"))
+    })
 }
 
 fn first_existing(roots: &[PathBuf], rel: &str) -> Option<PathBuf> {

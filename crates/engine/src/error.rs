@@ -37,6 +37,24 @@ pub enum Error {
     Db(#[from] rusqlite::Error),
     #[error("vector index error: {0}")]
     Index(String),
+    #[error("{0}")]
+    Auth(String),
+    #[error("{0}")]
+    ModelNotFound(String),
+    #[error("{0}")]
+    RateLimited(String),
+    #[error("{0}")]
+    Unreachable(String),
+    #[error("{0}")]
+    Protocol(String),
+    #[error("the prompt is {prompt} tokens and {reserve} more are reserved for the answer, over the model's context of {context} tokens")]
+    ContextOverflow {
+        prompt: usize,
+        reserve: usize,
+        context: usize,
+    },
+    #[error("judge failed ({code}): {message}")]
+    Judge { code: &'static str, message: String },
     #[error("not found: {0}")]
     NotFound(String),
     #[error("invalid input: {0}")]
@@ -58,6 +76,13 @@ impl Error {
             Error::Io { .. } => "io",
             Error::Db(_) => "database",
             Error::Index(_) => "index",
+            Error::Auth(_) => "auth",
+            Error::ModelNotFound(_) => "model_not_found",
+            Error::RateLimited(_) => "rate_limited",
+            Error::Unreachable(_) => "unreachable",
+            Error::Protocol(_) => "protocol",
+            Error::ContextOverflow { .. } => "context_overflow",
+            Error::Judge { .. } => "judge",
             Error::NotFound(_) => "not_found",
             Error::Invalid(_) => "invalid",
         }

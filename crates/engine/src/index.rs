@@ -31,6 +31,9 @@ pub trait VectorIndex: Send + Sync {
     fn persist(&self) -> Result<()>;
 }
 
+/// Libraries smaller than this are searched exactly.
+pub const EXACT_BELOW: usize = 20_000;
+
 /// usearch HNSW index with cosine metric and f32 storage, saved to one file.
 pub struct UsearchIndex {
     index: usearch::Index,
@@ -133,6 +136,11 @@ impl VectorIndex for UsearchIndex {
     fn search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
         if self.index.size() == 0 || k == 0 {
             return Ok(Vec::new());
+        }
+        // Below EXACT_BELOW vectors a scan is exact and still fast (see BENCHMARKS.md); HNSW on a handful of
+        // vectors can also miss some, while a scan never does.
+        if self.index.size() < EXACT_BELOW {
+            return self.exact_search(query, k);
         }
         Ok(self.neighbors(self.index.search(query, k).map_err(err)?))
     }

@@ -3,13 +3,19 @@
 //! desktop shell are thin layers over it. See ARCHITECTURE.md for the stages and the data on disk.
 
 pub mod chunk;
+pub mod compute;
 pub mod config;
 pub mod embed;
 pub mod error;
+pub mod eval;
 pub mod extract;
 pub mod ids;
 pub mod index;
+pub mod judge;
 pub mod library;
+pub mod llm;
+pub mod pipeline;
+pub mod policy;
 pub mod progress;
 pub mod retrieve;
 pub mod store;
@@ -18,4 +24,5 @@ pub use config::{RuntimePaths, Settings};
 pub use embed::{Embedder, FastEmbedder};
 pub use error::{Error, Result};
 pub use library::{FileReport, IngestReport, Library};
+pub use llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel};
 pub use retrieve::{Hit, LibraryRetriever, Retriever, SearchMode, SearchRequest};

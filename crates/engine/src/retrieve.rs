@@ -101,7 +101,8 @@ impl Retriever for LibraryRetriever<'_> {
             )?;
             Ok(hits
                 .into_iter()
-                .filter(|n| n.similarity >= req.threshold)
+                // As Spring's SIMILARITY_THRESHOLD_ACCEPT_ALL, 0.0 accepts everything (cosine can be negative).
+                .filter(|n| req.threshold <= 0.0 || n.similarity >= req.threshold)
                 .map(|n| (n.key, n.similarity))
                 .collect())
         };

@@ -202,7 +202,8 @@ fn paragraphs(lines: &[Segment]) -> Vec<String> {
             let gap = prev.y - line.y;
             let limit = if typical > 0.0 { 1.4 * typical } else { 1.6 * prev.size };
             let size_change = (prev.size - line.size).abs() > 0.15 * prev.size.max(line.size);
-            if gap > limit || gap < -0.5 * line.size || size_change {
+            let bullet = line.text.trim_start().starts_with(['•', '◦', '▪', '‣', '●', '■', '–']);
+            if gap > limit || gap < -0.5 * line.size || size_change || bullet {
                 flush(&mut current, &mut out);
             }
         }

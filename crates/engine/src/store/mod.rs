@@ -1,6 +1,7 @@
 //! SQLite store: documents, pages, chunks (with their vectors) and the FTS5 keyword index, one file per library.
 //! A document is written in one transaction, so the database never holds half a document.
 
+mod runs;
 mod schema;
 
 use crate::{Error, Result};
@@ -9,6 +10,7 @@ use serde::Serialize;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
+pub use runs::{CachedJudgment, RunSummary};
 pub use schema::latest_version;
 
 /// A document as the library lists it.

@@ -4,7 +4,8 @@ use crate::Result;
 use rusqlite::Connection;
 
 /// Migration N+1 is `MIGRATIONS[N]`. Append only: never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -50,7 +51,37 @@ END;
 CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.key, old.text);
 END;
-"#];
+"#,
+    r#"
+-- Judgments, cached by judge + model + prompt version + question + hashes of query and passage text.
+CREATE TABLE judgments (
+    key           TEXT PRIMARY KEY,
+    judge         TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    answered_by   TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    question      TEXT NOT NULL,
+    query_hash    TEXT NOT NULL,
+    passage_hash  TEXT NOT NULL,
+    probability   REAL NOT NULL,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency_ms    REAL NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+-- Runs: the whole trace of one answer, as JSON (see pipeline::Trace).
+CREATE TABLE runs (
+    id             TEXT PRIMARY KEY,
+    created_at     INTEGER NOT NULL,
+    query          TEXT NOT NULL,
+    judge          TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    fingerprint    TEXT NOT NULL,
+    trace          TEXT NOT NULL
+);
+CREATE INDEX runs_by_time ON runs(created_at);
+"#,
+];
 
 /// Brings the database up to the latest schema.
 pub fn migrate(conn: &mut Connection) -> Result<()> {

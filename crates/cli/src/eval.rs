@@ -1,0 +1,150 @@
+//! `ragsift eval`: rag-jev's evaluation — cases scored live (Jev or the local judge) or replayed from saved
+//! traces, metrics per policy, and an optional threshold sweep as JSON and CSV.
+
+use crate::chat::ModelArgs;
+use crate::print_json;
+use ragsift_engine::eval::{self, EvalOptions};
+use ragsift_engine::judge::jev::useful_question;
+use ragsift_engine::judge::{JevJudge, Judge, LocalJudge};
+use ragsift_engine::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// rag-jev eval cases (JSON).
+    cases: PathBuf,
+    /// Saved rag-jev traces to replay instead of scoring (no judge call).
+    #[arg(long, value_name = "TRACES.json")]
+    replay: Option<PathBuf>,
+    /// When scoring live: jev (needs TYPESAFE_API_KEY) or local.
+    #[arg(long, default_value = "local")]
+    judge: String,
+    #[arg(long, default_value_t = 0.0)]
+    min_relevance: f64,
+    #[arg(long)]
+    top_n: Option<usize>,
+    /// Add a threshold sweep (precision and recall per threshold).
+    #[arg(long)]
+    sweep: bool,
+    /// Write the live traces here (rag-jev format) for later --replay.
+    #[arg(long, value_name = "FILE")]
+    save_traces: Option<PathBuf>,
+    /// Write the report JSON here.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Write the sweep as CSV here.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[arg(long)]
+    json: bool,
+}
+
+fn invalid(e: impl std::fmt::Display) -> Error {
+    Error::Invalid(e.to_string())
+}
+
+pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
+    let cases = eval::load_cases(&args.cases).map_err(invalid)?;
+    let traces = match &args.replay {
+        Some(path) => eval::load_traces(path).map_err(invalid)?,
+        None => score(home, &args, &cases)?,
+    };
+    if let Some(path) = &args.save_traces {
+        write(path, &serde_json::to_string_pretty(&traces).map_err(invalid)?)?;
+    }
+    let options = EvalOptions {
+        min_relevance: args.min_relevance,
+        top_n: args.top_n,
+    };
+    let mut report = eval::evaluate(&cases, &traces, &options).map_err(invalid)?;
+    if args.sweep || args.csv.is_some() {
+        let sweep = eval::sweep(&cases, &traces, &options, &eval::threshold_grid(eval::SWEEP_STEP)).map_err(invalid)?;
+        if let Some(path) = &args.csv {
+            write(path, &sweep.to_csv())?;
+        }
+        report.sweep = Some(sweep);
+    }
+    let value = serde_json::to_value(&report).map_err(invalid)?;
+    if let Some(path) = &args.output {
+        write(path, &serde_json::to_string_pretty(&value).map_err(invalid)?)?;
+    }
+    if args.json {
+        print_json(&value);
+    } else {
+        println!(
+            "{:<18} {:>9} {:>9} {:>7} {:>9} {:>10}",
+            "policy", "precision", "recall", "nDCG", "empty ok", "characters"
+        );
+        for p in ["baseline", "filter", "rerank", "filter_and_rerank"] {
+            let s = &value["summary"][p];
+            let f = |k: &str| s[k].as_f64().map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
+            println!(
+                "{p:<18} {:>9} {:>9} {:>7} {:>9} {:>10}",
+                f("precision"),
+                f("evidence_recall"),
+                f("ndcg"),
+                f("correctly_empty"),
+                s["characters"].as_f64().map(|x| format!("{x:.0}")).unwrap_or_default()
+            );
+        }
+        if let Some(sweep) = &report.sweep {
+            println!("\n{}", sweep.to_csv());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Scores every case's documents with the usefulness question, as rag-jev's traces.
+fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<eval::Trace>, Error> {
+    let model;
+    let local;
+    let jev;
+    let judge: &dyn Judge = match args.judge.as_str() {
+        "jev" => {
+            jev = JevJudge::from_env().ok_or_else(|| Error::Invalid("--judge jev needs TYPESAFE_API_KEY".into()))??;
+            &jev
+        }
+        "local" => {
+            model = args.model.open(home)?;
+            local = LocalJudge { model: model.as_ref() };
+            &local
+        }
+        other => return Err(Error::Invalid(format!("unknown judge '{other}' (jev or local)"))),
+    };
+    let question = [useful_question()];
+    let mut traces = Vec::with_capacity(cases.len());
+    for case in cases {
+        let started = Instant::now();
+        let texts: Vec<String> = case.documents.iter().map(|d| d.text.clone()).collect();
+        let judged = judge.judge(&case.query, &texts, &question)?;
+        let judgments: Vec<eval::Judgment> = judged
+            .iter()
+            .map(|j| eval::Judgment {
+                relevance: j.answers.get(&question[0].key).copied().unwrap_or(0.0) as f64,
+                model: j.model.clone(),
+                input_tokens: j.input_tokens as u64,
+                output_tokens: j.output_tokens as u64,
+            })
+            .collect();
+        traces.push(eval::Trace {
+            case_id: case.id.clone(),
+            input_hash: eval::fingerprint(case),
+            prompt_version: eval::PROMPT_VERSION.to_string(),
+            relevance_guidance: None,
+            judgments,
+            elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
+            source: format!("live:{}:{}", judge.name(), judge.model()),
+            scoring_strategy: Default::default(),
+            scoring_usage: None,
+        });
+    }
+    Ok(traces)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))
+}

@@ -1,0 +1,149 @@
+//! `ragsift ask`, `runs`, `replay` and `eval` as a user runs them: JSON shapes, exit codes, replay without
+//! judging, and rag-jev files.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn ragsift(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ragsift"));
+    c.arg("--home")
+        .arg(home)
+        .env_remove("RAGSIFT_HOME")
+        .env_remove("TYPESAFE_API_KEY");
+    c
+}
+
+fn run_json(cmd: &mut Command) -> (i32, Value, String) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let v = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), v, stderr)
+}
+
+#[test]
+fn ask_stores_a_trace_that_replays_without_judging() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, _, err) = run_json(
+        ragsift(home.path())
+            .arg("ingest")
+            .arg(repo().join("fixtures/pdf/multipage.pdf")),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, v, err) = run_json(ragsift(home.path()).args([
+        "ask",
+        "How long is the battery warranty?",
+        "--judge",
+        "local",
+        "--max-tokens",
+        "16",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let run_id = v["run_id"].as_str().unwrap().to_string();
+    let decisions = v["decisions"].as_array().unwrap();
+    assert!(!decisions.is_empty());
+    for d in decisions {
+        assert!(
+            d["chunk_id"].is_string() && d["selected"].is_boolean() && d["reason"].is_string(),
+            "{d}"
+        );
+    }
+    assert_eq!(v["judge"]["judge"], "local");
+    assert!(v["prompt"]
+        .as_str()
+        .unwrap()
+        .contains("Query: How long is the battery warranty?"));
+    assert!(
+        !err.trim().is_empty(),
+        "the answer streamed to stderr while --json holds stdout"
+    );
+
+    let (_, list, _) = run_json(ragsift(home.path()).args(["runs", "list", "--json"]));
+    assert_eq!(list["runs"][0]["id"], run_id.as_str());
+    let (code, shown, _) = run_json(ragsift(home.path()).args(["runs", "show", &run_id]));
+    assert_eq!((code, shown["run_id"].as_str()), (0, Some(run_id.as_str())));
+
+    // Everything dropped by a strict relevance threshold, then everything kept in filter mode at 0.
+    let (code, strict, err) = run_json(ragsift(home.path()).args([
+        "replay",
+        &run_id,
+        "--threshold",
+        "contains_prompt_injection=1",
+        "--threshold",
+        "contradicts_query_premise=1",
+        "--threshold",
+        "is_relevant=1",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(strict["judge_calls"], 0);
+    let reasons: Vec<&str> = strict["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["reason"].as_str().unwrap())
+        .collect();
+    assert!(reasons.iter().all(|r| *r == "not_relevant"), "{reasons:?}");
+    let (_, open, _) =
+        run_json(ragsift(home.path()).args(["replay", &run_id, "--mode", "filter", "--min-relevance", "0", "--json"]));
+    assert!(open["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["selected"] == true && d["reason"] == "retained"));
+
+    let (code, _, err) = run_json(ragsift(home.path()).args(["replay", "nope", "--json"]));
+    assert_ne!(code, 0);
+    assert!(err.contains("no run"), "{err}");
+    let (code, _, err) = run_json(ragsift(home.path()).args(["replay", &run_id, "--threshold", "is_relevant=2"]));
+    assert_ne!(code, 0);
+    assert!(err.contains("is_relevant"), "{err}");
+}
+
+#[test]
+fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
+    let home = tempfile::tempdir().unwrap();
+    let fx = repo().join("fixtures/eval");
+    let csv = home.path().join("sweep.csv");
+    let (code, v, err) = run_json(
+        ragsift(home.path())
+            .arg("eval")
+            .arg(fx.join("cases.json"))
+            .arg("--replay")
+            .arg(fx.join("traces.json"))
+            .args(["--min-relevance", "0.5", "--sweep", "--json", "--csv"])
+            .arg(&csv),
+    );
+    assert_eq!(code, 0, "{err}");
+    for policy in ["baseline", "filter", "rerank", "filter_and_rerank"] {
+        for metric in ["precision", "evidence_recall", "ndcg", "correctly_empty", "characters"] {
+            assert!(v["summary"][policy].get(metric).is_some(), "summary.{policy}.{metric}");
+        }
+    }
+    assert!(v["sweep"].is_object() || v["sweep"].is_array());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.starts_with("threshold,precision,evidence_recall"));
+    assert!(text.lines().count() > 10);
+
+    let (code, _, err) = run_json(
+        ragsift(home.path())
+            .arg("eval")
+            .arg(fx.join("cases.json"))
+            .arg("--replay")
+            .arg(fx.join("traces-stale-fingerprint.json")),
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("reset-ambiguous") && err.to_lowercase().contains("fingerprint"),
+        "{err}"
+    );
+}

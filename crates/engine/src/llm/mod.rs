@@ -1,0 +1,229 @@
+//! Language models behind one trait: chat completion with token streaming and cancellation, and a yes/no
+//! readout P(yes) = p_yes / (p_yes + p_no) from the next-token distribution. Embedded GGUF models run through
+//! llama.cpp (`embedded`); servers that speak the OpenAI chat API (Ollama, llama.cpp server, LM Studio) through
+//! `openai`.
+
+pub mod embedded;
+pub mod openai;
+mod sse;
+
+use crate::config::ChatSettings;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+    pub fn system(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+}
+
+/// How to generate. Temperature 0 is greedy (deterministic).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenerateOptions {
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub seed: u32,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> Self {
+        GenerateOptions {
+            max_tokens: 512,
+            temperature: 0.0,
+            seed: 42,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FinishReason {
+    /// The model ended its answer.
+    Stop,
+    /// `max_tokens` was reached.
+    Length,
+    /// The caller cancelled.
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    pub text: String,
+    pub model: String,
+    pub usage: Usage,
+    pub finish_reason: FinishReason,
+}
+
+/// A yes/no answer as a probability. `calibrated` is false when it is not read from the model's token
+/// distribution (a server that returns no logprobs: then it is 0 or 1 from the answer's text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct YesNo {
+    pub p_yes: f32,
+    pub model: String,
+    pub usage: Usage,
+    pub calibrated: bool,
+}
+
+/// Cancels a generation from another thread.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A chat model that can also answer yes/no questions with a probability.
+pub trait LanguageModel: Send + Sync {
+    /// The model's id as reported to users and stored in traces.
+    fn id(&self) -> &str;
+
+    /// Generates an answer to `messages`, calling `on_token` with each piece of text as it is produced.
+    fn chat(
+        &self,
+        messages: &[ChatMessage],
+        options: &GenerateOptions,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Completion>;
+
+    /// P(yes) for each prompt (each a conversation whose answer is yes or no). Prompts that share a prefix
+    /// (the same passage, different questions) may share its evaluation; the result is the same either way.
+    fn yes_no(&self, prompts: &[Vec<ChatMessage>]) -> Result<Vec<YesNo>>;
+}
+
+/// Opens the configured language model: the embedded GGUF (loading shows `progress`) or an
+/// OpenAI-compatible endpoint. `home` locates the default model installed by set-up.
+pub fn open_model(
+    chat: &ChatSettings,
+    home: &Path,
+    progress: Option<embedded::LoadProgress>,
+) -> Result<Box<dyn LanguageModel>> {
+    match chat.backend.as_str() {
+        "embedded" => {
+            let path = match &chat.model_path {
+                Some(p) => p.clone(),
+                None => embedded::default_model_path(&crate::config::models_dir(home)?),
+            };
+            let options = embedded::EmbeddedOptions {
+                context_length: chat.context_length,
+                threads: chat.threads,
+                template: None,
+            };
+            Ok(Box::new(embedded::EmbeddedModel::load(&path, &options, progress)?))
+        }
+        "openai" => {
+            let endpoint = chat
+                .endpoint
+                .clone()
+                .ok_or_else(|| Error::Invalid("the openai backend needs an endpoint URL".into()))?;
+            let name = chat
+                .model_name
+                .clone()
+                .ok_or_else(|| Error::Invalid("the openai backend needs a model name".into()))?;
+            let mut config = openai::OpenAiConfig::new(endpoint, name);
+            config.api_key = std::env::var(&chat.api_key_env).ok().filter(|k| !k.is_empty());
+            Ok(Box::new(openai::OpenAiModel::new(config)?))
+        }
+        other => Err(Error::Invalid(format!(
+            "unknown language model backend '{other}' (embedded or openai)"
+        ))),
+    }
+}
+
+/// The user message of a yes/no question about a passage: the passage first (so several questions about one
+/// passage share a prefix), then the question.
+pub fn yes_no_prompt(passage: &str, question: &str) -> Vec<ChatMessage> {
+    let mut content = String::new();
+    if !passage.is_empty() {
+        content.push_str("Passage:\n");
+        content.push_str(passage);
+        content.push_str("\n\n");
+    }
+    content.push_str("Question: ");
+    content.push_str(question);
+    content.push_str("\nAnswer with yes or no.");
+    vec![ChatMessage::user(content)]
+}
+
+/// True when a (lower-cased, trimmed) token or answer means yes; `Some(false)` for no.
+pub fn yes_or_no(text: &str) -> Option<bool> {
+    let t = text.trim().trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    match t.as_str() {
+        "yes" | "y" | "true" => Some(true),
+        "no" | "n" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// p_yes / (p_yes + p_no) from two summed probabilities; 0.5 when both are zero.
+pub fn ratio(p_yes: f64, p_no: f64) -> f32 {
+    if p_yes + p_no <= 0.0 {
+        0.5
+    } else {
+        (p_yes / (p_yes + p_no)) as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yes_no_words() {
+        assert_eq!(yes_or_no(" Yes"), Some(true));
+        assert_eq!(yes_or_no("no."), Some(false));
+        assert_eq!(yes_or_no("maybe"), None);
+        assert!((ratio(0.3, 0.1) - 0.75).abs() < 1e-6);
+        assert_eq!(ratio(0.0, 0.0), 0.5);
+    }
+}

@@ -1,0 +1,182 @@
+//! The judge stage with its cache: cached answers are reused (keyed by judge, model, prompt version, question and
+//! the hashes of query and passage), only missing ones are asked, and a failed judge fails open (status
+//! `bypassed` with an error code, never a partial ranking) unless strict.
+
+use super::join::Candidate;
+use crate::ids::sha256_hex;
+use crate::judge::{Judge, JudgeQuestion};
+use crate::store::{CachedJudgment, Store};
+use crate::Result;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeStatus {
+    /// At least one passage was judged now.
+    Judged,
+    /// Every answer came from the cache: no judge call.
+    Cached,
+    /// The judge failed; the original context was used.
+    Bypassed,
+    /// No judge configured.
+    None,
+}
+
+/// One candidate's answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CandidateJudgment {
+    pub chunk_id: String,
+    pub answers: BTreeMap<String, f32>,
+    pub model: String,
+    pub cached: bool,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub latency_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeOutcome {
+    pub judge: String,
+    pub model: String,
+    pub prompt_version: String,
+    pub calibrated: bool,
+    pub status: JudgeStatus,
+    pub error_code: Option<String>,
+    pub error: Option<String>,
+    pub judgments: Vec<CandidateJudgment>,
+    pub fresh_passages: usize,
+    pub cached_passages: usize,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub latency_ms: f64,
+}
+
+/// The cache key of one answer.
+pub fn cache_key(judge: &dyn Judge, question: &str, query_hash: &str, passage_hash: &str) -> String {
+    sha256_hex(
+        [
+            judge.name(),
+            &judge.model(),
+            &judge.prompt_version(),
+            question,
+            query_hash,
+            passage_hash,
+        ]
+        .join("\u{1f}")
+        .as_bytes(),
+    )
+}
+
+/// Judges `candidates` against the ORIGINAL query, through the cache.
+pub fn judge_candidates(
+    store: &Store,
+    judge: &dyn Judge,
+    query: &str,
+    candidates: &[Candidate],
+    questions: &[JudgeQuestion],
+    strict: bool,
+) -> Result<JudgeOutcome> {
+    let start = Instant::now();
+    let qh = sha256_hex(query.as_bytes());
+    let mut outcome = JudgeOutcome {
+        judge: judge.name().into(),
+        model: judge.model(),
+        prompt_version: judge.prompt_version(),
+        calibrated: judge.calibrated(),
+        status: JudgeStatus::Cached,
+        error_code: None,
+        error: None,
+        judgments: Vec::with_capacity(candidates.len()),
+        fresh_passages: 0,
+        cached_passages: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        latency_ms: 0.0,
+    };
+    let mut missing = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let ph = sha256_hex(c.text.as_bytes());
+        let mut j = CandidateJudgment {
+            chunk_id: c.chunk_id.clone(),
+            answers: BTreeMap::new(),
+            model: String::new(),
+            cached: true,
+            input_tokens: 0,
+            output_tokens: 0,
+            latency_ms: 0.0,
+        };
+        for q in questions {
+            match store.judgment(&cache_key(judge, &q.key, &qh, &ph))? {
+                Some(hit) => {
+                    j.answers.insert(q.key.clone(), hit.probability);
+                    j.model = hit.answered_by;
+                }
+                None => {
+                    missing.push(i);
+                    break;
+                }
+            }
+        }
+        outcome.judgments.push(j);
+    }
+    outcome.cached_passages = candidates.len() - missing.len();
+    if !missing.is_empty() {
+        let texts: Vec<String> = missing.iter().map(|&i| candidates[i].text.clone()).collect();
+        match judge.judge(query, &texts, questions) {
+            Ok(fresh) => {
+                let mut rows = Vec::new();
+                for (&i, pj) in missing.iter().zip(fresh) {
+                    let ph = sha256_hex(candidates[i].text.as_bytes());
+                    for q in questions {
+                        if let Some(&p) = pj.answers.get(&q.key) {
+                            rows.push(CachedJudgment {
+                                key: cache_key(judge, &q.key, &qh, &ph),
+                                judge: judge.name().into(),
+                                model: judge.model(),
+                                answered_by: pj.model.clone(),
+                                prompt_version: judge.prompt_version(),
+                                question: q.key.clone(),
+                                query_hash: qh.clone(),
+                                passage_hash: ph.clone(),
+                                probability: p,
+                                input_tokens: pj.input_tokens,
+                                output_tokens: pj.output_tokens,
+                                latency_ms: pj.latency_ms,
+                            });
+                        }
+                    }
+                    outcome.input_tokens += pj.input_tokens;
+                    outcome.output_tokens += pj.output_tokens;
+                    outcome.judgments[i] = CandidateJudgment {
+                        chunk_id: candidates[i].chunk_id.clone(),
+                        answers: pj.answers,
+                        model: pj.model,
+                        cached: false,
+                        input_tokens: pj.input_tokens,
+                        output_tokens: pj.output_tokens,
+                        latency_ms: pj.latency_ms,
+                    };
+                }
+                store.put_judgments(&rows)?;
+                outcome.fresh_passages = missing.len();
+                outcome.status = JudgeStatus::Judged;
+            }
+            Err(e) if strict => return Err(e),
+            Err(e) => {
+                outcome.status = JudgeStatus::Bypassed;
+                outcome.error_code = Some(match &e {
+                    crate::Error::Judge { code, .. } => (*code).to_string(),
+                    other => other.code().to_string(),
+                });
+                outcome.error = Some(e.to_string());
+                for j in &mut outcome.judgments {
+                    j.answers.clear();
+                }
+            }
+        }
+    }
+    outcome.latency_ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok(outcome)
+}

@@ -1,0 +1,281 @@
+//! The modular RAG pipeline in Spring AI's order — query transformers → expander → retrieval per variant (in
+//! parallel) → joiner → judge (on the ORIGINAL query, cached) → selection policy → augmenter → answer — recording
+//! every stage in a [`Trace`] so that any run can be inspected and replayed.
+
+pub mod augment;
+pub mod join;
+pub mod judging;
+pub mod query;
+pub mod trace;
+
+use crate::judge::{default_questions, Judge, JudgeQuestion};
+use crate::library::Library;
+use crate::llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel};
+use crate::policy::{select, ChunkJudgment, PolicyOptions};
+use crate::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
+use crate::Result;
+use augment::{augment, citations, Source};
+use join::{ConcatenationJoiner, Joiner};
+use judging::{judge_candidates, JudgeOutcome, JudgeStatus};
+use query::{CompressionQueryTransformer, MultiQueryExpander, Query, QueryExpander, QueryTransformer};
+use query::{RewriteQueryTransformer, TranslationQueryTransformer};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+pub use trace::{StageQuery, Trace, VariantHits};
+
+/// Which stages run and how they are sized. Every stage is optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PipelineOptions {
+    /// Compress chat history + follow-up into a standalone query (only when there is history).
+    pub compress_history: bool,
+    /// Rewrite the query for search (Spring's RewriteQueryTransformer; target "vector store").
+    pub rewrite: bool,
+    /// Translate the query to this language first.
+    pub translate_to: Option<String>,
+    /// Multi-query variants besides the original (0 = no expansion; Spring's default is 3).
+    pub variants: usize,
+    pub top_k: usize,
+    pub similarity_threshold: f32,
+    pub mode: SearchMode,
+    /// Raise instead of failing open when the judge fails.
+    pub strict: bool,
+    pub policy: PolicyOptions,
+    /// Answer without context instead of Spring's "outside your knowledge base" prompt.
+    pub allow_empty_context: bool,
+    pub generate: GenerateOptions,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            compress_history: true,
+            rewrite: false,
+            translate_to: None,
+            variants: 0,
+            top_k: 4,
+            similarity_threshold: 0.0,
+            mode: SearchMode::Vector,
+            strict: false,
+            policy: PolicyOptions::default(),
+            allow_empty_context: false,
+            generate: GenerateOptions {
+                max_tokens: 256,
+                temperature: 0.0,
+                seed: 42,
+            },
+        }
+    }
+}
+
+/// The parts a pipeline runs with.
+pub struct Pipeline<'a> {
+    pub library: &'a Library,
+    pub retriever: &'a dyn Retriever,
+    pub model: &'a dyn LanguageModel,
+    pub judge: Option<&'a dyn Judge>,
+    pub questions: Vec<JudgeQuestion>,
+    pub options: PipelineOptions,
+}
+
+impl<'a> Pipeline<'a> {
+    pub fn new(library: &'a Library, retriever: &'a dyn Retriever, model: &'a dyn LanguageModel) -> Self {
+        Pipeline {
+            library,
+            retriever,
+            model,
+            judge: None,
+            questions: default_questions(),
+            options: PipelineOptions::default(),
+        }
+    }
+
+    /// Answers `query` (with `history`), streaming the answer through `on_token`, and stores the trace.
+    pub fn ask(
+        &self,
+        query: &str,
+        history: &[ChatMessage],
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Trace> {
+        let o = &self.options;
+        let mut timings = BTreeMap::new();
+        let original = Query {
+            text: query.to_string(),
+            history: history.to_vec(),
+        };
+
+        let t = Instant::now();
+        let mut transformers: Vec<Box<dyn QueryTransformer + '_>> = Vec::new();
+        if o.compress_history && !history.is_empty() {
+            transformers.push(Box::new(CompressionQueryTransformer { model: self.model }));
+        }
+        if let Some(lang) = &o.translate_to {
+            transformers.push(Box::new(TranslationQueryTransformer {
+                model: self.model,
+                target_language: lang.clone(),
+            }));
+        }
+        if o.rewrite {
+            transformers.push(Box::new(RewriteQueryTransformer {
+                model: self.model,
+                target: "vector store".into(),
+            }));
+        }
+        let mut current = original.clone();
+        let mut transformed = Vec::new();
+        for tr in &transformers {
+            current = tr.transform(&current)?;
+            transformed.push(StageQuery {
+                stage: tr.name().into(),
+                text: current.text.clone(),
+            });
+        }
+        let variants: Vec<Query> = if o.variants > 0 {
+            MultiQueryExpander {
+                model: self.model,
+                number: o.variants,
+                include_original: true,
+            }
+            .expand(&current)?
+        } else {
+            vec![current.clone()]
+        };
+        timings.insert("query".to_string(), ms(t));
+
+        let t = Instant::now();
+        let per_variant = self.retrieve_all(&variants)?;
+        timings.insert("retrieval".to_string(), ms(t));
+        let candidates = ConcatenationJoiner.join(&per_variant);
+
+        // Post-retrieval stages see the ORIGINAL question.
+        let t = Instant::now();
+        let outcome = match self.judge {
+            Some(judge) => judge_candidates(
+                self.library.store(),
+                judge,
+                query,
+                &candidates,
+                &self.questions,
+                o.strict,
+            )?,
+            None => unjudged(&candidates),
+        };
+        timings.insert("judge".to_string(), ms(t));
+        let t = Instant::now();
+        let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments);
+        let selection = select(&chunk_judgments, &o.policy);
+        timings.insert("policy".to_string(), ms(t));
+
+        let by_id: BTreeMap<&str, &join::Candidate> = candidates.iter().map(|c| (c.chunk_id.as_str(), c)).collect();
+        let sources: Vec<Source> = selection
+            .returned_ids
+            .iter()
+            .filter_map(|id| by_id.get(id.as_str()))
+            .enumerate()
+            .map(|(i, c)| Source {
+                number: i + 1,
+                chunk_id: c.chunk_id.clone(),
+                document: c.document.clone(),
+                title: c.title.clone(),
+                page_start: c.page_start,
+                page_end: c.page_end,
+                text: c.text.clone(),
+            })
+            .collect();
+        let prompt = augment(query, &sources, o.allow_empty_context);
+
+        let t = Instant::now();
+        let mut messages = history.to_vec();
+        messages.push(ChatMessage::user(prompt.clone()));
+        let completion = self.model.chat(&messages, &o.generate, on_token, cancel)?;
+        timings.insert("generation".to_string(), ms(t));
+
+        let trace = Trace::new(
+            &original,
+            transformed,
+            variants
+                .iter()
+                .zip(per_variant)
+                .map(|(v, hits)| VariantHits::from_hits(&v.text, &hits))
+                .collect(),
+            candidates,
+            outcome,
+            o.policy.clone(),
+            selection,
+            citations(&completion.text, sources.len()),
+            sources,
+            prompt,
+            completion,
+            timings,
+        );
+        trace.save(self.library.store())?;
+        Ok(trace)
+    }
+
+    /// Retrieval per variant, in parallel.
+    fn retrieve_all(&self, variants: &[Query]) -> Result<Vec<Vec<Hit>>> {
+        let o = &self.options;
+        std::thread::scope(|s| {
+            let handles: Vec<_> = variants
+                .iter()
+                .map(|v| {
+                    let req = SearchRequest {
+                        query: v.text.clone(),
+                        top_k: o.top_k,
+                        threshold: o.similarity_threshold,
+                        mode: o.mode,
+                    };
+                    s.spawn(move || self.retriever.retrieve(&req))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(crate::Error::Invalid("retrieval panicked".into())))
+                })
+                .collect()
+        })
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// No judge: every candidate unscored, so the policy passes the original context through.
+fn unjudged(candidates: &[join::Candidate]) -> JudgeOutcome {
+    JudgeOutcome {
+        judge: "none".into(),
+        model: String::new(),
+        prompt_version: String::new(),
+        calibrated: false,
+        status: JudgeStatus::None,
+        error_code: None,
+        error: None,
+        judgments: candidates
+            .iter()
+            .map(|c| judging::CandidateJudgment {
+                chunk_id: c.chunk_id.clone(),
+                answers: BTreeMap::new(),
+                model: String::new(),
+                cached: false,
+                input_tokens: 0,
+                output_tokens: 0,
+                latency_ms: 0.0,
+            })
+            .collect(),
+        fresh_passages: 0,
+        cached_passages: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        latency_ms: 0.0,
+    }
+}
+
+/// Builds the policy's input from candidates and their judgments.
+pub fn policy_input(candidates: &[join::Candidate], judgments: &[judging::CandidateJudgment]) -> Vec<ChunkJudgment> {
+    trace::chunk_judgments(candidates, judgments)
+}

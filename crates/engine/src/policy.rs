@@ -1,0 +1,860 @@
+//! Context selection policy: turns per-chunk judge scores into exactly one explained keep/drop decision per chunk.
+//!
+//! [`Mode::Classify`] (the default) is Spring AI's `JevDocumentFilter`: four yes/no probabilities, ordered rules,
+//! first match wins, strict comparisons. Injection above its threshold drops; contradiction above keeps the chunk
+//! but flags it conflicting; relevance below drops; evidence above keeps; anything else drops. Kept chunks stay in
+//! input order. `filter`, `rerank` and `filter_and_rerank` are rag-jev's: one usefulness score ([`USEFUL`], else
+//! [`IS_RELEVANT`]); filter keeps `score >= min_relevance` in input order, rerank sorts by score descending with ties
+//! in input order.
+//!
+//! Then in every mode: pinned chunks are always selected and count first towards `top_n` and the token budget.
+//! `top_n` admits chunks while fewer than `top_n` are selected. As in rag-jev's `apply_policy`, a unit that does
+//! not fit the token budget is `beyond_token_budget` and skipped, and scanning goes on: a later, smaller chunk may
+//! still fit.
+//! With `keep_groups_together`, a group is one unit: kept whole if any member is kept (the others get
+//! `group_retained`), admitted or cut whole by `top_n` (so it may overshoot it) and the budget, dropped whole if
+//! any member is flagged as injection. Pinning a member pins its group; a pinned chunk beats every rule, even
+//! injection. In rerank modes a group ranks by its best member and its members stay together in input order.
+//!
+//! Fail-open (Spring, rag-jev): a chunk lacking the scores its mode needs (all four questions for classify) is
+//! `unscored`, kept after the scored chunks and still subject to `top_n` and the budget, so a judge failure never
+//! evicts a judged chunk. If no chunk has them, nothing is filtered: status `bypassed`, the original context.
+//! [`select`] is pure and deterministic, so the workbench can replay any setting without judging again.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+pub const IS_RELEVANT: &str = "is_relevant";
+pub const CONTAINS_ANSWER_EVIDENCE: &str = "contains_answer_evidence";
+pub const CONTRADICTS_QUERY_PREMISE: &str = "contradicts_query_premise";
+pub const CONTAINS_PROMPT_INJECTION: &str = "contains_prompt_injection";
+/// rag-jev's single usefulness probability, read by the filter/rerank modes.
+pub const USEFUL: &str = "useful";
+/// The classification questions with their default thresholds (Spring's `Policy.defaults()`), in rule order.
+pub const DEFAULT_THRESHOLDS: [(&str, f32); 4] = [
+    (CONTAINS_PROMPT_INJECTION, 0.70),
+    (CONTRADICTS_QUERY_PREMISE, 0.70),
+    (IS_RELEVANT, 0.45),
+    (CONTAINS_ANSWER_EVIDENCE, 0.55),
+];
+/// Hashed into every policy version, so a change to these rules changes the versions.
+pub const POLICY_ALGORITHM: &str = "ragsift-policy-1";
+
+/// The judge's output for one retrieved chunk, plus what the policy needs to know about the chunk itself.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ChunkJudgment {
+    pub chunk_id: String,
+    /// Position in the retrieved list; decisions come back sorted by it.
+    pub input_index: usize,
+    pub tokens: u32,
+    pub characters: u32,
+    #[serde(default)]
+    pub pinned: bool,
+    #[serde(default)]
+    pub group: Option<String>,
+    /// Named yes/no probabilities; empty when the judge was bypassed or failed for this chunk.
+    #[serde(default)]
+    pub scores: BTreeMap<String, f32>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    #[default]
+    Classify,
+    Filter,
+    Rerank,
+    FilterAndRerank,
+}
+
+impl Mode {
+    fn filters(self) -> bool {
+        matches!(self, Mode::Filter | Mode::FilterAndRerank)
+    }
+    fn reranks(self) -> bool {
+        matches!(self, Mode::Rerank | Mode::FilterAndRerank)
+    }
+}
+
+/// Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(default)]
+pub struct PolicyOptions {
+    pub mode: Mode,
+    /// Classification thresholds by question key; a missing key uses its default from [`DEFAULT_THRESHOLDS`].
+    pub thresholds: BTreeMap<String, f32>,
+    /// Lowest usefulness kept by the filter modes (inclusive).
+    pub min_relevance: f32,
+    pub top_n: Option<usize>,
+    pub max_context_tokens: Option<u32>,
+    /// Report the proposed selection but return the original context.
+    pub shadow: bool,
+    pub keep_groups_together: bool,
+}
+
+impl Default for PolicyOptions {
+    fn default() -> Self {
+        PolicyOptions {
+            mode: Mode::Classify,
+            thresholds: DEFAULT_THRESHOLDS.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
+            min_relevance: 0.0,
+            top_n: None,
+            max_context_tokens: None,
+            shadow: false,
+            keep_groups_together: true,
+        }
+    }
+}
+
+impl PolicyOptions {
+    /// Checks ranges and keys; [`select`] never panics on invalid options but its result is then meaningless.
+    pub fn validate(&self) -> Result<(), String> {
+        for (key, &value) in &self.thresholds {
+            if !DEFAULT_THRESHOLDS.iter().any(|&(known, _)| known == key) {
+                let known: Vec<&str> = DEFAULT_THRESHOLDS.iter().map(|&(k, _)| k).collect();
+                return Err(format!(
+                    "unknown threshold `{key}`; expected one of {}",
+                    known.join(", ")
+                ));
+            }
+            if !(0.0..=1.0).contains(&value) {
+                return Err(format!("threshold `{key}` must be between 0 and 1, got {value}"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.min_relevance) {
+            return Err(format!(
+                "min_relevance must be between 0 and 1, got {}",
+                self.min_relevance
+            ));
+        }
+        if self.top_n == Some(0) {
+            return Err("top_n must be at least 1 when set".to_string());
+        }
+        Ok(())
+    }
+
+    /// First 16 hex digits (all 64 bits) of FNV-1a-64 over compact JSON of the effective options, keys sorted,
+    /// defaults filled in, `shadow` left out (it changes what is returned, not what is selected), plus
+    /// [`POLICY_ALGORITHM`].
+    pub fn policy_version(&self) -> String {
+        #[derive(Serialize)]
+        struct Canonical<'a> {
+            algorithm: &'a str,
+            keep_groups_together: bool,
+            max_context_tokens: Option<u32>,
+            min_relevance: f32,
+            mode: Mode,
+            thresholds: BTreeMap<&'a str, f32>,
+            top_n: Option<usize>,
+        }
+        let mut thresholds: BTreeMap<&str, f32> = DEFAULT_THRESHOLDS.into_iter().collect();
+        thresholds.extend(self.thresholds.iter().map(|(k, &v)| (k.as_str(), v)));
+        let canonical = Canonical {
+            algorithm: POLICY_ALGORITHM,
+            keep_groups_together: self.keep_groups_together,
+            max_context_tokens: self.max_context_tokens,
+            min_relevance: self.min_relevance,
+            mode: self.mode,
+            thresholds,
+            top_n: self.top_n,
+        };
+        let json = serde_json::to_string(&canonical).unwrap_or_default();
+        format!("{:016x}", fnv1a64(json.as_bytes()))
+    }
+
+    fn question_thresholds(&self) -> [f32; 4] {
+        DEFAULT_THRESHOLDS.map(|(key, default)| self.thresholds.get(key).copied().unwrap_or(default))
+    }
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Why a chunk was kept or dropped; exactly one per chunk. A policy explanation, not a model rationale.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    Retained,
+    BelowThreshold,
+    BeyondTopN,
+    BeyondTokenBudget,
+    Pinned,
+    GroupRetained,
+    Bypassed,
+    Injection,
+    Conflicting,
+    NotRelevant,
+    NoEvidence,
+    Unscored,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 12] = [
+        Reason::Retained,
+        Reason::BelowThreshold,
+        Reason::BeyondTopN,
+        Reason::BeyondTokenBudget,
+        Reason::Pinned,
+        Reason::GroupRetained,
+        Reason::Bypassed,
+        Reason::Injection,
+        Reason::Conflicting,
+        Reason::NotRelevant,
+        Reason::NoEvidence,
+        Reason::Unscored,
+    ];
+
+    /// Whether a chunk with this reason is in the selected context.
+    pub fn is_kept(&self) -> bool {
+        use Reason::*;
+        matches!(
+            self,
+            Retained | Pinned | GroupRetained | Bypassed | Conflicting | Unscored
+        )
+    }
+
+    /// One short sentence for the UI.
+    pub fn explain(&self) -> &'static str {
+        match self {
+            Reason::Retained => "Kept: its scores passed the selection rules.",
+            Reason::BelowThreshold => "Dropped: its usefulness score is below the minimum relevance.",
+            Reason::BeyondTopN => "Dropped: it passed the rules but ranked below the top-N cut.",
+            Reason::BeyondTokenBudget => "Dropped: it passed the rules but the context token budget was used up.",
+            Reason::Pinned => "Kept: pinned, so it is selected whatever its scores and the limits.",
+            Reason::GroupRetained => "Kept: another chunk of its group was kept, and groups stay together.",
+            Reason::Bypassed => "Kept: no judge scores were available, so the original context was used.",
+            Reason::Injection => "Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.",
+            Reason::Conflicting => "Kept and flagged: it appears to contradict a premise of the question.",
+            Reason::NotRelevant => "Dropped: judged not relevant to the question.",
+            Reason::NoEvidence => "Dropped: relevant, but judged not to contain evidence for the answer.",
+            Reason::Unscored => "Kept unscreened: the judge gave it no score, so it follows the scored chunks.",
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Applied,
+    Shadow,
+    Bypassed,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub chunk_id: String,
+    pub input_index: usize,
+    /// In the proposed selection (also in shadow mode).
+    pub selected: bool,
+    /// In what is actually handed to the answer model: everything in shadow and bypass.
+    pub returned: bool,
+    /// 1-based position in the selected context.
+    pub rank: Option<usize>,
+    /// Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question.
+    pub score: Option<f32>,
+    pub reason: Reason,
+    /// Classified as contradicting the query premise, whatever happened to it afterwards.
+    pub conflicting: bool,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Selection {
+    /// One per chunk, in input order.
+    pub decisions: Vec<Decision>,
+    /// The proposed context, in final order.
+    pub selected_ids: Vec<String>,
+    /// What is returned: `selected_ids`, or every chunk in input order in shadow and bypass.
+    pub returned_ids: Vec<String>,
+    pub status: Status,
+    pub selected_tokens: u32,
+    pub selected_characters: u32,
+    pub counts: BTreeMap<Reason, usize>,
+    pub policy_version: String,
+}
+
+/// A chunk whose selection or reason differs between two selections (absent on one side → `None`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Change {
+    pub chunk_id: String,
+    pub before_reason: Option<Reason>,
+    pub after_reason: Option<Reason>,
+    pub now_selected: bool,
+}
+
+/// What the mode's score rules alone say about a chunk: a reason (kept ones are Retained, Conflicting or
+/// Unscored) and the score behind it.
+fn verdict(chunk: &ChunkJudgment, options: &PolicyOptions, t: &[f32; 4]) -> (Reason, Option<f32>) {
+    let get = |key: &str| chunk.scores.get(key).copied().filter(|s| s.is_finite());
+    if options.mode == Mode::Classify {
+        let (Some(inj), Some(con), Some(rel), Some(evi)) = (
+            get(CONTAINS_PROMPT_INJECTION),
+            get(CONTRADICTS_QUERY_PREMISE),
+            get(IS_RELEVANT),
+            get(CONTAINS_ANSWER_EVIDENCE),
+        ) else {
+            return (Reason::Unscored, None);
+        };
+        let (reason, score) = if inj > t[0] {
+            (Reason::Injection, inj)
+        } else if con > t[1] {
+            (Reason::Conflicting, con)
+        } else if rel < t[2] {
+            (Reason::NotRelevant, rel)
+        } else if evi > t[3] {
+            (Reason::Retained, evi)
+        } else {
+            (Reason::NoEvidence, evi)
+        };
+        return (reason, Some(score));
+    }
+    match get(USEFUL).or_else(|| get(IS_RELEVANT)) {
+        None => (Reason::Unscored, None),
+        Some(s) if options.mode.filters() && s < options.min_relevance => (Reason::BelowThreshold, Some(s)),
+        Some(s) => (Reason::Retained, Some(s)),
+    }
+}
+
+/// A group (or a lone chunk): the thing `top_n`, the budget and the ordering act on.
+#[derive(Clone, Copy, Default)]
+struct Unit {
+    pinned: bool,
+    poisoned: bool,
+    eligible: bool,
+    /// Has a scored member that is kept or pinned; unranked units go after all ranked ones.
+    ranked: bool,
+    score: f32,
+    tokens: u64,
+}
+
+/// Applies `options` to the judgments: one decision per chunk, in input order. Pure and deterministic.
+pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
+    let mut rows: Vec<&ChunkJudgment> = judgments.iter().collect();
+    rows.sort_by_key(|j| j.input_index); // stable: equal indices keep slice order
+    let n = rows.len();
+    let t = options.question_thresholds();
+    let verdicts: Vec<(Reason, Option<f32>)> = rows.iter().map(|j| verdict(j, options, &t)).collect();
+    let version = options.policy_version();
+    if n > 0 && verdicts.iter().all(|v| v.0 == Reason::Unscored) {
+        let (all, reasons) = ((0..n).collect::<Vec<_>>(), vec![Reason::Bypassed; n]);
+        return assemble(&rows, &verdicts, &all, &reasons, Status::Bypassed, version);
+    }
+
+    // Units, numbered in order of first appearance; `members[start[u]..start[u + 1]]` in input order.
+    let mut groups: HashMap<&str, usize> = HashMap::new();
+    let mut unit_of = Vec::with_capacity(n);
+    let mut units_n = 0;
+    for j in &rows {
+        let id = match j.group.as_deref().filter(|_| options.keep_groups_together) {
+            Some(g) => *groups.entry(g).or_insert(units_n),
+            None => units_n,
+        };
+        units_n = units_n.max(id + 1);
+        unit_of.push(id);
+    }
+    let mut units = vec![Unit::default(); units_n];
+    let mut start = vec![0usize; units_n + 1];
+    for (i, j) in rows.iter().enumerate() {
+        let (reason, score) = verdicts[i];
+        let unit = &mut units[unit_of[i]];
+        unit.pinned |= j.pinned;
+        unit.poisoned |= reason == Reason::Injection;
+        unit.eligible |= reason.is_kept();
+        unit.tokens += u64::from(j.tokens);
+        if let Some(s) = score.filter(|_| reason.is_kept() || j.pinned) {
+            unit.ranked = true;
+            unit.score = unit.score.max(s);
+        }
+        start[unit_of[i] + 1] += 1;
+    }
+    for u in 0..units_n {
+        start[u + 1] += start[u];
+    }
+    let mut members: Vec<usize> = (0..n).collect();
+    members.sort_by_key(|&i| unit_of[i]);
+    let members_of = |u: usize| &members[start[u]..start[u + 1]];
+    let mut order: Vec<usize> = (0..units_n).collect();
+    order.sort_by(|&a, &b| {
+        let (ua, ub) = (&units[a], &units[b]);
+        let by_score = if options.mode.reranks() {
+            ub.score.total_cmp(&ua.score)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        ub.ranked.cmp(&ua.ranked).then(by_score)
+    });
+
+    // Pinned units first, then the others in order, each admitted or cut whole.
+    let mut chosen = vec![false; n];
+    let mut cut: Vec<Option<Reason>> = vec![None; n];
+    let (mut count, mut used) = (0usize, 0u64);
+    for u in (0..units_n).filter(|&u| units[u].pinned) {
+        for &i in members_of(u).iter().filter(|&&i| rows[i].pinned || !units[u].poisoned) {
+            chosen[i] = true;
+            count += 1;
+            used += u64::from(rows[i].tokens);
+        }
+    }
+    for &u in &order {
+        let unit = units[u];
+        if unit.pinned || unit.poisoned || !unit.eligible {
+            continue;
+        }
+        let verdict = if options.top_n.is_some_and(|k| count >= k) {
+            Some(Reason::BeyondTopN)
+        } else if options
+            .max_context_tokens
+            .is_some_and(|b| used + unit.tokens > u64::from(b))
+        {
+            Some(Reason::BeyondTokenBudget)
+        } else {
+            None
+        };
+        for &i in members_of(u) {
+            cut[i] = verdict;
+            chosen[i] = verdict.is_none();
+        }
+        if verdict.is_none() {
+            count += members_of(u).len();
+            used += unit.tokens;
+        }
+    }
+
+    let selected: Vec<usize> = if options.mode.reranks() {
+        order
+            .iter()
+            .flat_map(|&u| members_of(u))
+            .copied()
+            .filter(|&i| chosen[i])
+            .collect()
+    } else {
+        let mut selected: Vec<usize> = (0..n).filter(|&i| chosen[i]).collect();
+        selected.sort_by_key(|&i| !units[unit_of[i]].ranked); // stable: input order within each tier
+        selected
+    };
+    let reasons: Vec<Reason> = (0..n)
+        .map(|i| {
+            let own = verdicts[i].0;
+            match (chosen[i], cut[i]) {
+                (true, _) if rows[i].pinned => Reason::Pinned,
+                (true, _) if own.is_kept() => own,
+                (true, _) => Reason::GroupRetained,
+                (false, Some(r)) => r,
+                (false, None) if units[unit_of[i]].poisoned => Reason::Injection,
+                (false, None) => own,
+            }
+        })
+        .collect();
+    let status = if options.shadow {
+        Status::Shadow
+    } else {
+        Status::Applied
+    };
+    assemble(&rows, &verdicts, &selected, &reasons, status, version)
+}
+
+fn assemble(
+    rows: &[&ChunkJudgment],
+    verdicts: &[(Reason, Option<f32>)],
+    selected: &[usize],
+    reasons: &[Reason],
+    status: Status,
+    policy_version: String,
+) -> Selection {
+    let mut rank = vec![None; rows.len()];
+    for (position, &i) in selected.iter().enumerate() {
+        rank[i] = Some(position + 1);
+    }
+    let return_all = status != Status::Applied;
+    let mut counts = BTreeMap::new();
+    let decisions = rows
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            *counts.entry(reasons[i]).or_insert(0) += 1;
+            Decision {
+                chunk_id: j.chunk_id.clone(),
+                input_index: j.input_index,
+                selected: rank[i].is_some(),
+                returned: return_all || rank[i].is_some(),
+                rank: rank[i],
+                score: verdicts[i].1,
+                reason: reasons[i],
+                conflicting: verdicts[i].0 == Reason::Conflicting,
+            }
+        })
+        .collect();
+    let selected_ids: Vec<String> = selected.iter().map(|&i| rows[i].chunk_id.clone()).collect();
+    let returned_ids = if return_all {
+        rows.iter().map(|j| j.chunk_id.clone()).collect()
+    } else {
+        selected_ids.clone()
+    };
+    Selection {
+        decisions,
+        selected_ids,
+        returned_ids,
+        status,
+        selected_tokens: selected.iter().fold(0u32, |sum, &i| sum.saturating_add(rows[i].tokens)),
+        selected_characters: selected
+            .iter()
+            .fold(0u32, |sum, &i| sum.saturating_add(rows[i].characters)),
+        counts,
+        policy_version,
+    }
+}
+
+/// Chunks whose selected flag or reason changed from `before` to `after`, in `after`'s order, then the chunks
+/// only `before` had. Chunk ids are assumed unique within a selection.
+pub fn diff(before: &Selection, after: &Selection) -> Vec<Change> {
+    let old: HashMap<&str, &Decision> = before.decisions.iter().map(|d| (d.chunk_id.as_str(), d)).collect();
+    let new: HashSet<&str> = after.decisions.iter().map(|d| d.chunk_id.as_str()).collect();
+    let changed = after
+        .decisions
+        .iter()
+        .filter_map(|d| match old.get(d.chunk_id.as_str()) {
+            Some(b) if b.selected == d.selected && b.reason == d.reason => None,
+            b => Some(Change {
+                chunk_id: d.chunk_id.clone(),
+                before_reason: b.map(|b| b.reason),
+                after_reason: Some(d.reason),
+                now_selected: d.selected,
+            }),
+        });
+    let gone = before
+        .decisions
+        .iter()
+        .filter(|d| !new.contains(d.chunk_id.as_str()))
+        .map(|d| Change {
+            chunk_id: d.chunk_id.clone(),
+            before_reason: Some(d.reason),
+            after_reason: None,
+            now_selected: false,
+        });
+    changed.chain(gone).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reason::*;
+    use super::*;
+
+    /// A classify chunk from (injection, contradiction, relevance, evidence).
+    fn cls(i: usize, probabilities: [f32; 4]) -> ChunkJudgment {
+        let keys = DEFAULT_THRESHOLDS.map(|(k, _)| k.to_string());
+        let scores = keys.into_iter().zip(probabilities).collect();
+        ChunkJudgment {
+            chunk_id: format!("c{i}"),
+            input_index: i,
+            tokens: 100,
+            characters: 400,
+            pinned: false,
+            group: None,
+            scores,
+        }
+    }
+
+    /// Chunks from a spec like `k u.9* x@a:300 -`: `k` kept, `x` irrelevant, `i` injection, `c` conflicting (all
+    /// four classify scores), `u.9` useful only, `r.4` is_relevant only, `-` no scores; then `*` pinned, `@g`
+    /// group g, `:n` tokens (default 100).
+    fn chunks(spec: &str) -> Vec<ChunkJudgment> {
+        let chunk = |(i, token): (usize, &str)| {
+            let (head, tokens) = token.split_once(':').unwrap_or((token, "100"));
+            let (head, group) = head
+                .split_once('@')
+                .map_or((head, None), |(h, g)| (h, Some(g.to_string())));
+            let kind = head.trim_end_matches('*');
+            let mut c = cls(i, [0.0; 4]);
+            c.scores = match (&kind[..1], kind[1..].parse::<f32>()) {
+                ("k", _) => cls(i, [0.0, 0.0, 0.9, 0.9]).scores,
+                ("x", _) => cls(i, [0.0, 0.0, 0.1, 0.0]).scores,
+                ("i", _) => cls(i, [0.9, 0.0, 0.9, 0.9]).scores,
+                ("c", _) => cls(i, [0.0, 0.8, 0.1, 0.0]).scores,
+                ("u", Ok(v)) => BTreeMap::from([(USEFUL.to_string(), v)]),
+                ("r", Ok(v)) => BTreeMap::from([(IS_RELEVANT.to_string(), v)]),
+                _ => BTreeMap::new(),
+            };
+            ChunkJudgment {
+                tokens: tokens.parse().unwrap(),
+                pinned: head.ends_with('*'),
+                group,
+                ..c
+            }
+        };
+        spec.split_whitespace().enumerate().map(chunk).collect()
+    }
+    fn options(json: &str) -> PolicyOptions {
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// `select` plus the invariants every selection must hold.
+    fn run(chunks: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
+        let s = select(chunks, options);
+        assert_eq!(s.decisions.len(), chunks.len());
+        assert!(s.decisions.windows(2).all(|w| w[0].input_index <= w[1].input_index));
+        for d in &s.decisions {
+            assert_eq!(d.selected, d.reason.is_kept(), "{d:?}");
+            assert_eq!(
+                d.rank.map(|r| &s.selected_ids[r - 1]),
+                d.selected.then_some(&d.chunk_id)
+            );
+        }
+        assert_eq!(s.decisions.iter().filter(|d| d.selected).count(), s.selected_ids.len());
+        assert_eq!(s.counts.values().sum::<usize>(), chunks.len());
+        let tokens: u32 = chunks
+            .iter()
+            .filter(|c| s.selected_ids.contains(&c.chunk_id))
+            .map(|c| c.tokens)
+            .sum();
+        assert_eq!(s.selected_tokens, tokens);
+        assert_eq!(s, select(chunks, options), "deterministic");
+        s
+    }
+    fn reasons(s: &Selection) -> String {
+        let names: Vec<String> = s
+            .decisions
+            .iter()
+            .map(|d| serde_json::to_string(&d.reason).unwrap())
+            .collect();
+        names.join(" ").replace('"', "")
+    }
+
+    #[test]
+    fn classification_rules_are_ordered_and_strict() {
+        // (injection, contradiction, relevance, evidence) → reason and the deciding score.
+        let cases: &[([f32; 4], Reason, f32)] = &[
+            ([0.71, 0.0, 0.9, 0.9], Injection, 0.71),
+            ([0.70, 0.0, 0.9, 0.9], Retained, 0.9), // at the threshold is not above it
+            ([0.69, 0.0, 0.9, 0.9], Retained, 0.9),
+            ([0.9, 0.9, 0.9, 0.9], Injection, 0.9), // injection outranks contradiction
+            ([0.0, 0.71, 0.1, 0.0], Conflicting, 0.71), // kept though irrelevant and evidence-free
+            ([0.0, 0.70, 0.9, 0.9], Retained, 0.9),
+            ([0.0, 0.69, 0.9, 0.9], Retained, 0.9),
+            ([0.0, 0.0, 0.44, 0.9], NotRelevant, 0.44),
+            ([0.0, 0.0, 0.45, 0.9], Retained, 0.9), // at the threshold is not below it
+            ([0.0, 0.0, 0.46, 0.9], Retained, 0.9),
+            ([0.0, 0.0, 0.9, 0.56], Retained, 0.56),
+            ([0.0, 0.0, 0.9, 0.55], NoEvidence, 0.55),
+            ([0.0, 0.0, 0.9, 0.54], NoEvidence, 0.54),
+        ];
+        for (n, &(scores, reason, score)) in cases.iter().enumerate() {
+            let d = run(&[cls(0, scores)], &PolicyOptions::default()).decisions[0].clone();
+            assert_eq!(
+                (d.reason, d.score, d.conflicting),
+                (reason, Some(score), reason == Conflicting),
+                "case {n}"
+            );
+        }
+        let lenient = options(r#"{"thresholds": {"is_relevant": 0.3}}"#);
+        assert_eq!(
+            run(&[cls(0, [0.0, 0.0, 0.35, 0.9])], &lenient).decisions[0].reason,
+            Retained
+        );
+    }
+
+    // "options | chunks (see `chunks`) | selected ids in final order | reason per chunk in input order"
+    const CASES: &[&str] = &[
+        r#"{} | k x c k | c0 c2 c3 | retained not_relevant conflicting retained"#,
+        r#"{"mode":"filter","min_relevance":0.5} | u.5 u.49 u.9 | c0 c2 | retained below_threshold retained"#,
+        r#"{"mode":"rerank"} | u.3 u.8 u.3 u.8 | c1 c3 c0 c2 | retained retained retained retained"#,
+        r#"{"mode":"filter_and_rerank","min_relevance":0.5} | u0 u.6 u.9 | c2 c1 | below_threshold retained retained"#,
+        r#"{"mode":"rerank"} | r.4 r.1 u.3 | c0 c2 c1 | retained retained retained"#,
+        r#"{"mode":"rerank","top_n":2} | u.1 u.9 u.5 u.7 | c1 c3 | beyond_top_n retained beyond_top_n retained"#,
+        // as rag-jev's apply_policy: a chunk that does not fit is skipped, a later smaller one may still fit
+        r#"{"max_context_tokens":250} | k:100 k:300 k:50 | c0 c2 | retained beyond_token_budget retained"#,
+        r#"{"mode":"filter","max_context_tokens":200} | u1 u1 | c0 c1 | retained retained"#,
+        r#"{"mode":"rerank","top_n":2} | u.9 u.8 u.1* | c0 c2 | retained beyond_top_n pinned"#,
+        r#"{"mode":"filter","max_context_tokens":150} | u1 u1* | c1 | beyond_token_budget pinned"#,
+        r#"{"top_n":1} | k i* | c1 | beyond_top_n pinned"#,
+        // a pin is selected even when it alone exceeds the budget
+        r#"{"max_context_tokens":100} | k:10 i*:500 | c1 | beyond_token_budget pinned"#,
+        r#"{} | k@a k x@a | c0 c1 c2 | retained retained group_retained"#,
+        r#"{"keep_groups_together":false} | k@a k x@a | c0 c1 | retained retained not_relevant"#,
+        r#"{} | k@a i@a k | c2 | injection injection retained"#,
+        r#"{} | k*@a i@a | c0 | pinned injection"#,
+        r#"{} | x*@a x@a | c0 c1 | pinned group_retained"#,
+        r#"{"top_n":2} | k k@a k@a k | c0 c1 c2 | retained retained retained beyond_top_n"#,
+        r#"{"max_context_tokens":250} | k k@a k@a | c0 | retained beyond_token_budget beyond_token_budget"#,
+        r#"{"mode":"rerank"} | u.5 u.1@a u.9@a | c1 c2 c0 | retained retained retained"#,
+        r#"{"mode":"rerank"} | u.2 - u.9 | c2 c0 c1 | retained unscored retained"#,
+        r#"{} | r.9 k | c1 c0 | unscored retained"#,
+        r#"{"mode":"filter","top_n":1} | - u.6 | c1 | beyond_top_n retained"#,
+    ];
+
+    #[test]
+    fn modes_pins_limits_groups_and_unscored() {
+        for case in CASES {
+            let [json, spec, selected, want] = [0, 1, 2, 3].map(|k| case.split(" | ").nth(k).unwrap());
+            let s = run(&chunks(spec), &options(json));
+            assert_eq!(
+                (s.selected_ids.join(" "), reasons(&s)),
+                (selected.to_string(), want.to_string()),
+                "{json} {spec}"
+            );
+            assert_eq!((s.status, &s.returned_ids), (Status::Applied, &s.selected_ids));
+        }
+    }
+
+    #[test]
+    fn shadow_returns_the_originals() {
+        let (input, json) = (
+            chunks("u0.2 u0.9 u0.1"),
+            r#"{"mode":"filter_and_rerank","min_relevance":0.5"#,
+        );
+        let applied = run(&input, &options(&format!("{json}}}")));
+        let shadow = run(&input, &options(&format!(r#"{json},"shadow":true}}"#)));
+        assert_eq!(
+            (shadow.status, shadow.selected_ids.join(" ")),
+            (Status::Shadow, "c1".to_string())
+        );
+        assert_eq!(shadow.returned_ids.join(" "), "c0 c1 c2");
+        assert!(shadow.decisions.iter().all(|d| d.returned) && !shadow.decisions[0].selected);
+        assert_eq!((reasons(&shadow), shadow.selected_characters), (reasons(&applied), 400));
+        assert_eq!(
+            shadow.policy_version, applied.policy_version,
+            "shadow is not part of the policy"
+        );
+    }
+
+    #[test]
+    fn no_scores_anywhere_bypasses_and_input_order_wins() {
+        let mut input = chunks("- - u0.9");
+        input.rotate_left(1); // the slice order is not the input order
+        let s = run(&input, &options(r#"{"shadow":true,"top_n":1}"#)); // classify ignores `useful`
+        assert_eq!(
+            (s.status, reasons(&s)),
+            (Status::Bypassed, "bypassed bypassed bypassed".to_string())
+        );
+        assert_eq!(
+            (s.selected_ids.join(" "), s.returned_ids.join(" ")),
+            ("c0 c1 c2".into(), "c0 c1 c2".into())
+        );
+        assert_eq!(s.counts, BTreeMap::from([(Bypassed, 3)]));
+        assert_eq!(
+            run(&input, &options(r#"{"mode":"filter"}"#)).selected_ids.join(" "),
+            "c2 c0 c1"
+        );
+        assert_eq!(
+            run(&[], &options(r#"{"shadow":true}"#)).status,
+            Status::Shadow,
+            "empty input is not a failure"
+        );
+    }
+
+    #[test]
+    fn validate_rejects_out_of_range_options() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("{}", None),
+            (
+                r#"{"thresholds":{"is_relevant":0.0,"contains_prompt_injection":1.0},"min_relevance":1.0,"top_n":1}"#,
+                None,
+            ),
+            (
+                r#"{"thresholds":{"is_relevant":-0.1}}"#,
+                Some("threshold `is_relevant` must be between 0 and 1"),
+            ),
+            (
+                r#"{"thresholds":{"relevance":0.5}}"#,
+                Some("unknown threshold `relevance`"),
+            ),
+            (r#"{"min_relevance":1.5}"#, Some("min_relevance")),
+            (r#"{"top_n":0}"#, Some("top_n")),
+        ];
+        for &(json, want) in cases {
+            match (options(json).validate(), want) {
+                (Ok(()), None) => {}
+                (Err(e), Some(w)) => assert!(e.contains(w), "{e} lacks {w}"),
+                (got, _) => panic!("{json} gave {got:?}"),
+            }
+        }
+        let mut nan = PolicyOptions::default();
+        nan.thresholds.insert(CONTAINS_ANSWER_EVIDENCE.into(), f32::NAN);
+        assert!(nan.validate().is_err());
+    }
+
+    #[test]
+    fn diff_lists_only_changed_chunks() {
+        let input = chunks("u0.9 u0.3 u0.1");
+        let before = run(&input, &options(r#"{"mode":"filter","min_relevance":0.5}"#));
+        let after = run(&input[1..], &options(r#"{"mode":"filter","min_relevance":0.2}"#));
+        let change = |id: &str, b, a, now| Change {
+            chunk_id: id.into(),
+            before_reason: b,
+            after_reason: a,
+            now_selected: now,
+        };
+        let want = [
+            change("c1", Some(BelowThreshold), Some(Retained), true),
+            change("c0", Some(Retained), None, false),
+        ];
+        assert_eq!(diff(&before, &after), want);
+        assert!(diff(&before, &before).is_empty());
+    }
+
+    #[test]
+    fn serde_and_policy_version() {
+        assert_eq!(options("{}"), PolicyOptions::default());
+        let o = options(r#"{"mode":"filter_and_rerank","top_n":3}"#);
+        assert_eq!(
+            (o.mode, o.top_n, o.keep_groups_together),
+            (Mode::FilterAndRerank, Some(3), true)
+        );
+        let s = run(&chunks("k x"), &PolicyOptions::default());
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains(r#""counts":{"retained":1,"not_relevant":1}"#), "{json}");
+        assert_eq!(serde_json::from_str::<Selection>(&json).unwrap(), s);
+
+        assert_eq!(
+            (fnv1a64(b""), fnv1a64(b"a")),
+            (0xcbf2_9ce4_8422_2325, 0xaf63_dc4c_8601_ec8c)
+        );
+        let base = PolicyOptions::default().policy_version();
+        assert!(base.len() == 16 && base.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(
+            options(r#"{"thresholds":{}}"#).policy_version(),
+            base,
+            "defaults are filled in before hashing"
+        );
+        assert_ne!(options(r#"{"thresholds":{"is_relevant":0.5}}"#).policy_version(), base);
+        assert_ne!(options(r#"{"min_relevance":0.5}"#).policy_version(), base);
+    }
+
+    #[test]
+    fn reasons_explain_themselves() {
+        let kept: Vec<Reason> = Reason::ALL.into_iter().filter(Reason::is_kept).collect();
+        assert_eq!(kept, [Retained, Pinned, GroupRetained, Bypassed, Conflicting, Unscored]);
+        let texts: HashSet<&str> = Reason::ALL.iter().map(Reason::explain).collect();
+        assert_eq!(texts.len(), Reason::ALL.len());
+    }
+
+    #[test]
+    fn three_hundred_chunks_take_well_under_a_millisecond() {
+        let input: Vec<ChunkJudgment> = (0..300)
+            .map(|i| {
+                let s = ((i * 37) % 100) as f32 / 100.0;
+                let mut c = cls(i, [s / 4.0, s / 3.0, s, 1.0 - s]);
+                c.scores.insert(USEFUL.into(), s);
+                c.pinned = i % 97 == 0;
+                c.group = (i % 10 == 0).then(|| format!("g{}", i % 7));
+                c
+            })
+            .collect();
+        let base = options(r#"{"top_n":40,"max_context_tokens":6000}"#);
+        let start = std::time::Instant::now();
+        for mode in [Mode::Classify, Mode::FilterAndRerank].into_iter().cycle().take(1000) {
+            std::hint::black_box(select(
+                std::hint::black_box(&input),
+                &PolicyOptions { mode, ..base.clone() },
+            ));
+        }
+        let elapsed = start.elapsed();
+        println!(
+            "select: {:.1} µs per call on 300 chunks",
+            elapsed.as_secs_f64() * 1e6 / 1000.0
+        );
+        assert!(elapsed.as_secs_f64() < 2.0, "{elapsed:?}");
+    }
+}
