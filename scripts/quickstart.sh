@@ -6,7 +6,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/ragsift/target}"
 
 bash scripts/setup.sh
 echo "== building ragsift (release; the first build takes several minutes)"
-cargo build --release -p ragsift
+cargo build --release --workspace
 bin="$CARGO_TARGET_DIR/release/ragsift"
 echo "== ingesting the bundled samples (assets/samples)"
 "$bin" ingest assets/samples

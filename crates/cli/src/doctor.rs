@@ -41,6 +41,11 @@ pub fn run(home: &Path, json: bool) -> Result<ExitCode, Error> {
             ))
         }),
     );
+    add(
+        "chat model",
+        ragsift_engine::llm::open_model(&settings.chat, home, None)
+            .map(|m| format!("{} ({} backend)", m.id(), settings.chat.backend)),
+    );
     add("library", library_check(home));
     let all_ok = checks.iter().all(|c| c.ok);
     if json {
