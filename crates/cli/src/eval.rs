@@ -6,7 +6,7 @@ use crate::print_json;
 use ragsift_engine::eval::{self, EvalOptions};
 use ragsift_engine::judge::jev::useful_question;
 use ragsift_engine::judge::{JevJudge, Judge, LocalJudge};
-use ragsift_engine::Error;
+use ragsift_engine::{Error, LibraryRetriever};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -18,6 +18,15 @@ pub struct EvalArgs {
     /// Saved rag-jev traces to replay instead of scoring (no judge call).
     #[arg(long, value_name = "TRACES.json")]
     replay: Option<PathBuf>,
+    /// Cases without `documents` retrieve their candidates from the library (top-k chunks); their
+    /// `relevant_ids` may name chunk ids or document file names.
+    #[arg(long)]
+    from_library: bool,
+    #[arg(long, default_value_t = 8)]
+    top_k: usize,
+    /// Write the cases as evaluated (with retrieved documents) here, to --replay their traces later.
+    #[arg(long, value_name = "FILE")]
+    save_cases: Option<PathBuf>,
     /// When scoring live: jev (needs TYPESAFE_API_KEY) or local.
     #[arg(long, default_value = "local")]
     judge: String,
@@ -48,7 +57,20 @@ fn invalid(e: impl std::fmt::Display) -> Error {
 }
 
 pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
-    let cases = eval::load_cases(&args.cases).map_err(invalid)?;
+    let cases = if args.from_library {
+        let lib = crate::open_library(home)?;
+        let embedder = crate::load_embedder(home, lib.settings())?;
+        let retriever = LibraryRetriever {
+            library: &lib,
+            embedder: &embedder,
+        };
+        eval::library::load_cases_from_library(&args.cases, &retriever, args.top_k).map_err(invalid)?
+    } else {
+        eval::load_cases(&args.cases).map_err(invalid)?
+    };
+    if let Some(path) = &args.save_cases {
+        write(path, &serde_json::to_string_pretty(&cases).map_err(invalid)?)?;
+    }
     let traces = match &args.replay {
         Some(path) => eval::load_traces(path).map_err(invalid)?,
         None => score(home, &args, &cases)?,

@@ -147,3 +147,58 @@ fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
         "{err}"
     );
 }
+
+#[test]
+fn eval_cases_can_draw_their_candidates_from_the_library() {
+    let home = tempfile::tempdir().unwrap();
+    let fx = repo().join("fixtures");
+    let (code, _, err) = run_json(
+        ragsift(home.path())
+            .arg("ingest")
+            .arg(fx.join("pdf/multipage.pdf"))
+            .arg(fx.join("text/notes.md")),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (cases, traces) = (home.path().join("cases.json"), home.path().join("traces.json"));
+    let (code, live, err) = run_json(
+        ragsift(home.path())
+            .arg("eval")
+            .arg(fx.join("eval/library-cases.json"))
+            .args([
+                "--from-library",
+                "--top-k",
+                "2",
+                "--judge",
+                "local",
+                "--json",
+                "--save-cases",
+            ])
+            .arg(&cases)
+            .arg("--save-traces")
+            .arg(&traces),
+    );
+    assert_eq!(code, 0, "{err}");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&cases).unwrap()).unwrap();
+    let first = &saved[0];
+    assert_eq!(first["documents"].as_array().unwrap().len(), 2);
+    let relevant = first["relevant_ids"].as_array().unwrap();
+    assert!(
+        !relevant.is_empty(),
+        "the warranty document's chunks are the relevant ids"
+    );
+    assert!(relevant
+        .iter()
+        .all(|id| first["documents"].as_array().unwrap().iter().any(|d| d["id"] == *id)));
+    assert!(saved[1]["relevant_ids"].as_array().unwrap().is_empty());
+    // The saved cases and traces replay to the same report, with no judge.
+    let (code, replayed, err) = run_json(
+        ragsift(home.path())
+            .arg("eval")
+            .arg(&cases)
+            .arg("--replay")
+            .arg(&traces)
+            .arg("--json"),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(replayed["summary"], live["summary"]);
+}

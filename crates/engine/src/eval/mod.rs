@@ -10,6 +10,7 @@
 //! `"not_evaluated"`. [`sweep`] replays the filter policy over a threshold grid to show the precision/recall
 //! tradeoff. Test data in these formats, made for ragsift, is in `fixtures/eval/`.
 
+pub mod library;
 pub mod metrics;
 pub mod ragjev;
 
