@@ -1,23 +1,12 @@
 //! The `ragsift` binary as a user runs it: JSON shapes, exit codes, and a kill -9 in the middle of an ingest.
 
+mod common;
+
+use common::{ragsift, repo};
 use ragsift_engine::{Library, Settings};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn ragsift(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ragsift"));
-    c.arg("--home").arg(home).env_remove("RAGSIFT_HOME");
-    c
-}
 
 fn run_json(cmd: &mut Command) -> (i32, Value) {
     let out = cmd.output().unwrap();

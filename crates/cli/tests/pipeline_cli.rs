@@ -1,25 +1,11 @@
 //! `ragsift ask`, `runs`, `replay` and `eval` as a user runs them: JSON shapes, exit codes, replay without
 //! judging, and rag-jev files.
 
+mod common;
+
+use common::{ragsift, repo};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn ragsift(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ragsift"));
-    c.arg("--home")
-        .arg(home)
-        .env_remove("RAGSIFT_HOME")
-        .env_remove("TYPESAFE_API_KEY");
-    c
-}
 
 fn run_json(cmd: &mut Command) -> (i32, Value, String) {
     let out = cmd.output().unwrap();

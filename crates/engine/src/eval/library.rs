@@ -18,19 +18,7 @@ pub fn load_cases_from_library(
         path: path.to_path_buf(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| EvalError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-    let items = match value {
-        Value::Array(items) => items,
-        Value::Object(mut map) => match map.remove("cases") {
-            Some(Value::Array(items)) => items,
-            _ => return Err(bad("expected a JSON array, or an object with a `cases` array".into())),
-        },
-        _ => return Err(bad("expected a JSON array of cases".into())),
-    };
+    let items = super::ragjev::read_list(path, "cases")?;
     let mut cases = Vec::with_capacity(items.len());
     for mut item in items {
         if item

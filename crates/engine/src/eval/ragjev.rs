@@ -337,6 +337,21 @@ pub fn python_float_repr(x: f64) -> String {
 
 /// Reads a JSON array of `T` (or an object holding it under `key`), naming the file and item on failure.
 pub(super) fn load_list<T: DeserializeOwned>(path: &Path, key: &str) -> Result<Vec<T>, EvalError> {
+    let singular = key.trim_end_matches('s');
+    read_list(path, key)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            serde_json::from_value(item).map_err(|e| EvalError::Format {
+                path: path.to_path_buf(),
+                message: format!("{singular} #{}: {e}", i + 1),
+            })
+        })
+        .collect()
+}
+
+/// The items of a JSON array file (or of the array under `key` in an object), as raw JSON values.
+pub(super) fn read_list(path: &Path, key: &str) -> Result<Vec<Value>, EvalError> {
     let bad = |message: String| EvalError::Format {
         path: path.to_path_buf(),
         message,
@@ -346,20 +361,14 @@ pub(super) fn load_list<T: DeserializeOwned>(path: &Path, key: &str) -> Result<V
         message: e.to_string(),
     })?;
     let value: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-    let items = match value {
-        Value::Array(items) => items,
+    match value {
+        Value::Array(items) => Ok(items),
         Value::Object(mut map) => match map.remove(key) {
-            Some(Value::Array(items)) => items,
-            _ => return Err(bad(format!("expected a JSON array, or an object with a `{key}` array"))),
+            Some(Value::Array(items)) => Ok(items),
+            _ => Err(bad(format!("expected a JSON array, or an object with a `{key}` array"))),
         },
-        _ => return Err(bad(format!("expected a JSON array of {key}"))),
-    };
-    let singular = key.trim_end_matches('s');
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| serde_json::from_value(item).map_err(|e| bad(format!("{singular} #{}: {e}", i + 1))))
-        .collect()
+        _ => Err(bad(format!("expected a JSON array of {key}"))),
+    }
 }
 
 #[cfg(test)]
