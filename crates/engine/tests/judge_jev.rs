@@ -7,192 +7,26 @@ use ragsift_engine::judge::jev::{
     CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE, IS_RELEVANT, PROMPT_VERSION, USEFUL,
 };
 use serde_json::{json, Value};
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::net::TcpListener;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-// ---------------------------------------------------------------------------------------------------------------
-// A scripted HTTP/1.1 server: each request gets the next scripted reply (or the fallback), every request is recorded
-// with its arrival time, and the number of requests in flight at once is tracked.
+#[path = "common/http.rs"]
+mod http;
 
-#[derive(Debug, Clone)]
-struct Request {
-    at: Instant,
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap()
-    }
-}
-
-#[derive(Debug, Clone)]
-enum Reply {
-    /// Status, extra headers, body, and how long to hold it back.
-    Json(u16, Vec<(&'static str, String)>, String, Duration),
-    /// Close the connection without answering.
-    Drop,
-}
+use http::{Reply, Request, Server};
 
 fn reply(status: u16, body: impl Into<String>) -> Reply {
-    Reply::Json(status, Vec::new(), body.into(), Duration::ZERO)
+    Reply::Json(status, Vec::new(), body.into())
 }
 
 fn reply_with(status: u16, headers: Vec<(&'static str, String)>, body: impl Into<String>) -> Reply {
-    Reply::Json(status, headers, body.into(), Duration::ZERO)
+    Reply::Json(status, headers, body.into())
 }
 
 fn delayed(delay: Duration, reply: Reply) -> Reply {
-    match reply {
-        Reply::Json(s, h, b, _) => Reply::Json(s, h, b, delay),
-        other => other,
-    }
-}
-
-type Fallback = Arc<dyn Fn(&Request) -> Reply + Send + Sync>;
-
-struct Server {
-    url: String,
-    requests: Arc<Mutex<Vec<Request>>>,
-    max_in_flight: Arc<AtomicUsize>,
-}
-
-impl Server {
-    fn start(script: Vec<Reply>) -> Server {
-        Server::with_fallback(
-            script,
-            Arc::new(|_: &Request| reply(500, r#"{"detail":"no reply scripted"}"#)),
-        )
-    }
-
-    fn with_fallback(script: Vec<Reply>, fallback: Fallback) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let max_in_flight = Arc::new(AtomicUsize::new(0));
-        let shared = Arc::new(Shared {
-            requests: requests.clone(),
-            script: Mutex::new(VecDeque::from(script)),
-            fallback,
-            in_flight: AtomicUsize::new(0),
-            max_in_flight: max_in_flight.clone(),
-        });
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let shared = shared.clone();
-                std::thread::spawn(move || serve(stream, &shared));
-            }
-        });
-        Server {
-            url,
-            requests,
-            max_in_flight,
-        }
-    }
-
-    fn requests(&self) -> Vec<Request> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-struct Shared {
-    requests: Arc<Mutex<Vec<Request>>>,
-    script: Mutex<VecDeque<Reply>>,
-    fallback: Fallback,
-    in_flight: AtomicUsize,
-    max_in_flight: Arc<AtomicUsize>,
-}
-
-fn serve(stream: TcpStream, shared: &Shared) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut writer = stream;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut parts = line.split_whitespace();
-        let (method, path) = (
-            parts.next().unwrap_or("").to_string(),
-            parts.next().unwrap_or("").to_string(),
-        );
-        let mut headers = Vec::new();
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                headers.push((k.trim().to_string(), v.trim().to_string()));
-            }
-        }
-        let len: usize = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        let mut body = vec![0u8; len];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let request = Request {
-            at: Instant::now(),
-            method,
-            path,
-            headers,
-            body: String::from_utf8_lossy(&body).into(),
-        };
-        let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        shared.max_in_flight.fetch_max(now, Ordering::SeqCst);
-        shared.requests.lock().unwrap().push(request.clone());
-        let scripted = shared.script.lock().unwrap().pop_front();
-        let next = scripted.unwrap_or_else(|| (shared.fallback)(&request));
-        match next {
-            Reply::Json(status, extra, body, delay) => {
-                std::thread::sleep(delay);
-                // Leave the in-flight count before answering, so the client cannot start its next request first.
-                shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-                let mut head = format!(
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-                    body.len()
-                );
-                for (k, v) in extra {
-                    head.push_str(&format!("{k}: {v}\r\n"));
-                }
-                head.push_str("\r\n");
-                if writer
-                    .write_all(head.as_bytes())
-                    .and_then(|_| writer.write_all(body.as_bytes()))
-                    .is_err()
-                {
-                    return;
-                }
-                let _ = writer.flush();
-            }
-            Reply::Drop => {
-                shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-                let _ = writer.shutdown(std::net::Shutdown::Both);
-                return;
-            }
-        }
-    }
+    Reply::Delayed(delay, Box::new(reply))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -620,7 +454,7 @@ fn batch_deadline_covers_queued_passages() {
     // mid-request, the third never gets a request.
     let server = Server::with_fallback(
         Vec::new(),
-        Arc::new(|_: &Request| delayed(Duration::from_millis(200), ok_one(0.6))),
+        Some(Arc::new(|_: &Request| delayed(Duration::from_millis(200), ok_one(0.6)))),
     );
     let client = client_with(&server, |c| {
         c.concurrency = 1;
@@ -731,11 +565,11 @@ fn batch_bounds_concurrency_and_keeps_input_order() {
     // Each reply is held 60 ms and answers with the passage's number / 100, so order mistakes show.
     let server = Server::with_fallback(
         Vec::new(),
-        Arc::new(|r: &Request| {
+        Some(Arc::new(|r: &Request| {
             let passage = r.json()["state"]["passage"].as_str().unwrap().to_string();
             let n: f64 = passage.trim_start_matches("passage ").parse().unwrap();
             delayed(Duration::from_millis(60), ok_one(n / 100.0))
-        }),
+        })),
     );
     let passages: Vec<String> = (0..12).map(|i| format!("passage {i}")).collect();
     let results = client(&server).judge_batch(QUERY, &passages, &one_question());

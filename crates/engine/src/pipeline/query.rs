@@ -62,11 +62,7 @@ impl QueryTransformer for RewriteQueryTransformer<'_> {
              Original query:\n{}\n\nRewritten query:\n",
             self.target, query.text
         );
-        let text = first_line(&ask(self.model, prompt, 64)?);
-        Ok(Query {
-            text: if text.is_empty() { query.text.clone() } else { text },
-            history: query.history.clone(),
-        })
+        Ok(or_original(query, first_line(&ask(self.model, prompt, 64)?)))
     }
 }
 
@@ -104,11 +100,7 @@ impl QueryTransformer for CompressionQueryTransformer<'_> {
             lines.join("\n"),
             query.text
         );
-        let text = first_line(&ask(self.model, prompt, 64)?);
-        Ok(Query {
-            text: if text.is_empty() { query.text.clone() } else { text },
-            history: query.history.clone(),
-        })
+        Ok(or_original(query, first_line(&ask(self.model, prompt, 64)?)))
     }
 }
 
@@ -132,11 +124,7 @@ impl QueryTransformer for TranslationQueryTransformer<'_> {
             lang = self.target_language,
             q = query.text
         );
-        let text = first_line(&ask(self.model, prompt, 64)?);
-        Ok(Query {
-            text: if text.is_empty() { query.text.clone() } else { text },
-            history: query.history.clone(),
-        })
+        Ok(or_original(query, first_line(&ask(self.model, prompt, 64)?)))
     }
 }
 
@@ -187,6 +175,14 @@ pub fn expansion(query: &Query, answer: &str, number: usize, include_original: b
         out.insert(0, query.clone());
     }
     out
+}
+
+/// The transformed query, or the original when the model answered nothing (Spring's fallback).
+fn or_original(query: &Query, text: String) -> Query {
+    Query {
+        text: if text.is_empty() { query.text.clone() } else { text },
+        history: query.history.clone(),
+    }
 }
 
 fn first_line(s: &str) -> String {

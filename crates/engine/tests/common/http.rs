@@ -1,14 +1,18 @@
-//! A scripted HTTP/1.1 server on loopback for wire-format tests: each connection gets the next scripted
-//! reply, and every request (method, path, headers, body) is recorded for assertions.
+//! A scripted HTTP/1.1 server on loopback for wire-format tests (OpenAI-compatible, Jev): each request gets the
+//! next scripted reply, else the handler's, else a 500. Every request is recorded with its arrival time, and the
+//! number of requests in flight at once is tracked.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct Request {
+    pub at: Instant,
     pub method: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
@@ -35,40 +39,67 @@ pub enum Reply {
     Sse(Vec<String>),
     /// Headers and these raw bytes, then the connection is dropped.
     Raw(String),
+    /// The reply, held back this long.
+    Delayed(Duration, Box<Reply>),
+    /// Close the connection without answering.
+    Drop,
 }
 
 /// Computes a reply from the request (for servers whose answers depend on what is asked).
 pub type Handler = Arc<dyn Fn(&Request) -> Reply + Send + Sync>;
 
+/// Body of the reply when nothing was scripted: readable as Jev's `detail` and OpenAI's `error`.
+pub const UNSCRIPTED: &str = r#"{"detail":"no reply scripted","error":"no reply scripted"}"#;
+
+struct Shared {
+    requests: Arc<Mutex<Vec<Request>>>,
+    replies: Arc<Mutex<VecDeque<Reply>>>,
+    handler: Option<Handler>,
+    in_flight: AtomicUsize,
+    max_in_flight: Arc<AtomicUsize>,
+}
+
 pub struct Server {
     pub url: String,
     pub requests: Arc<Mutex<Vec<Request>>>,
+    pub max_in_flight: Arc<AtomicUsize>,
     replies: Arc<Mutex<VecDeque<Reply>>>,
 }
 
 impl Server {
     pub fn start(replies: Vec<Reply>) -> Server {
-        Self::launch(replies, None)
+        Self::with_fallback(replies, None)
     }
 
     /// A server that answers every request with `handler`.
     pub fn with_handler(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Server {
-        Self::launch(Vec::new(), Some(Arc::new(handler)))
+        Self::with_fallback(Vec::new(), Some(Arc::new(handler)))
     }
 
-    fn launch(replies: Vec<Reply>, handler: Option<Handler>) -> Server {
+    /// Scripted replies first, then `handler` (or a 500 with [`UNSCRIPTED`]).
+    pub fn with_fallback(replies: Vec<Reply>, handler: Option<Handler>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
-        let (reqs, reps) = (requests.clone(), replies.clone());
+        let shared = Arc::new(Shared {
+            requests: Arc::new(Mutex::new(Vec::new())),
+            replies: Arc::new(Mutex::new(VecDeque::from(replies))),
+            handler,
+            in_flight: AtomicUsize::new(0),
+            max_in_flight: Arc::new(AtomicUsize::new(0)),
+        });
+        let server = Server {
+            url,
+            requests: shared.requests.clone(),
+            max_in_flight: shared.max_in_flight.clone(),
+            replies: shared.replies.clone(),
+        };
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (reqs, reps, handler) = (reqs.clone(), reps.clone(), handler.clone());
-                std::thread::spawn(move || serve(stream, reqs, reps, handler));
+                let shared = shared.clone();
+                std::thread::spawn(move || serve(stream, &shared));
             }
         });
-        Server { url, requests, replies }
+        server
     }
 
     pub fn push(&self, reply: Reply) {
@@ -80,57 +111,67 @@ impl Server {
     }
 }
 
-fn serve(
-    stream: TcpStream,
-    reqs: Arc<Mutex<Vec<Request>>>,
-    reps: Arc<Mutex<VecDeque<Reply>>>,
-    handler: Option<Handler>,
-) {
+/// Reads one request (request line, headers, Content-Length body); None when the connection ends.
+fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let (method, path) = (
+        parts.next().unwrap_or("").to_string(),
+        parts.next().unwrap_or("").to_string(),
+    );
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+            return None;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request {
+        at: Instant::now(),
+        method,
+        path,
+        headers,
+        body: String::from_utf8_lossy(&body).into(),
+    })
+}
+
+fn serve(stream: TcpStream, shared: &Shared) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut writer = stream;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut parts = line.split_whitespace();
-        let (method, path) = (
-            parts.next().unwrap_or("").to_string(),
-            parts.next().unwrap_or("").to_string(),
-        );
-        let mut headers = Vec::new();
-        loop {
-            let mut h = String::new();
-            reader.read_line(&mut h).unwrap();
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                headers.push((k.trim().to_string(), v.trim().to_string()));
-            }
-        }
-        let len: usize = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        let mut body = vec![0u8; len];
-        reader.read_exact(&mut body).unwrap();
-        let request = Request {
-            method,
-            path,
-            headers,
-            body: String::from_utf8_lossy(&body).into(),
-        };
-        reqs.lock().unwrap().push(request.clone());
-        let scripted = reps.lock().unwrap().pop_front();
-        let reply = match (scripted, &handler) {
+    while let Some(request) = read_request(&mut reader) {
+        let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        shared.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        shared.requests.lock().unwrap().push(request.clone());
+        let scripted = shared.replies.lock().unwrap().pop_front();
+        let mut reply = match (scripted, &shared.handler) {
             (Some(r), _) => r,
             (None, Some(h)) => h(&request),
-            (None, None) => Reply::Json(500, vec![], "{\"error\":\"no reply scripted\"}".into()),
+            (None, None) => Reply::Json(500, vec![], UNSCRIPTED.into()),
         };
-        match reply {
+        while let Reply::Delayed(delay, inner) = reply {
+            std::thread::sleep(delay);
+            reply = *inner;
+        }
+        // Leave the in-flight count before answering, so the client cannot start its next request first.
+        shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let keep_open = match reply {
             Reply::Json(status, extra, body) => {
                 let mut head = format!(
                     "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
@@ -140,9 +181,12 @@ fn serve(
                     head.push_str(&format!("{k}: {v}\r\n"));
                 }
                 head.push_str("\r\n");
-                let _ = writer.write_all(head.as_bytes());
-                let _ = writer.write_all(body.as_bytes());
+                let ok = writer
+                    .write_all(head.as_bytes())
+                    .and_then(|_| writer.write_all(body.as_bytes()))
+                    .is_ok();
                 let _ = writer.flush();
+                ok
             }
             Reply::Sse(events) => {
                 let _ = writer
@@ -151,7 +195,7 @@ fn serve(
                     let _ = writer.write_all(format!("data: {e}\n\n").as_bytes());
                     let _ = writer.flush();
                 }
-                return;
+                false
             }
             Reply::Raw(bytes) => {
                 let _ = writer
@@ -159,8 +203,16 @@ fn serve(
                 let _ = writer.write_all(bytes.as_bytes());
                 let _ = writer.flush();
                 let _ = writer.shutdown(std::net::Shutdown::Both);
-                return;
+                false
             }
+            Reply::Drop => {
+                let _ = writer.shutdown(std::net::Shutdown::Both);
+                false
+            }
+            Reply::Delayed(..) => unreachable!("unwrapped above"),
+        };
+        if !keep_open {
+            return;
         }
     }
 }
