@@ -15,7 +15,7 @@
 # is the one in checksums.sha256; any rewrite or replacement of the file changes them and
 # brings back a full hash. Delete the stamp to force one (or `sha256sum -c` by hand).
 #
-# Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--record-checksums] [--help]
+# Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--no-desktop] [--record-checksums] [--help]
 set -euo pipefail
 
 # --------------------------------------------------------------------------------------
@@ -34,7 +34,20 @@ APT_PACKAGES=(
   cmake           # llama-cpp-2 (llama-cpp-sys-2) builds the vendored llama.cpp with CMake
   clang           # clang toolchain + compiler headers for llama.cpp's bindgen step
   libclang-dev    # libclang.so, which bindgen loads to generate the llama.cpp bindings
+  # The desktop app (Tauri 2 on WebKitGTK) and its tests:
+  libwebkit2gtk-4.1-dev # WebKitGTK 4.1 + GTK 3 + libsoup 3, which Tauri builds against
+  xvfb                  # a virtual X display for the real-window test
+  xauth                 # xvfb-run's helper
+  webkit2gtk-driver     # WebKitWebDriver, which tauri-driver drives
+  imagemagick           # screenshot post-processing (README images)
+  chromium              # headless Chromium for the UI's browser tests (driven by playwright-core)
 )
+# Node.js builds and tests the web UI; Debian's nodejs + npm are added only where the machine has no node
+# (a NodeSource nodejs already carries npm and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
+
+# tauri-driver (the WebDriver bridge for Tauri apps), installed from crates.io.
+TAURI_DRIVER_VERSION="2.1.0"
 
 # ONNX Runtime: the shared library is taken from the official PyPI wheel (CPU build).
 ORT_VERSION="1.32.0"
@@ -86,6 +99,7 @@ MODELS_DIR="${RAGSIFT_DATA}/models"
 
 DO_APT=1
 DO_CHAT=1
+DO_DESKTOP=1
 RECORD=0
 PYTHON=""
 INSTALLED=()  # paths relative to $RAGSIFT_DATA, in install order (checksummed files)
@@ -103,7 +117,7 @@ die() {
 
 usage() {
   cat <<EOF
-Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--record-checksums] [--help]
+Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--no-desktop] [--record-checksums] [--help]
 
 Installs what ragsift needs at run time:
   * Debian packages: ${APT_PACKAGES[*]}
@@ -125,6 +139,7 @@ full check.
 
 Options:
   --no-apt            skip the Debian package step
+  --no-desktop        skip tauri-driver and the UI's npm packages (engine and CLI only)
   --no-chat-model     skip the chat model (embeddings only): nothing under
                       models/${CHAT_ID}/ is downloaded, checked or removed, and
                       runtime.json gets no "chat_model" entry
@@ -798,11 +813,40 @@ summary() {
   echo "ragsift will find these without environment variables; override with RAGSIFT_DATA"
 }
 
+# The real-window test's WebDriver bridge, and the web UI's npm packages (npm ci, only when
+# package-lock.json changed since the last install).
+install_desktop_tools() {
+  if ((!DO_DESKTOP)); then
+    log "desktop tools: skipped (--no-desktop)"
+    return 0
+  fi
+  local have
+  have="$(tauri-driver --version 2>/dev/null || "$HOME/.cargo/bin/tauri-driver" --version 2>/dev/null || true)"
+  if [[ "$have" == *"$TAURI_DRIVER_VERSION"* ]]; then
+    log "ok       tauri-driver ${TAURI_DRIVER_VERSION}"
+  else
+    log "installing tauri-driver ${TAURI_DRIVER_VERSION} (cargo install)"
+    NETWORK_USED=1
+    cargo install --locked --quiet tauri-driver --version "$TAURI_DRIVER_VERSION"
+  fi
+  local ui="${SCRIPT_DIR}/../ui" stamp
+  stamp="${ui}/node_modules/.ragsift-lock.sha256"
+  if [[ -f "$stamp" && "$(cat -- "$stamp")" == "$(sha256_of "${ui}/package-lock.json")" ]]; then
+    log "ok       ui/node_modules (package-lock.json unchanged)"
+  else
+    log "npm ci in ui/"
+    NETWORK_USED=1
+    (cd "$ui" && npm ci --no-audit --no-fund --loglevel=error)
+    sha256_of "${ui}/package-lock.json" >"$stamp"
+  fi
+}
+
 main() {
   while (($#)); do
     case "$1" in
       --no-apt) DO_APT=0 ;;
       --no-chat-model) DO_CHAT=0 ;;
+      --no-desktop) DO_DESKTOP=0 ;;
       --record-checksums) RECORD=1 ;;
       -h | --help)
         usage
@@ -830,6 +874,7 @@ main() {
   install_onnxruntime
   install_embedding_model
   install_chat_model
+  install_desktop_tools
   verify
   write_runtime_json
   summary

@@ -1,6 +1,7 @@
 //! `ragsift-bench`: the figures in BENCHMARKS.md, each measured against its baseline in the same run.
 //! Run in release: `cargo run --release -p ragsift-bench -- all`.
 
+mod app;
 mod embed;
 mod extract;
 mod llm;
@@ -48,6 +49,11 @@ enum Command {
     Llm,
     /// Replay of 200 cached judgments, and the local judge's cost per chunk.
     Replay,
+    /// The desktop app's cold start and idle memory (needs Xvfb and the release ragsift-app).
+    App {
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Everything above with defaults.
     All,
 }
@@ -63,12 +69,14 @@ fn main() {
         Command::Reingest { copies } => reingest::run(copies),
         Command::Llm => llm::run(),
         Command::Replay => replay::run(),
+        Command::App { runs } => app::run(runs),
         Command::All => extract::run(&[])
             .and_then(|_| embed::run(256, 0))
             .and_then(|_| search::run(100_000, 1000))
             .and_then(|_| reingest::run(8))
             .and_then(|_| llm::run())
-            .and_then(|_| replay::run()),
+            .and_then(|_| replay::run())
+            .and_then(|_| app::run(5)),
     };
     if let Err(e) = result {
         eprintln!("bench failed: {e}");

@@ -243,15 +243,7 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
     let lib = open_library(home)?;
     let trace = Trace::load(lib.store(), &args.id)?;
     let options = args.policy.apply(trace.policy.clone())?;
-    let expected = match trace.judge.judge.as_str() {
-        "jev" => Some(ragsift_engine::judge::jev::PROMPT_VERSION.to_string()),
-        "local" => Some(format!(
-            "{}+{}",
-            ragsift_engine::judge::LOCAL_PROMPT_VERSION,
-            ragsift_engine::judge::jev::PROMPT_VERSION
-        )),
-        _ => None,
-    };
+    let expected = ragsift_engine::judge::expected_prompt_version(&trace.judge.judge);
     let started = std::time::Instant::now();
     let replay = trace.replay(&options, expected.as_deref())?;
     let micros = started.elapsed().as_secs_f64() * 1e6;

@@ -4,12 +4,10 @@
 use crate::chat::ModelArgs;
 use crate::print_json;
 use ragsift_engine::eval::{self, EvalOptions};
-use ragsift_engine::judge::jev::useful_question;
 use ragsift_engine::judge::{JevJudge, Judge, LocalJudge};
-use ragsift_engine::{Error, LibraryRetriever};
+use ragsift_engine::{CancelToken, Error, LibraryRetriever};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
@@ -137,34 +135,7 @@ fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<e
         }
         other => return Err(Error::Invalid(format!("unknown judge '{other}' (jev or local)"))),
     };
-    let question = [useful_question()];
-    let mut traces = Vec::with_capacity(cases.len());
-    for case in cases {
-        let started = Instant::now();
-        let texts: Vec<String> = case.documents.iter().map(|d| d.text.clone()).collect();
-        let judged = judge.judge(&case.query, &texts, &question)?;
-        let judgments: Vec<eval::Judgment> = judged
-            .iter()
-            .map(|j| eval::Judgment {
-                relevance: j.answers.get(&question[0].key).copied().unwrap_or(0.0) as f64,
-                model: j.model.clone(),
-                input_tokens: j.input_tokens as u64,
-                output_tokens: j.output_tokens as u64,
-            })
-            .collect();
-        traces.push(eval::Trace {
-            case_id: case.id.clone(),
-            input_hash: eval::fingerprint(case),
-            prompt_version: eval::PROMPT_VERSION.to_string(),
-            relevance_guidance: None,
-            judgments,
-            elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
-            source: format!("live:{}:{}", judge.name(), judge.model()),
-            scoring_strategy: Default::default(),
-            scoring_usage: None,
-        });
-    }
-    Ok(traces)
+    eval::live::score_cases(judge, cases, &CancelToken::new(), &mut |_, _| {})
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {

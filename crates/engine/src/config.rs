@@ -1,5 +1,7 @@
 //! Where things live (library home, runtime library, models) and the tunable settings, with their defaults.
 
+use crate::policy::PolicyOptions;
+use crate::retrieve::SearchMode;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ const SETUP_HINT: &str = "run ./scripts/setup.sh (it installs ONNX Runtime and t
 
 /// Tunables for ingest and retrieval. Stored as `settings.json` in the library home; every field has a default.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct Settings {
     /// Embedding model id: a folder under the models dir.
@@ -33,10 +36,51 @@ pub struct Settings {
     pub expansion_search: usize,
     /// The language model for chat, query rewriting and the local judge.
     pub chat: ChatSettings,
+    /// Which judge scores retrieved passages.
+    pub judge: JudgeSettings,
+    /// Query stages the app runs by default.
+    pub pipeline: PipelineDefaults,
+    /// The selection policy new answers use (the app's "save as default").
+    pub policy: PolicyOptions,
+}
+
+/// The judge: TypeSafe's Jev when a key is available (`auto`), or the local model's yes/no readout.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct JudgeSettings {
+    /// `auto` (Jev with a key, else local), `jev`, `local` or `none`.
+    pub kind: String,
+    /// Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API.
+    pub base_url: Option<String>,
+    /// Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`.
+    pub model: Option<String>,
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        JudgeSettings {
+            kind: "auto".into(),
+            base_url: None,
+            model: None,
+        }
+    }
+}
+
+/// Pre-retrieval stages and search mode for new answers.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct PipelineDefaults {
+    pub rewrite: bool,
+    /// Multi-query variants besides the original (0 = none).
+    pub variants: u32,
+    pub mode: SearchMode,
 }
 
 /// Which language model answers: an embedded GGUF file, or an OpenAI-compatible server.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct ChatSettings {
     /// `embedded` or `openai`.
@@ -83,6 +127,9 @@ impl Default for Settings {
             similarity_threshold: 0.0,
             expansion_search: 128,
             chat: ChatSettings::default(),
+            judge: JudgeSettings::default(),
+            pipeline: PipelineDefaults::default(),
+            policy: PolicyOptions::default(),
         }
     }
 }
@@ -110,7 +157,70 @@ impl Settings {
         if self.embed_batch == 0 {
             return Err(Error::Invalid("embed_batch must be at least 1".into()));
         }
-        Ok(())
+        if self.top_k == 0 || self.top_k > 200 {
+            return Err(Error::Invalid("top_k must be between 1 and 200".into()));
+        }
+        if !(0.0..=1.0).contains(&self.similarity_threshold) {
+            return Err(Error::Invalid("similarity_threshold must be between 0 and 1".into()));
+        }
+        if self.pipeline.variants > 8 {
+            return Err(Error::Invalid("pipeline.variants must be at most 8".into()));
+        }
+        if !["auto", "jev", "local", "none"].contains(&self.judge.kind.as_str()) {
+            return Err(Error::Invalid(format!(
+                "judge.kind '{}' is not one of auto, jev, local, none",
+                self.judge.kind
+            )));
+        }
+        check_url("judge.base_url", self.judge.base_url.as_deref())?;
+        match self.chat.backend.as_str() {
+            "embedded" => {
+                if let Some(p) = &self.chat.model_path {
+                    if !p.is_file() {
+                        return Err(Error::Invalid(format!("chat.model_path {} is not a file", p.display())));
+                    }
+                }
+                if self.chat.context_length < 512 {
+                    return Err(Error::Invalid("chat.context_length must be at least 512".into()));
+                }
+            }
+            "openai" => {
+                check_url("chat.endpoint", self.chat.endpoint.as_deref())?;
+                if self.chat.endpoint.is_none() || self.chat.model_name.as_deref().unwrap_or("").is_empty() {
+                    return Err(Error::Invalid(
+                        "the openai backend needs chat.endpoint and chat.model_name".into(),
+                    ));
+                }
+            }
+            other => {
+                return Err(Error::Invalid(format!(
+                    "chat.backend '{other}' is not one of embedded, openai"
+                )))
+            }
+        }
+        self.policy
+            .validate()
+            .map_err(|e| Error::Invalid(format!("policy: {e}")))
+    }
+
+    /// Validates and writes `settings.json` in `home` atomically (temp file + rename).
+    pub fn save(&self, home: &Path) -> Result<()> {
+        self.validate()?;
+        let path = home.join("settings.json");
+        let tmp = home.join(".settings.json.tmp");
+        let json = serde_json::to_vec_pretty(self).map_err(|e| Error::Invalid(e.to_string()))?;
+        std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
+        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+    }
+}
+
+fn check_url(field: &str, url: Option<&str>) -> Result<()> {
+    match url {
+        Some(u) if !(u.starts_with("http://") || u.starts_with("https://")) || u.len() < 10 => Err(Error::Invalid(
+            format!("{field} must be an http:// or https:// URL, got '{u}'"),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -138,6 +248,7 @@ pub fn resolve_home(explicit: Option<&Path>) -> Result<PathBuf> {
 
 /// Where the ONNX Runtime library and the models were found.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RuntimePaths {
     pub onnxruntime: PathBuf,
     pub models_dir: PathBuf,

@@ -59,10 +59,15 @@ pub enum Error {
     NotFound(String),
     #[error("invalid input: {0}")]
     Invalid(String),
+    /// A stored run can no longer be replayed (its inputs changed, or the judge's questions did).
+    #[error("{0}")]
+    Stale(String),
+    #[error("cancelled")]
+    Cancelled,
 }
 
 impl Error {
-    /// A short stable code for machines (CLI JSON, later the IPC layer).
+    /// A short stable code for machines (CLI JSON; the app maps it to its few IPC codes).
     pub fn code(&self) -> &'static str {
         match self {
             Error::Encrypted { .. } => "encrypted",
@@ -85,6 +90,8 @@ impl Error {
             Error::Judge { .. } => "judge",
             Error::NotFound(_) => "not_found",
             Error::Invalid(_) => "invalid",
+            Error::Stale(_) => "stale",
+            Error::Cancelled => "cancelled",
         }
     }
 

@@ -19,6 +19,7 @@ pub mod policy;
 pub mod progress;
 pub mod retrieve;
 pub mod store;
+pub mod workbench;
 
 pub use config::{RuntimePaths, Settings};
 pub use embed::{Embedder, FastEmbedder};

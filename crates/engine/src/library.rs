@@ -7,6 +7,7 @@ use crate::embed::Embedder;
 use crate::extract::{self, Limits, Loader};
 use crate::ids;
 use crate::index::{UsearchIndex, VectorIndex};
+use crate::llm::CancelToken;
 use crate::progress::{IngestEvent, Progress};
 use crate::store::{DocumentRow, NewChunk, Store};
 use crate::{Error, Result};
@@ -21,9 +22,10 @@ const PERSIST_EVERY: Duration = Duration::from_secs(30);
 
 /// What happened to one input file.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct FileReport {
     pub path: String,
-    /// `ingested`, `unchanged` or `failed`.
+    /// `ingested`, `unchanged`, `failed` or `cancelled`.
     pub status: String,
     pub pages: u32,
     pub chunks: u32,
@@ -35,6 +37,7 @@ pub struct FileReport {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct IngestReport {
     pub files: Vec<FileReport>,
 }
@@ -47,6 +50,7 @@ impl IngestReport {
 
 /// What the reconcile on open found and repaired.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Reconciled {
     pub chunks: usize,
     pub vectors_added: usize,
@@ -152,6 +156,18 @@ impl Library {
     /// Ingests files and folders (recursively, supported files only). A file that fails is reported and the
     /// batch goes on; an unchanged file (same path, same checksum, same model) is skipped without embedding.
     pub fn ingest(&self, embedder: &dyn Embedder, inputs: &[PathBuf], progress: Progress<'_>) -> Result<IngestReport> {
+        self.ingest_cancellable(embedder, inputs, progress, &CancelToken::new())
+    }
+
+    /// [`Library::ingest`] that stops between files once `cancel` is set: the files done so far stay in the
+    /// library, the rest are reported `cancelled`, and the index is saved either way.
+    pub fn ingest_cancellable(
+        &self,
+        embedder: &dyn Embedder,
+        inputs: &[PathBuf],
+        progress: Progress<'_>,
+        cancel: &CancelToken,
+    ) -> Result<IngestReport> {
         if self.store.meta("embedding_model")?.is_none()
             && self.store.documents()?.is_empty()
             && embedder.dimensions() != self.index.dimensions()
@@ -171,6 +187,18 @@ impl Library {
                 Err(e) => e.clone(),
             };
             let (n, total) = (i + 1, files.len());
+            if cancel.is_cancelled() {
+                report.files.push(FileReport {
+                    path: shown,
+                    status: "cancelled".into(),
+                    pages: 0,
+                    chunks: 0,
+                    error: None,
+                    error_code: None,
+                    warning: None,
+                });
+                continue;
+            }
             progress(&IngestEvent::FileStarted {
                 file: n,
                 total,

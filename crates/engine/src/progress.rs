@@ -4,6 +4,7 @@ use serde::Serialize;
 
 /// One step of an ingest. Files are numbered from 1.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum IngestEvent {
     /// The inputs were expanded into this many files.

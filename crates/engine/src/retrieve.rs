@@ -12,6 +12,7 @@ use std::collections::HashMap;
 pub const RRF_K: f32 = 60.0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
     #[default]
@@ -37,6 +38,7 @@ impl std::str::FromStr for SearchMode {
 /// A search. Defaults follow Spring AI's VectorStoreDocumentRetriever: top-k 4, similarity threshold 0.0
 /// (accept all). The threshold applies to cosine similarity, so to vector and hybrid search.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SearchRequest {
     pub query: String,
     pub top_k: usize,
@@ -58,6 +60,7 @@ impl SearchRequest {
 /// One retrieved chunk. `score` is what the hits are ordered by: cosine similarity (vector), BM25 (keyword)
 /// or the fused RRF score (hybrid); the per-method scores and ranks are kept beside it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Hit {
     pub rank: usize,
     pub score: f32,

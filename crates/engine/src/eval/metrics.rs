@@ -17,6 +17,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// One policy's selection for one case.
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Metrics {
     /// Relevant selected / selected; 0 for an empty selection.
     pub precision: f64,
@@ -83,6 +84,7 @@ pub fn measure(case: &EvalCase, selected: &[&Document], cutoff: Option<usize>) -
 /// `None` when every case does (booleans count as 0 or 1). So recall and nDCG cover only cases with relevant
 /// candidates, and `correctly_empty` only cases without.
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Summary {
     pub precision: Option<f64>,
     pub evidence_recall: Option<f64>,

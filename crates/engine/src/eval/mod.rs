@@ -11,6 +11,7 @@
 //! tradeoff. Test data in these formats, made for ragsift, is in `fixtures/eval/`.
 
 pub mod library;
+pub mod live;
 pub mod metrics;
 pub mod ragjev;
 
@@ -87,6 +88,7 @@ impl std::error::Error for EvalError {}
 
 /// The shared policy settings: `min_relevance` for the filter modes, `top_n` for every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct EvalOptions {
     pub min_relevance: f64,
     #[serde(default)]
@@ -109,6 +111,7 @@ impl EvalOptions {
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum EvalPolicy {
     Baseline,
@@ -138,6 +141,7 @@ impl EvalPolicy {
 /// One value per compared policy; serialises as
 /// `{"baseline": …, "filter": …, "rerank": …, "filter_and_rerank": …}`.
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ByPolicy<T> {
     pub baseline: T,
     pub filter: T,
@@ -166,6 +170,7 @@ impl<T> ByPolicy<T> {
 }
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CaseRow {
     pub case_id: String,
     pub metrics: ByPolicy<Metrics>,
@@ -174,6 +179,7 @@ pub struct CaseRow {
 
 /// Scoring tokens reported by the traces: a contextual trace's shared usage, else the sum over its judgments.
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ScoringUsage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -183,6 +189,7 @@ pub struct ScoringUsage {
 /// rag-jev's report shape (`cases` is a count, per-case metrics are in `rows`), plus the settings and the
 /// optional [`Sweep`], which [`evaluate`] leaves empty.
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct EvalReport {
     pub cases: usize,
     pub sources: Vec<String>,
@@ -383,6 +390,7 @@ pub fn evaluate(cases: &[EvalCase], traces: &[Trace], options: &EvalOptions) -> 
 
 /// The filter policy at one threshold: query-level means, as in the summary.
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SweepPoint {
     pub threshold: f64,
     pub precision: f64,
@@ -393,6 +401,7 @@ pub struct SweepPoint {
 }
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Sweep {
     pub policy: EvalPolicy,
     pub top_n: Option<usize>,

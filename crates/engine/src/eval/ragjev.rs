@@ -32,6 +32,7 @@ pub const CONTEXTUAL_PROMPT_VERSION: &str = "contextual-evidence-v1";
 
 /// A retrieved candidate passage.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct Document {
     pub id: String,
@@ -46,6 +47,7 @@ pub struct Document {
 
 /// One labelled query with its retrieved candidates, in retrieval order.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct EvalCase {
     pub id: String,
@@ -66,6 +68,7 @@ pub struct EvalCase {
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum ScoringStrategy {
     #[default]
@@ -75,6 +78,7 @@ pub enum ScoringStrategy {
 
 /// Token usage; on a trace only for contextual scoring, where one request judged all passages.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
     #[serde(default)]
@@ -93,6 +97,7 @@ fn yes() -> bool {
 
 /// Jev's judgment of one passage: `relevance` is the probability that it is useful evidence.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct Judgment {
     pub relevance: f64,
@@ -105,6 +110,7 @@ pub struct Judgment {
 
 /// Saved judgments for one case: one per document, in the case's document order. No passage text.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
 pub struct Trace {
     pub case_id: String,

@@ -15,6 +15,7 @@ const EXTRACT_THREAD: &str = "ragsift-extract";
 
 /// The text of one page; `failed` marks a page whose content could not be fully decoded.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PageText {
     pub number: u32,
     pub text: String,
@@ -24,6 +25,7 @@ pub struct PageText {
 
 /// A file's pages, plus the pages that yielded no text (scanned or image-only pages).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Extracted {
     pub pages: Vec<PageText>,
     pub empty_pages: Vec<u32>,

@@ -24,6 +24,16 @@ pub trait Judge: Send + Sync {
     fn judge(&self, query: &str, passages: &[String], questions: &[JudgeQuestion]) -> Result<Vec<PassageJudgment>>;
 }
 
+/// The prompt version a stored run's judge must have used for its judgments to be replayed against today's
+/// questions (`None` when the run had no judge).
+pub fn expected_prompt_version(judge: &str) -> Option<String> {
+    match judge {
+        "jev" => Some(jev::PROMPT_VERSION.to_string()),
+        "local" => Some(format!("{LOCAL_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)),
+        _ => None,
+    }
+}
+
 /// TypeSafe's Jev.
 pub struct JevJudge {
     client: jev::JevClient,

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     System,
@@ -33,6 +34,7 @@ impl Role {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChatMessage {
     pub role: Role,
     pub content: String,
@@ -55,6 +57,7 @@ impl ChatMessage {
 
 /// How to generate. Temperature 0 is greedy (deterministic).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct GenerateOptions {
     pub max_tokens: u32,
     pub temperature: f32,
@@ -72,12 +75,14 @@ impl Default for GenerateOptions {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Usage {
     pub prompt_tokens: u32,
     pub completion_tokens: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 pub enum FinishReason {
     /// The model ended its answer.
@@ -89,6 +94,7 @@ pub enum FinishReason {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Completion {
     pub text: String,
     pub model: String,
@@ -99,6 +105,7 @@ pub struct Completion {
 /// A yes/no answer as a probability. `calibrated` is false when it is not read from the model's token
 /// distribution (a server that returns no logprobs: then it is 0 or 1 from the answer's text).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct YesNo {
     pub p_yes: f32,
     pub model: String,

@@ -9,6 +9,7 @@ pub const EMPTY_CONTEXT_PROMPT: &str =
 
 /// One numbered source in the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Source {
     pub number: usize,
     pub chunk_id: String,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One variant's finding of a chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Provenance {
     pub variant: usize,
     pub rank: usize,
@@ -14,6 +15,7 @@ pub struct Provenance {
 
 /// A chunk of the joined set, with everything later stages and the inspector need.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Candidate {
     pub chunk_id: String,
     pub document_id: String,

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum JudgeStatus {
     /// At least one passage was judged now.
@@ -26,6 +27,7 @@ pub enum JudgeStatus {
 
 /// One candidate's answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CandidateJudgment {
     pub chunk_id: String,
     pub answers: BTreeMap<String, f32>,
@@ -37,6 +39,7 @@ pub struct CandidateJudgment {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct JudgeOutcome {
     pub judge: String,
     pub model: String,

@@ -10,8 +10,8 @@ pub mod trace;
 
 use crate::judge::{default_questions, Judge, JudgeQuestion};
 use crate::library::Library;
-use crate::llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel};
-use crate::policy::{select, ChunkJudgment, PolicyOptions};
+use crate::llm::{CancelToken, ChatMessage, Completion, GenerateOptions, LanguageModel};
+use crate::policy::{select, ChunkJudgment, PolicyOptions, Selection};
 use crate::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
 use crate::Result;
 use augment::{augment, citations, Source};
@@ -26,6 +26,7 @@ pub use trace::{StageQuery, Trace, VariantHits};
 
 /// Which stages run and how they are sized. Every stage is optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct PipelineOptions {
     /// Compress chat history + follow-up into a standalone query (only when there is history).
@@ -77,6 +78,9 @@ pub struct Pipeline<'a> {
     pub judge: Option<&'a dyn Judge>,
     pub questions: Vec<JudgeQuestion>,
     pub options: PipelineOptions,
+    /// Told the name of each stage as it starts (`transforming`, `retrieving`, `judging`, `selecting`,
+    /// `generating`), for a progress display.
+    pub observer: Option<&'a (dyn Fn(&str) + Sync)>,
 }
 
 impl<'a> Pipeline<'a> {
@@ -88,6 +92,13 @@ impl<'a> Pipeline<'a> {
             judge: None,
             questions: default_questions(),
             options: PipelineOptions::default(),
+            observer: None,
+        }
+    }
+
+    fn stage(&self, name: &str) {
+        if let Some(observe) = self.observer {
+            observe(name);
         }
     }
 
@@ -107,6 +118,7 @@ impl<'a> Pipeline<'a> {
         };
 
         let t = Instant::now();
+        self.stage("transforming");
         let mut transformers: Vec<Box<dyn QueryTransformer + '_>> = Vec::new();
         if o.compress_history && !history.is_empty() {
             transformers.push(Box::new(CompressionQueryTransformer { model: self.model }));
@@ -145,12 +157,14 @@ impl<'a> Pipeline<'a> {
         timings.insert("query".to_string(), ms(t));
 
         let t = Instant::now();
+        self.stage("retrieving");
         let per_variant = self.retrieve_all(&variants)?;
         timings.insert("retrieval".to_string(), ms(t));
         let candidates = ConcatenationJoiner.join(&per_variant);
 
         // Post-retrieval stages see the ORIGINAL question.
         let t = Instant::now();
+        self.stage("judging");
         let outcome = match self.judge {
             Some(judge) => judge_candidates(
                 self.library.store(),
@@ -164,10 +178,48 @@ impl<'a> Pipeline<'a> {
         };
         timings.insert("judge".to_string(), ms(t));
         let t = Instant::now();
+        self.stage("selecting");
         let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments);
         let selection = select(&chunk_judgments, &o.policy);
         timings.insert("policy".to_string(), ms(t));
 
+        let t = Instant::now();
+        self.stage("generating");
+        let (sources, prompt, completion) = self.answer(query, history, &candidates, &selection, on_token, cancel)?;
+        timings.insert("generation".to_string(), ms(t));
+
+        let trace = Trace::new(
+            &original,
+            transformed,
+            variants
+                .iter()
+                .zip(per_variant)
+                .map(|(v, hits)| VariantHits::from_hits(&v.text, &hits))
+                .collect(),
+            candidates,
+            outcome,
+            o.policy.clone(),
+            selection,
+            citations(&completion.text, sources.len()),
+            sources,
+            prompt,
+            completion,
+            timings,
+        );
+        trace.save(self.library.store())?;
+        Ok(trace)
+    }
+
+    /// The augmenter and the answer: numbered sources from what `selection` returns, the prompt, the completion.
+    fn answer(
+        &self,
+        query: &str,
+        history: &[ChatMessage],
+        candidates: &[join::Candidate],
+        selection: &Selection,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<(Vec<Source>, String, Completion)> {
         let by_id: BTreeMap<&str, &join::Candidate> = candidates.iter().map(|c| (c.chunk_id.as_str(), c)).collect();
         let sources: Vec<Source> = selection
             .returned_ids
@@ -184,25 +236,51 @@ impl<'a> Pipeline<'a> {
                 text: c.text.clone(),
             })
             .collect();
-        let prompt = augment(query, &sources, o.allow_empty_context);
-
-        let t = Instant::now();
+        let prompt = augment(query, &sources, self.options.allow_empty_context);
         let mut messages = history.to_vec();
         messages.push(ChatMessage::user(prompt.clone()));
-        let completion = self.model.chat(&messages, &o.generate, on_token, cancel)?;
-        timings.insert("generation".to_string(), ms(t));
+        let completion = self.model.chat(&messages, &self.options.generate, on_token, cancel)?;
+        Ok((sources, prompt, completion))
+    }
 
+    /// A new run answering `previous`'s question from its own candidates and cached judgments, selected with
+    /// `policy`: no retrieval, no judge call; only the answer is generated again.
+    pub fn regenerate(
+        &self,
+        previous: &Trace,
+        policy: &PolicyOptions,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Trace> {
+        let t = Instant::now();
+        self.stage("selecting");
+        let selection = previous.replay(policy, None)?.selection;
+        let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
+        let t = Instant::now();
+        self.stage("generating");
+        let (sources, prompt, completion) = self.answer(
+            &previous.query,
+            &previous.history,
+            &previous.candidates,
+            &selection,
+            on_token,
+            cancel,
+        )?;
+        timings.insert("generation".to_string(), ms(t));
+        let original = Query {
+            text: previous.query.clone(),
+            history: previous.history.clone(),
+        };
+        let mut judge = previous.judge.clone();
+        judge.fresh_passages = 0;
+        judge.cached_passages = previous.candidates.len();
         let trace = Trace::new(
             &original,
-            transformed,
-            variants
-                .iter()
-                .zip(per_variant)
-                .map(|(v, hits)| VariantHits::from_hits(&v.text, &hits))
-                .collect(),
-            candidates,
-            outcome,
-            o.policy.clone(),
+            previous.transformed.clone(),
+            previous.variants.clone(),
+            previous.candidates.clone(),
+            judge,
+            policy.clone(),
             selection,
             citations(&completion.text, sources.len()),
             sources,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A query with the conversation it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Query {
     pub text: String,
     #[serde(default)]

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 /// A query as a stage left it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct StageQuery {
     pub stage: String,
     pub text: String,
@@ -23,12 +24,14 @@ pub struct StageQuery {
 
 /// What one variant retrieved: chunk ids with rank and scores.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct VariantHits {
     pub query: String,
     pub hits: Vec<VariantHit>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct VariantHit {
     pub chunk_id: String,
     pub rank: usize,
@@ -57,6 +60,7 @@ impl VariantHits {
 
 /// Everything about one answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Trace {
     pub run_id: String,
     pub created_at: i64,
@@ -153,14 +157,14 @@ impl Trace {
     /// `expected_prompt_version` (when given).
     pub fn replay(&self, options: &PolicyOptions, expected_prompt_version: Option<&str>) -> Result<Replay> {
         if fingerprint(&self.query, &self.candidates) != self.fingerprint {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Stale(format!(
                 "run {}: its inputs do not match its fingerprint; it cannot be replayed, ask again",
                 self.run_id
             )));
         }
         if let Some(v) = expected_prompt_version {
             if !self.judge.prompt_version.is_empty() && self.judge.prompt_version != v {
-                return Err(Error::Invalid(format!(
+                return Err(Error::Stale(format!(
                     "run {} was judged with prompt version '{}', the judge now uses '{v}': replay would mix questions; ask again",
                     self.run_id, self.judge.prompt_version
                 )));
@@ -180,6 +184,7 @@ impl Trace {
 
 /// The result of a replay, with what changed against the run's own selection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Replay {
     pub run_id: String,
     pub options: PolicyOptions,

@@ -43,6 +43,7 @@ pub const POLICY_ALGORITHM: &str = "ragsift-policy-1";
 
 /// The judge's output for one retrieved chunk, plus what the policy needs to know about the chunk itself.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChunkJudgment {
     pub chunk_id: String,
     /// Position in the retrieved list; decisions come back sorted by it.
@@ -59,6 +60,7 @@ pub struct ChunkJudgment {
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     #[default]
@@ -79,6 +81,7 @@ impl Mode {
 
 /// Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`].
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct PolicyOptions {
     pub mode: Mode,
@@ -176,6 +179,7 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// Why a chunk was kept or dropped; exactly one per chunk. A policy explanation, not a model rationale.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     Retained,
@@ -237,6 +241,7 @@ impl Reason {
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Applied,
@@ -245,6 +250,7 @@ pub enum Status {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Decision {
     pub chunk_id: String,
     pub input_index: usize,
@@ -262,6 +268,7 @@ pub struct Decision {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Selection {
     /// One per chunk, in input order.
     pub decisions: Vec<Decision>,
@@ -278,6 +285,7 @@ pub struct Selection {
 
 /// A chunk whose selection or reason differs between two selections (absent on one side → `None`).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Change {
     pub chunk_id: String,
     pub before_reason: Option<Reason>,

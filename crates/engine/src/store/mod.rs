@@ -15,6 +15,7 @@ pub use schema::latest_version;
 
 /// A document as the library lists it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct DocumentRow {
     pub id: String,
     pub path: String,
@@ -46,6 +47,7 @@ pub struct NewChunk {
 
 /// A stored chunk with the document it belongs to.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ChunkRow {
     pub key: u64,
     pub id: String,

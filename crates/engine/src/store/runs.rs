@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// One cached answer of one judge question about one (query, passage).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CachedJudgment {
     pub key: String,
     pub judge: String,
@@ -24,6 +25,7 @@ pub struct CachedJudgment {
 
 /// A run as listed (the trace itself is in [`Store::run`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RunSummary {
     pub id: String,
     pub created_at: i64,

@@ -7,6 +7,7 @@ use super::{CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUE
 
 /// One Noul (true/false) question; Jev answers it with the probability that it is true.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct JudgeQuestion {
     /// The key in `questions` and in `answers`.
     pub key: String,

@@ -1,0 +1,285 @@
+//! The desktop app's service layer: one method per app command over long-lived parts (the library, the
+//! embedder, the language model, the judge key, running jobs), so the Tauri shell stays a thin mapping.
+
+mod jobs;
+mod page;
+mod run;
+
+use crate::config::{resolve_home, RuntimePaths, Settings};
+use crate::embed::FastEmbedder;
+use crate::judge::jev::JevConfig;
+use crate::library::{IngestReport, Library};
+use crate::llm::{embedded::LoadProgress, open_model, LanguageModel};
+use crate::pipeline::Trace;
+use crate::policy::PolicyOptions;
+use crate::progress::IngestEvent;
+use crate::store::{DocumentRow, RunSummary};
+use crate::{Error, Result};
+pub use jobs::Jobs;
+pub use page::{PageChunk, PageView};
+pub use run::{AskEvent, AskOptions, AskRequest, EvalRequest, EvalView, Events};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
+const KEY_FILE: &str = "jev-api-key";
+
+/// What the app shows about itself and its set-up.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct AppInfo {
+    pub version: String,
+    pub home: String,
+    pub documents: u32,
+    pub runs: u32,
+    pub embedding_model: String,
+    pub chat_model: String,
+    pub judge: JudgeInfo,
+    /// Set-up problems in plain words (missing runtime or models), each with its fix.
+    pub problems: Vec<String>,
+}
+
+/// Which judge new answers use.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct JudgeInfo {
+    /// `jev`, `local` or `none`.
+    pub kind: String,
+    pub model: String,
+    pub calibrated: bool,
+    /// Whether a Jev key is stored or in `TYPESAFE_API_KEY` (the key itself never leaves the backend).
+    pub key_set: bool,
+}
+
+/// The app's state.
+pub struct Workbench {
+    home: PathBuf,
+    library: RwLock<Arc<Library>>,
+    embedder: Mutex<Option<Arc<FastEmbedder>>>,
+    model: Mutex<Option<Arc<dyn LanguageModel>>>,
+    last_trace: Mutex<Option<Arc<Trace>>>,
+    pub jobs: Jobs,
+}
+
+impl Workbench {
+    /// Opens the library in `home` (else `$RAGSIFT_HOME`, else the per-user data dir), as the CLI does.
+    pub fn open(home: Option<&Path>) -> Result<Self> {
+        let home = resolve_home(home)?;
+        std::fs::create_dir_all(&home).map_err(|e| Error::io(&home, e))?;
+        let library = Library::open(&home, Settings::load(&home)?)?;
+        Ok(Workbench {
+            home,
+            library: RwLock::new(Arc::new(library)),
+            embedder: Mutex::new(None),
+            model: Mutex::new(None),
+            last_trace: Mutex::new(None),
+            jobs: Jobs::default(),
+        })
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    pub fn library(&self) -> Arc<Library> {
+        self.library.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.library().settings().clone()
+    }
+
+    pub fn info(&self) -> Result<AppInfo> {
+        let lib = self.library();
+        let s = lib.settings();
+        let mut problems = Vec::new();
+        match RuntimePaths::discover(&self.home) {
+            Ok(rt) => {
+                if let Err(e) = rt.model_dir(&s.embedding_model) {
+                    problems.push(e.to_string());
+                }
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+        let chat_model = match s.chat.backend.as_str() {
+            "openai" => format!(
+                "{} at {}",
+                s.chat.model_name.as_deref().unwrap_or("?"),
+                s.chat.endpoint.as_deref().unwrap_or("?")
+            ),
+            _ => {
+                let path = match &s.chat.model_path {
+                    Some(p) => p.clone(),
+                    None => crate::llm::embedded::default_model_path(&crate::config::models_dir(&self.home)?),
+                };
+                if !path.is_file() {
+                    problems.push(format!(
+                        "chat model {} not found: run ./scripts/setup.sh or choose a GGUF in Settings",
+                        path.display()
+                    ));
+                }
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            }
+        };
+        Ok(AppInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            home: self.home.display().to_string(),
+            documents: lib.documents()?.len() as u32,
+            runs: lib.store().runs(u32::MAX as usize)?.len() as u32,
+            embedding_model: s.embedding_model.clone(),
+            chat_model,
+            judge: self.judge_info(),
+            problems,
+        })
+    }
+
+    pub fn documents(&self) -> Result<Vec<DocumentRow>> {
+        self.library().documents()
+    }
+
+    /// Ingests files and folders; files are skipped once `job` is cancelled.
+    pub fn ingest(
+        &self,
+        paths: &[String],
+        job: &str,
+        on_event: &(dyn Fn(&IngestEvent) + Sync),
+    ) -> Result<IngestReport> {
+        let cancel = self.jobs.start(job);
+        let _done = self.jobs.finish_on_drop(job);
+        let embedder = self.embedder()?;
+        let inputs: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        self.library()
+            .ingest_cancellable(embedder.as_ref(), &inputs, on_event, &cancel)
+    }
+
+    pub fn remove_document(&self, id: &str) -> Result<DocumentRow> {
+        self.library().remove(id)
+    }
+
+    pub fn runs(&self, limit: u32) -> Result<Vec<RunSummary>> {
+        self.library().store().runs(limit as usize)
+    }
+
+    /// A stored run's trace (the last one is kept in memory, so replaying it does no I/O).
+    pub fn run(&self, id: &str) -> Result<Arc<Trace>> {
+        let mut last = self.last_trace.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = last.as_ref().filter(|t| t.run_id == id) {
+            return Ok(t.clone());
+        }
+        let trace = Arc::new(Trace::load(self.library().store(), id)?);
+        *last = Some(trace.clone());
+        Ok(trace)
+    }
+
+    /// Validates and stores settings; the library reopens, and the model reloads on next use when its settings
+    /// changed.
+    pub fn save_settings(&self, settings: Settings) -> Result<Settings> {
+        settings.save(&self.home)?;
+        let old = self.settings();
+        if old.chat != settings.chat {
+            *self.model.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+        if old.embedding_model != settings.embedding_model || old.embed_threads != settings.embed_threads {
+            *self.embedder.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+        let library = Library::open(&self.home, settings.clone())?;
+        *self.library.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
+        Ok(settings)
+    }
+
+    /// Makes `policy` the one new answers use.
+    pub fn save_default_policy(&self, policy: PolicyOptions) -> Result<Settings> {
+        let mut settings = self.settings();
+        settings.policy = policy;
+        self.save_settings(settings)
+    }
+
+    /// Stores (or with `None`, forgets) the Jev API key, readable only by the user.
+    pub fn set_judge_key(&self, key: Option<&str>) -> Result<JudgeInfo> {
+        let path = self.home.join(KEY_FILE);
+        match key.map(str::trim).filter(|k| !k.is_empty()) {
+            Some(k) => write_private(&path, k)?,
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
+                _ => {}
+            },
+        }
+        Ok(self.judge_info())
+    }
+
+    /// The Jev configuration when a key is stored or in the environment; settings override the endpoint/model.
+    pub(crate) fn jev_config(&self) -> Option<JevConfig> {
+        let stored = std::fs::read_to_string(self.home.join(KEY_FILE)).ok();
+        let judge = self.settings().judge;
+        JevConfig::from_lookup(|name| match name {
+            "TYPESAFE_API_KEY" => stored.clone().or_else(|| std::env::var(name).ok()),
+            "TYPESAFE_BASE_URL" => judge.base_url.clone().or_else(|| std::env::var(name).ok()),
+            "TYPESAFE_DEFAULT_MODEL" => judge.model.clone().or_else(|| std::env::var(name).ok()),
+            _ => std::env::var(name).ok(),
+        })
+    }
+
+    pub fn judge_info(&self) -> JudgeInfo {
+        let jev = self.jev_config();
+        let key_set = jev.is_some();
+        let kind = match (self.settings().judge.kind.as_str(), key_set) {
+            ("auto", true) | ("jev", _) => "jev",
+            ("none", _) => "none",
+            _ => "local",
+        };
+        JudgeInfo {
+            kind: kind.into(),
+            model: match kind {
+                "jev" => jev.map(|c| c.model).unwrap_or_default(),
+                "local" => "the chat model's yes/no readout".into(),
+                _ => String::new(),
+            },
+            calibrated: kind == "jev",
+            key_set,
+        }
+    }
+
+    /// The embedder, loaded on first use.
+    pub fn embedder(&self) -> Result<Arc<FastEmbedder>> {
+        let mut slot = self.embedder.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = slot.as_ref() {
+            return Ok(e.clone());
+        }
+        let s = self.settings();
+        let runtime = RuntimePaths::discover(&self.home)?;
+        let e = Arc::new(FastEmbedder::load(
+            &runtime,
+            &s.embedding_model,
+            s.embed_threads,
+            s.embed_batch,
+        )?);
+        *slot = Some(e.clone());
+        Ok(e)
+    }
+
+    /// The language model, loaded on first use; `progress` sees the load's fraction done.
+    pub fn model(&self, progress: Option<LoadProgress>) -> Result<Arc<dyn LanguageModel>> {
+        let mut slot = self.model.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(m.clone());
+        }
+        let m: Arc<dyn LanguageModel> = Arc::from(open_model(&self.settings().chat, &self.home, progress)?);
+        *slot = Some(m.clone());
+        Ok(m)
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let mut f = options.open(path).map_err(|e| Error::io(path, e))?;
+    f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
+}

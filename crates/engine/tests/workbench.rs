@@ -1,0 +1,217 @@
+//! The desktop app's service layer without a GUI: ingest with events (and "unchanged" on re-ingest), ask with
+//! stage and token events, replay with zero judge calls, regenerate with another selection, the page view's
+//! offsets, settings validation, the default policy, the judge key kept out of settings, and cancellation.
+
+mod common;
+#[path = "common/http.rs"]
+mod http;
+
+use common::fixture;
+use http::{Reply, Request, Server};
+use ragsift_engine::policy::{PolicyOptions, Reason};
+use ragsift_engine::progress::IngestEvent;
+use ragsift_engine::workbench::{AskEvent, AskOptions, AskRequest, Workbench};
+use ragsift_engine::SearchMode;
+use std::sync::{Arc, Mutex};
+
+/// Jev at the HTTP boundary: relevance 0.60 and evidence 0.80 for every passage.
+fn jev_server() -> Server {
+    Server::with_handler(|_req: &Request| {
+        let answers = serde_json::json!({
+            "contains_prompt_injection": {"type": "noul", "noul": 0.02},
+            "contradicts_query_premise": {"type": "noul", "noul": 0.05},
+            "is_relevant": {"type": "noul", "noul": 0.60},
+            "contains_answer_evidence": {"type": "noul", "noul": 0.80},
+            "useful": {"type": "noul", "noul": 0.70},
+        });
+        Reply::Json(
+            200,
+            vec![],
+            serde_json::json!({"model": "jev-1.13.0", "answers": answers, "usage": {"input_tokens": 9, "output_tokens": 1}})
+                .to_string(),
+        )
+    })
+}
+
+fn workbench(server: &Server) -> (tempfile::TempDir, Workbench) {
+    let dir = tempfile::tempdir().unwrap();
+    let wb = Workbench::open(Some(dir.path())).unwrap();
+    let mut s = wb.settings();
+    s.judge.base_url = Some(server.url.clone());
+    wb.save_settings(s).unwrap();
+    assert_eq!(wb.set_judge_key(Some("secret-key-123")).unwrap().kind, "jev");
+    (dir, wb)
+}
+
+fn ingest(wb: &Workbench, path: &str) -> (Vec<String>, Vec<IngestEvent>) {
+    let events = Mutex::new(Vec::new());
+    let report = wb
+        .ingest(&[fixture(path).display().to_string()], "job-ingest", &|e| {
+            events.lock().unwrap().push(e.clone())
+        })
+        .unwrap();
+    (
+        report.files.iter().map(|f| f.status.clone()).collect(),
+        events.into_inner().unwrap(),
+    )
+}
+
+fn options() -> Option<AskOptions> {
+    Some(AskOptions {
+        rewrite: false,
+        variants: 0,
+        top_k: 3,
+        mode: SearchMode::Vector,
+        max_tokens: 16,
+    })
+}
+
+#[test]
+fn ingest_ask_replay_regenerate_and_page() {
+    let server = jev_server();
+    let (dir, wb) = workbench(&server);
+
+    let (status, events) = ingest(&wb, "pdf/multipage.pdf");
+    assert_eq!(status, ["ingested"]);
+    assert!(events.iter().any(|e| matches!(e, IngestEvent::Embedding { .. })));
+    let (status, _) = ingest(&wb, "pdf/multipage.pdf");
+    assert_eq!(status, ["unchanged"], "re-ingest does not re-embed");
+    let doc = &wb.documents().unwrap()[0];
+    assert_eq!(doc.page_count, 3);
+
+    let seen: Arc<Mutex<Vec<AskEvent>>> = Arc::default();
+    let sink = seen.clone();
+    let request = AskRequest {
+        question: "How long is the battery warranty?".into(),
+        history: vec![],
+        options: options(),
+    };
+    let trace = wb
+        .ask(&request, "job-ask", Arc::new(move |e| sink.lock().unwrap().push(e)))
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    let stages: Vec<&str> = seen
+        .iter()
+        .filter_map(|e| match e {
+            AskEvent::Stage { stage } => Some(stage.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            "loading_model",
+            "transforming",
+            "retrieving",
+            "judging",
+            "selecting",
+            "generating"
+        ]
+    );
+    let streamed: String = seen
+        .iter()
+        .filter_map(|e| match e {
+            AskEvent::Token { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed, trace.answer);
+    assert_eq!(trace.judge.judge, "jev");
+    assert!(trace.selection.decisions.iter().all(|d| d.reason == Reason::Retained));
+    let judged = server.requests().len();
+    assert_eq!(judged, trace.candidates.len());
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer secret-key-123")));
+
+    // Replay: a relevance threshold above 0.60 drops every chunk, with no judge call.
+    let mut strict = PolicyOptions::default();
+    strict.thresholds.insert("is_relevant".into(), 0.75);
+    let replay = wb.replay(&trace.run_id, &strict).unwrap();
+    assert!(replay
+        .selection
+        .decisions
+        .iter()
+        .all(|d| d.reason == Reason::NotRelevant));
+    assert_eq!(replay.changes.len(), trace.candidates.len());
+
+    // Regenerate with a top-1 selection: a new run, one source, still no judge call.
+    let top1 = PolicyOptions {
+        top_n: Some(1),
+        ..PolicyOptions::default()
+    };
+    let again = wb
+        .regenerate(&trace.run_id, &top1, "job-regen", Arc::new(|_| {}))
+        .unwrap();
+    assert_ne!(again.run_id, trace.run_id);
+    assert_eq!(again.sources.len(), 1);
+    assert_eq!(
+        server.requests().len(),
+        judged,
+        "replay and regenerate never call the judge"
+    );
+    assert_eq!(wb.runs(10).unwrap().len(), 2);
+
+    // The key is in neither the settings file nor any stored trace.
+    let settings = std::fs::read_to_string(dir.path().join("settings.json")).unwrap();
+    assert!(!settings.contains("secret-key-123"));
+    let stored = serde_json::to_string(&*wb.run(&trace.run_id).unwrap()).unwrap();
+    assert!(!stored.contains("secret-key-123"));
+
+    // Page view: the chunk's offsets are character offsets into the page's text.
+    let source = &trace.candidates[0];
+    let page = wb.page(&source.document_id, source.page_start).unwrap();
+    let chunk = page.chunks.iter().find(|c| c.chunk_id == source.chunk_id).unwrap();
+    let chars: Vec<char> = page.text.chars().collect();
+    let slice: String = chars[chunk.char_start as usize..chunk.char_end as usize]
+        .iter()
+        .collect();
+    let first_words: Vec<String> = common::words(&source.text).into_iter().take(5).collect();
+    assert_eq!(common::words(&slice)[..5], first_words[..], "{slice}");
+    let image = wb.page_image(&source.document_id, 1).unwrap();
+    assert!(image.is_some_and(|i| i.starts_with("data:image/png;base64,iVBOR")));
+}
+
+#[test]
+fn settings_are_validated_and_the_default_policy_is_saved() {
+    let server = jev_server();
+    let (dir, wb) = workbench(&server);
+    let mut bad = wb.settings();
+    bad.judge.base_url = Some("ftp://nowhere".into());
+    let e = wb.save_settings(bad).unwrap_err();
+    assert_eq!(e.code(), "invalid");
+    assert!(e.to_string().contains("judge.base_url"), "{e}");
+    let mut bad = wb.settings();
+    bad.overlap_tokens = bad.chunk_tokens;
+    assert_eq!(wb.save_settings(bad).unwrap_err().code(), "invalid");
+
+    let mut policy = PolicyOptions::default();
+    policy.top_n = Some(2);
+    wb.save_default_policy(policy.clone()).unwrap();
+    let reopened = Workbench::open(Some(dir.path())).unwrap();
+    assert_eq!(reopened.settings().policy, policy);
+
+    assert_eq!(
+        wb.set_judge_key(None).unwrap().key_set,
+        std::env::var("TYPESAFE_API_KEY").is_ok()
+    );
+}
+
+#[test]
+fn a_cancelled_ingest_reports_the_rest_as_cancelled() {
+    let server = jev_server();
+    let (_dir, wb) = workbench(&server);
+    let files = [fixture("pdf/multipage.pdf"), fixture("pdf/two_column.pdf")].map(|p| p.display().to_string());
+    let report = wb
+        .ingest(&files, "job-c", &|e| {
+            if matches!(e, IngestEvent::FileFinished { file: 1, .. }) {
+                assert!(wb.jobs.cancel("job-c"));
+            }
+        })
+        .unwrap();
+    let status: Vec<&str> = report.files.iter().map(|f| f.status.as_str()).collect();
+    assert_eq!(status, ["ingested", "cancelled"]);
+    assert_eq!(wb.documents().unwrap().len(), 1);
+    assert!(!wb.jobs.cancel("job-c"), "a finished job is gone");
+}

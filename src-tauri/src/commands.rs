@@ -1,0 +1,146 @@
+//! The app's commands: each pulls the workbench, calls one engine function off the UI thread and maps the error.
+
+use crate::error::{IpcError, Result};
+use ragsift_engine::pipeline::{trace::Replay, Trace};
+use ragsift_engine::policy::PolicyOptions;
+use ragsift_engine::progress::IngestEvent;
+use ragsift_engine::store::{DocumentRow, RunSummary};
+use ragsift_engine::workbench::{AppInfo, AskEvent, AskRequest, EvalRequest, EvalView, JudgeInfo, PageView, Workbench};
+use ragsift_engine::{IngestReport, Settings};
+use std::sync::Arc;
+use tauri::ipc::Channel;
+use tauri::State;
+
+type Wb<'a> = State<'a, Arc<Workbench>>;
+
+/// Runs engine work on the blocking pool, so the UI thread never waits on I/O or a model.
+async fn blocking<T: Send + 'static>(
+    wb: &Wb<'_>,
+    f: impl FnOnce(&Workbench) -> ragsift_engine::Result<T> + Send + 'static,
+) -> Result<T> {
+    let wb = wb.inner().clone();
+    tauri::async_runtime::spawn_blocking(move || f(&wb))
+        .await
+        .map_err(IpcError::internal)?
+        .map_err(IpcError::from)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn app_info(wb: Wb<'_>) -> Result<AppInfo> {
+    blocking(&wb, |wb| wb.info()).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn documents(wb: Wb<'_>) -> Result<Vec<DocumentRow>> {
+    blocking(&wb, |wb| wb.documents()).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn ingest(
+    wb: Wb<'_>,
+    paths: Vec<String>,
+    job: String,
+    on_event: Channel<IngestEvent>,
+) -> Result<IngestReport> {
+    blocking(&wb, move |wb| {
+        wb.ingest(&paths, &job, &|e| drop(on_event.send(e.clone())))
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn cancel(wb: Wb<'_>, job: String) -> bool {
+    wb.jobs.cancel(&job)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn remove_document(wb: Wb<'_>, id: String) -> Result<DocumentRow> {
+    blocking(&wb, move |wb| wb.remove_document(&id)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn page(wb: Wb<'_>, document_id: String, page: u32) -> Result<PageView> {
+    blocking(&wb, move |wb| wb.page(&document_id, page)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn page_image(wb: Wb<'_>, document_id: String, page: u32) -> Result<Option<String>> {
+    blocking(&wb, move |wb| wb.page_image(&document_id, page)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn ask(wb: Wb<'_>, request: AskRequest, job: String, on_event: Channel<AskEvent>) -> Result<Trace> {
+    let events = Arc::new(move |e| drop(on_event.send(e)));
+    blocking(&wb, move |wb| wb.ask(&request, &job, events)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn runs(wb: Wb<'_>, limit: u32) -> Result<Vec<RunSummary>> {
+    blocking(&wb, move |wb| wb.runs(limit)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
+    blocking(&wb, move |wb| wb.run(&id).map(|t| (*t).clone())).await
+}
+
+/// Synchronous on purpose: a replay is a pure function of cached judgments (microseconds), and answering it
+/// directly keeps a slider drag within a frame.
+#[tauri::command]
+#[specta::specta]
+pub fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<Replay> {
+    wb.replay(&run_id, &options).map_err(IpcError::from)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn regenerate(
+    wb: Wb<'_>,
+    run_id: String,
+    options: PolicyOptions,
+    job: String,
+    on_event: Channel<AskEvent>,
+) -> Result<Trace> {
+    let events = Arc::new(move |e| drop(on_event.send(e)));
+    blocking(&wb, move |wb| wb.regenerate(&run_id, &options, &job, events)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn settings(wb: Wb<'_>) -> Settings {
+    wb.settings()
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn save_settings(wb: Wb<'_>, settings: Settings) -> Result<Settings> {
+    blocking(&wb, move |wb| wb.save_settings(settings)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_judge_key(wb: Wb<'_>, key: Option<String>) -> Result<JudgeInfo> {
+    blocking(&wb, move |wb| wb.set_judge_key(key.as_deref())).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn save_default_policy(wb: Wb<'_>, options: PolicyOptions) -> Result<Settings> {
+    blocking(&wb, move |wb| wb.save_default_policy(options)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn evaluate(wb: Wb<'_>, request: EvalRequest, job: String) -> Result<EvalView> {
+    blocking(&wb, move |wb| wb.evaluate(&request, &job)).await
+}

@@ -1,0 +1,214 @@
+//! The real app end to end, in a real window under Xvfb, driven through tauri-driver + WebKitWebDriver: ingest a
+//! fixture PDF through the UI, ask, inspect, drag a threshold and see a chunk's reason change with no new request
+//! to the judge (a loopback server speaking Jev's wire format). Screenshots of each view land in
+//! `test-artifacts/e2e/`. Needs `Xvfb`, `WebKitWebDriver` and `tauri-driver` (scripts/setup.sh installs them).
+
+#[path = "../../crates/engine/tests/common/http.rs"]
+mod http;
+#[path = "support/webdriver.rs"]
+mod webdriver;
+
+use http::{Reply, Request, Server};
+use serde_json::json;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use webdriver::Session;
+
+/// Children killed when the test ends, however it ends.
+struct Kill(Vec<Child>);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn tool(name: &str) -> PathBuf {
+    let home_bin = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin").join(name));
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(home_bin)
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} not found: run ./scripts/setup.sh (it installs the window-test tools)"))
+}
+
+/// Jev at the HTTP boundary: every passage relevant at 0.60 with evidence 0.80, so the default policy keeps it
+/// and an is_relevant threshold of 0.75 drops it.
+fn jev_server() -> Server {
+    Server::with_handler(|req: &Request| {
+        let _ = req.json();
+        let answers = json!({
+            "contains_prompt_injection": {"type": "noul", "noul": 0.02},
+            "contradicts_query_premise": {"type": "noul", "noul": 0.05},
+            "is_relevant": {"type": "noul", "noul": 0.60},
+            "contains_answer_evidence": {"type": "noul", "noul": 0.80},
+            "useful": {"type": "noul", "noul": 0.70},
+        });
+        Reply::Json(
+            200,
+            vec![],
+            json!({"model": "jev-1.13.0", "answers": answers, "usage": {"input_tokens": 120, "output_tokens": 5}})
+                .to_string(),
+        )
+    })
+}
+
+struct Shots(PathBuf);
+
+impl Shots {
+    fn take(&self, s: &Session, name: &str) {
+        std::fs::write(self.0.join(format!("{name}.png")), s.screenshot()).unwrap();
+    }
+}
+
+fn reasons(s: &Session, css: &str) -> Vec<(String, String)> {
+    s.find_all(css)
+        .iter()
+        .map(|e| {
+            (
+                s.attribute(e, "data-chunk-id").unwrap_or_default(),
+                s.attribute(e, "data-reason").unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn ingest_ask_inspect_and_replay_in_the_real_window() {
+    if std::env::var_os("RAGSIFT_SKIP_WINDOW_TEST").is_some() {
+        eprintln!("RAGSIFT_SKIP_WINDOW_TEST is set: skipping the real-window test");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let judge = jev_server();
+    let shots = Shots(repo().join("test-artifacts/e2e"));
+    std::fs::create_dir_all(&shots.0).unwrap();
+
+    let display = format!(":{}", 90 + free_port() % 400);
+    let mut kids = Kill(Vec::new());
+    kids.0.push(
+        Command::new(tool("Xvfb"))
+            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb"),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let (port, native) = (free_port(), free_port());
+    kids.0.push(
+        Command::new(tool("tauri-driver"))
+            .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
+            .arg("--native-driver")
+            .arg(tool("WebKitWebDriver"))
+            .env("DISPLAY", &display)
+            .env("RAGSIFT_HOME", home.path())
+            .env("TYPESAFE_API_KEY", "e2e-test-key")
+            .env("TYPESAFE_BASE_URL", &judge.url)
+            .spawn()
+            .expect("tauri-driver"),
+    );
+    let driver = format!("http://127.0.0.1:{port}");
+    let up = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(up.elapsed() < Duration::from_secs(20), "tauri-driver did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let app = env!("CARGO_BIN_EXE_ragsift-app");
+    let s = Session::start(&driver, app, Duration::from_secs(90)).expect("app session");
+    let long = Duration::from_secs(240);
+
+    // Library: ingest a fixture PDF by path.
+    s.click("[data-testid=nav-library]");
+    let pdf = repo().join("fixtures/pdf/multipage.pdf").canonicalize().unwrap();
+    s.type_into("[data-testid=ingest-path]", pdf.to_str().unwrap());
+    s.click("[data-testid=ingest-add]");
+    let row = s.wait("[data-testid=file-row][data-status]", long);
+    assert_eq!(s.attribute(&row, "data-status").as_deref(), Some("ingested"));
+    s.wait("[data-testid=doc-row]", Duration::from_secs(20));
+    shots.take(&s, "1-library");
+
+    // Chat: ask and wait for the streamed answer.
+    s.click("[data-testid=nav-chat]");
+    s.type_into("[data-testid=chat-input]", "How long is the battery warranty?");
+    s.click("[data-testid=chat-send]");
+    let answer = s.wait("[data-testid=answer][data-state=done]", long);
+    assert!(s.attribute(&answer, "data-run-id").is_some_and(|id| !id.is_empty()));
+    shots.take(&s, "2-chat");
+    let judged = judge.requests().len();
+    assert!(judged > 0, "the judge server was never asked");
+
+    // Inspector: the judge table with the run's decisions.
+    s.click("[data-testid=open-inspector]");
+    s.wait("[data-testid=judge-row]", Duration::from_secs(20));
+    let before = reasons(&s, "[data-testid=judge-row]");
+    assert!(
+        !before.is_empty() && before.iter().all(|(_, r)| r == "retained"),
+        "{before:?}"
+    );
+    shots.take(&s, "3-inspector");
+
+    // Replay: drag the relevance threshold above the judge's 0.60; reasons change with no judge call.
+    s.click("[data-testid=nav-replay]");
+    s.wait("[data-testid=replay-row]", Duration::from_secs(20));
+    s.script(
+        "const el = document.querySelector('[data-testid=threshold-is_relevant]');\
+         const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;\
+         for (const v of ['0.55', '0.65', '0.75']) { set.call(el, v); el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        json!([]),
+    );
+    let start = Instant::now();
+    let after = loop {
+        let now = reasons(&s, "[data-testid=replay-row]");
+        if now.iter().any(|(_, r)| r == "not_relevant") || start.elapsed() > Duration::from_secs(10) {
+            break now;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        after.iter().any(|(_, r)| r == "not_relevant"),
+        "no reason changed: {after:?}"
+    );
+    assert_eq!(judge.requests().len(), judged, "replay called the judge");
+    std::thread::sleep(Duration::from_millis(800));
+    let settled = reasons(&s, "[data-testid=replay-row]");
+    assert!(
+        settled.iter().all(|(_, r)| r == "not_relevant"),
+        "the replay did not settle: {settled:?}"
+    );
+    let changed = s.find_all("[data-testid=replay-row][data-changed=true]").len();
+    assert_eq!(
+        changed,
+        settled.len(),
+        "changed rows are marked against the run's selection"
+    );
+    shots.take(&s, "4-replay");
+
+    // The other views render.
+    for (nav, view, name) in [
+        ("nav-page", "view-page", "5-page"),
+        ("nav-settings", "view-settings", "6-settings"),
+        ("nav-eval", "view-eval", "7-evaluation"),
+    ] {
+        s.click(&format!("[data-testid={nav}]"));
+        s.wait(&format!("[data-testid={view}]"), Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(300));
+        shots.take(&s, name);
+    }
+    s.quit();
+}

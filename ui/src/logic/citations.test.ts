@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { citedNumbers, parseCitations } from "./citations";
+
+describe("parseCitations", () => {
+  it("splits a single marker", () => {
+    expect(parseCitations("Cats purr [1].")).toEqual([
+      { kind: "text", text: "Cats purr " },
+      { kind: "cite", numbers: [1], raw: "[1]" },
+      { kind: "text", text: "." },
+    ]);
+  });
+  it("reads lists with and without spaces", () => {
+    const s = parseCitations("a [1, 3] b [2,4]");
+    expect(s.filter((x) => x.kind === "cite").map((x) => (x.kind === "cite" ? x.numbers : []))).toEqual([[1, 3], [2, 4]]);
+  });
+  it("keeps adjacent markers separate", () => {
+    const s = parseCitations("x[2][3]");
+    expect(s).toEqual([
+      { kind: "text", text: "x" },
+      { kind: "cite", numbers: [2], raw: "[2]" },
+      { kind: "cite", numbers: [3], raw: "[3]" },
+    ]);
+  });
+  it("ignores non-numeric brackets and empty text", () => {
+    expect(parseCitations("see [a] and [ ] and [1a]")).toEqual([{ kind: "text", text: "see [a] and [ ] and [1a]" }]);
+    expect(parseCitations("")).toEqual([]);
+  });
+  it("lists distinct numbers in order of first use", () => {
+    expect(citedNumbers("[3] then [1, 3] then [2][1]")).toEqual([3, 1, 2]);
+  });
+});

@@ -1,0 +1,90 @@
+import { signal } from "@preact/signals";
+import { api, IpcFailure, newJobId } from "./api";
+import type { AppInfo, Trace } from "./api";
+
+export const VIEWS = ["library", "chat", "inspector", "replay", "page", "settings", "eval"] as const;
+export type ViewName = (typeof VIEWS)[number];
+export const VIEW_LABEL: Record<ViewName, string> = {
+  library: "Library", chat: "Chat", inspector: "Inspector", replay: "Replay", page: "Page", settings: "Settings", eval: "Evaluation",
+};
+
+export const view = signal<ViewName>("library");
+/** The run the Inspector and Replay views show. */
+export const currentRunId = signal<string | null>(null);
+export type PageTarget = { documentId: string; page: number; chunkId: string | null };
+export const pageTarget = signal<PageTarget | null>(null);
+export const appInfo = signal<AppInfo | null>(null);
+export const appInfoError = signal<IpcFailure | null>(null);
+/** Running cancellable jobs: id → label. Esc cancels them. */
+export const jobs = signal<Record<string, string>>({});
+/** Bumped when the library changes (ingest/remove), so views can reload. */
+export const libraryVersion = signal(0);
+export const runsVersion = signal(0);
+
+export function go(v: ViewName) {
+  view.value = v;
+}
+
+export function startJob(label: string): string {
+  const id = newJobId();
+  jobs.value = { ...jobs.value, [id]: label };
+  return id;
+}
+
+export function endJob(id: string) {
+  const next = { ...jobs.value };
+  delete next[id];
+  jobs.value = next;
+}
+
+export async function cancelJob(id: string) {
+  try {
+    await api.cancel(id);
+  } catch {
+    /* the job may have ended meanwhile */
+  }
+}
+
+export function cancelAll() {
+  for (const id of Object.keys(jobs.value)) void cancelJob(id);
+}
+
+const traces = new Map<string, Trace>();
+
+export function rememberTrace(t: Trace) {
+  traces.set(t.run_id, t);
+  runsVersion.value++;
+}
+
+export async function loadTrace(id: string): Promise<Trace> {
+  const hit = traces.get(id);
+  if (hit) return hit;
+  const t = await api.run(id);
+  traces.set(id, t);
+  return t;
+}
+
+export function openRun(id: string, v: "inspector" | "replay") {
+  currentRunId.value = id;
+  go(v);
+}
+
+/** Opens the Page view at a source of a trace: document id and page come from the candidate with that chunk. */
+export function openSource(trace: Trace, number: number): boolean {
+  const src = trace.sources.find((s) => s.number === number);
+  if (!src) return false;
+  const cand = trace.candidates.find((c) => c.chunk_id === src.chunk_id);
+  if (!cand) return false;
+  pageTarget.value = { documentId: cand.document_id, page: src.page_start, chunkId: src.chunk_id };
+  go("page");
+  return true;
+}
+
+export async function refreshAppInfo() {
+  try {
+    appInfo.value = await api.appInfo();
+    appInfoError.value = null;
+  } catch (e) {
+    appInfoError.value = e instanceof IpcFailure ? e : new IpcFailure("internal", String(e));
+  }
+}

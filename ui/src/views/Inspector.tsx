@@ -1,0 +1,172 @@
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
+import { AnswerText } from "../components/AnswerText";
+import { Banner, CopyButton, Empty, ErrorBanner, ProbBar, ReasonTag } from "../components/common";
+import { RunPicker } from "../components/RunPicker";
+import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
+import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
+import { currentRunId, go, loadTrace, openSource, pageTarget } from "../state";
+
+export function useTrace(id: string | null) {
+  const [trace, setTrace] = useState<Trace | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setError(null);
+    if (!id) { setTrace(null); return; }
+    let live = true;
+    loadTrace(id).then((t) => live && setTrace(t), (e) => live && (setError(e), setTrace(null)));
+    return () => { live = false; };
+  }, [id]);
+  return { trace, error };
+}
+
+function Stage(props: { n: number; title: string; meta?: string; children: preact.ComponentChildren }) {
+  return (
+    <section class="stage">
+      <h3><span class="stage-n">{props.n}</span>{props.title}{props.meta && <span class="muted small"> · {props.meta}</span>}</h3>
+      <div class="stage-body">{props.children}</div>
+    </section>
+  );
+}
+
+function openChunk(c: Candidate) {
+  pageTarget.value = { documentId: c.document_id, page: c.page_start, chunkId: c.chunk_id };
+  go("page");
+}
+
+function JudgeTable(props: { trace: Trace }) {
+  const t = props.trace;
+  const byId = useMemo(() => {
+    const j = new Map<string, CandidateJudgment>();
+    t.judge.judgments.forEach((x) => j.set(x.chunk_id, x));
+    const d = new Map<string, Decision>();
+    t.selection.decisions.forEach((x) => d.set(x.chunk_id, x));
+    return { j, d };
+  }, [t]);
+  const thr = t.policy.thresholds;
+  return (
+    <div class="table-wrap">
+      <table class="table judge-table">
+        <thead>
+          <tr>
+            <th class="num">#</th><th>Passage</th>
+            {QUESTIONS.map((q) => <th key={q.key} class="col-prob" title={`${q.key}: ${q.direction}`}>{q.label}</th>)}
+            <th>Cache</th><th>Decision</th><th>Reason</th>
+          </tr>
+        </thead>
+        <tbody>
+          {t.candidates.map((c, i) => {
+            const j = byId.j.get(c.chunk_id);
+            const d = byId.d.get(c.chunk_id);
+            return (
+              <tr key={c.chunk_id} data-testid="judge-row" data-chunk-id={c.chunk_id} data-reason={d?.reason}
+                class={d ? (d.selected ? "row-kept" : "row-dropped") : ""}>
+                <td class="num">{i + 1}</td>
+                <td class="passage"><button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button> <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+                {QUESTIONS.map((q) => (
+                  <td key={q.key} class="col-prob"><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} /></td>
+                ))}
+                <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
+                <td>{d ? (d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
+                <td title={d ? REASON_EXPLAIN[d.reason] : undefined}><ReasonTag reason={d?.reason} /></td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function TraceView(props: { trace: Trace }) {
+  const t = props.trace;
+  const j = t.judge;
+  const timings = Object.entries(t.timings_ms);
+  return (
+    <div class="trace">
+      <div class="trace-head">
+        <h2 class="trace-q">{t.query}</h2>
+        <span class="muted small">run {t.run_id} · {fmtTime(t.created_at)} · {t.model}</span>
+      </div>
+      {j.status === "bypassed" && (
+        <Banner tone="error" testid="judge-bypassed" title="Judge bypassed">
+          the answer used the unfiltered context. {j.error_code ? <code>{j.error_code}</code> : null} {j.error}
+        </Banner>
+      )}
+      <Stage n={1} title="Question">
+        <div class="query-box">{t.query}</div>
+        {t.history.length > 0 && <div class="muted small">with {t.history.length} earlier messages of conversation</div>}
+      </Stage>
+      <Stage n={2} title="Transformed queries" meta={`${t.transformed.length}`}>
+        {t.transformed.length === 0 ? <div class="muted">Used as asked (no transformation).</div> : (
+          <ul class="plain">{t.transformed.map((q, i) => <li key={i}><span class="tag">{q.stage}</span> {q.text}</li>)}</ul>
+        )}
+      </Stage>
+      <Stage n={3} title="Retrieval by variant" meta={`${t.variants.length} variant${t.variants.length === 1 ? "" : "s"}`}>
+        <div class="variants">
+          {t.variants.map((v, vi) => (
+            <details key={vi} class="variant" open={v.hits.length <= 8}>
+              <summary><span class="tag">v{vi}</span> {v.query} <span class="muted small">({v.hits.length} hits)</span></summary>
+              <table class="table compact">
+                <thead><tr><th class="num">Rank</th><th>Chunk</th><th class="num">Similarity</th><th class="num">BM25</th><th class="num">Score</th></tr></thead>
+                <tbody>{v.hits.map((h) => (
+                  <tr key={h.chunk_id}><td class="num">{h.rank}</td><td class="mono small">{h.chunk_id}</td><td class="num">{fmt(h.similarity, 3)}</td><td class="num">{fmt(h.bm25, 2)}</td><td class="num">{fmt(h.score, 3)}</td></tr>
+                ))}</tbody>
+              </table>
+            </details>
+          ))}
+        </div>
+      </Stage>
+      <Stage n={4} title="Joined candidates" meta={`${t.candidates.length}`}>
+        <details open={t.candidates.length <= 12}>
+          <summary>Candidates with provenance</summary>
+          <table class="table compact">
+            <thead><tr><th class="num">#</th><th>Passage</th><th class="num">Tokens</th><th class="num">Score</th><th>Found by (variant:rank)</th></tr></thead>
+            <tbody>{t.candidates.map((c, i) => (
+              <tr key={c.chunk_id}><td class="num">{i + 1}</td><td>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+                <td class="num">{c.tokens}</td><td class="num">{fmt(c.score, 3)}</td>
+                <td class="small">{c.found_by.map((p) => `v${p.variant}:${p.rank}`).join(" ")}</td></tr>
+            ))}</tbody>
+          </table>
+        </details>
+      </Stage>
+      <Stage n={5} title="Judge" meta={`${j.judge || "none"} · ${j.model || "—"} · ${j.calibrated ? "calibrated" : "uncalibrated"} · prompt ${j.prompt_version || "—"}`}>
+        <div class="kv">
+          <span>Status <strong class={`judge-status judge-${j.status}`}>{j.status}</strong></span>
+          <span>Fresh <strong class="num">{j.fresh_passages}</strong></span>
+          <span>Cached <strong class="num">{j.cached_passages}</strong></span>
+          <span>Tokens <strong class="num">{fmtInt(j.input_tokens)} in / {fmtInt(j.output_tokens)} out</strong></span>
+          <span>Latency <strong class="num">{fmt(j.latency_ms, 0)} ms</strong></span>
+          <span>Policy <strong>{t.policy.mode}</strong>{t.selection.status !== "applied" ? ` (${t.selection.status})` : ""}</span>
+          <span>Selected <strong class="num">{t.selection.selected_ids.length}</strong> · {fmtInt(t.selection.selected_tokens)} tokens</span>
+        </div>
+        <JudgeTable trace={t} />
+      </Stage>
+      <Stage n={6} title="Prompt sent to the model">
+        <div class="prompt-head"><span class="muted small">{t.prompt.length.toLocaleString("en-US")} characters</span><CopyButton text={t.prompt} label="Copy prompt" /></div>
+        <pre class="prompt" tabIndex={0}>{t.prompt}</pre>
+      </Stage>
+      <Stage n={7} title="Answer" meta={`${t.usage.prompt_tokens} prompt + ${t.usage.completion_tokens} completion tokens`}>
+        <div class="answer-box"><AnswerText text={t.answer} onCite={(n) => openSource(t, n)} known={(n) => t.sources.some((s) => s.number === n)} /></div>
+        <div class="timings">
+          {timings.map(([k, v]) => <span key={k} class="timing"><span class="muted">{k}</span> <span class="num">{fmt(v, v < 10 ? 1 : 0)} ms</span></span>)}
+        </div>
+      </Stage>
+    </div>
+  );
+}
+
+export function Inspector() {
+  const { trace, error } = useTrace(currentRunId.value);
+  return (
+    <section class="view view-inspector" data-testid="view-inspector" aria-label="Inspector">
+      <div class="split split-left">
+        <aside class="split-side"><RunPicker /></aside>
+        <div class="split-main">
+          <ErrorBanner error={error} />
+          {trace ? <TraceView trace={trace} /> : !error && <Empty>Pick a run on the left, or ask something in Chat and press <strong>Inspect</strong>.</Empty>}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,202 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, IpcFailure, isTauri } from "../api";
+import type { DocumentRow } from "../api";
+import { Banner, Empty, ErrorBanner, Progress } from "../components/common";
+import { fileErrorText, statusLabel } from "../logic/errors";
+import { applyReport, initialIngest, reduceIngest, stageText } from "../logic/ingest";
+import type { IngestState } from "../logic/ingest";
+import { basename, fmtTime } from "../logic/format";
+import { endJob, libraryVersion, refreshAppInfo, startJob } from "../state";
+
+async function pick(directory: boolean): Promise<string[]> {
+  const { open } = await import("@tauri-apps/plugin-dialog");
+  const r = directory
+    ? await open({ multiple: true, directory: true })
+    : await open({ multiple: true, directory: false, filters: [{ name: "PDF", extensions: ["pdf"] }] });
+  if (!r) return [];
+  return Array.isArray(r) ? r : [r];
+}
+
+export function Library() {
+  const [docs, setDocs] = useState<DocumentRow[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [batch, setBatch] = useState<IngestState | null>(null);
+  const [job, setJob] = useState<string | null>(null);
+  const [path, setPath] = useState("");
+  const [dragging, setDragging] = useState(false);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const jobRef = useRef<string | null>(null);
+  jobRef.current = job;
+
+  const load = async () => {
+    try {
+      setDocs(await api.documents());
+    } catch (e) {
+      setError(e);
+      setDocs([]);
+    }
+  };
+  useEffect(() => { void load(); }, [libraryVersion.value]);
+
+  const ingest = async (paths: string[]) => {
+    const list = paths.map((p) => p.trim()).filter(Boolean);
+    if (!list.length || jobRef.current) return;
+    setError(null);
+    const id = startJob("Adding documents");
+    setJob(id);
+    let state = initialIngest();
+    setBatch(state);
+    try {
+      const report = await api.ingest(list, id, (e) => {
+        state = reduceIngest(state, e);
+        setBatch(state);
+      });
+      state = applyReport(state, report);
+      setBatch(state);
+      libraryVersion.value++;
+      void refreshAppInfo();
+    } catch (e) {
+      setBatch({ ...state, finished: true });
+      setError(e);
+      libraryVersion.value++;
+    } finally {
+      endJob(id);
+      setJob(null);
+    }
+  };
+  const ingestRef = useRef(ingest);
+  ingestRef.current = ingest;
+
+  // Tauri delivers dropped files with their paths (the DOM drop event does not).
+  useEffect(() => {
+    if (!isTauri()) return;
+    let unlisten: (() => void) | null = null;
+    let dead = false;
+    (async () => {
+      try {
+        const { getCurrentWebview } = await import("@tauri-apps/api/webview");
+        const un = await getCurrentWebview().onDragDropEvent((ev) => {
+          const p = ev.payload;
+          if (p.type === "enter" || p.type === "over") setDragging(true);
+          else if (p.type === "leave") setDragging(false);
+          else if (p.type === "drop") {
+            setDragging(false);
+            void ingestRef.current(p.paths);
+          }
+        });
+        if (dead) un();
+        else unlisten = un;
+      } catch {
+        /* not available (tests, browser) */
+      }
+    })();
+    return () => { dead = true; unlisten?.(); };
+  }, []);
+
+  const browse = async (dir: boolean) => {
+    try {
+      const paths = await pick(dir);
+      if (paths.length) void ingest(paths);
+    } catch (e) {
+      setError(new IpcFailure("internal", `The file dialog is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  };
+
+  const remove = async (d: DocumentRow) => {
+    setConfirming(null);
+    try {
+      await api.removeDocument(d.id);
+      libraryVersion.value++;
+      void refreshAppInfo();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <section class={`view view-library${dragging ? " dragging" : ""}`} data-testid="view-library" aria-label="Library">
+      <header class="view-head">
+        <h1>Library</h1>
+        <div class="toolbar">
+          <button type="button" class="btn" onClick={() => browse(false)} disabled={!!job}>Add files…</button>
+          <button type="button" class="btn" onClick={() => browse(true)} disabled={!!job}>Add folder…</button>
+          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void ingest([path]); setPath(""); }}>
+            <label class="sr-only" for="ingest-path">File or folder path</label>
+            <input id="ingest-path" class="input path-input" data-testid="ingest-path" placeholder="/path/to/file.pdf or folder"
+              value={path} onInput={(e) => setPath((e.target as HTMLInputElement).value)} spellcheck={false} />
+            <button type="submit" class="btn btn-primary" data-testid="ingest-add" disabled={!!job || !path.trim()}>Add</button>
+          </form>
+          {job && <button type="button" class="btn btn-danger" data-testid="ingest-cancel" onClick={() => api.cancel(job).catch(() => {})}>Cancel</button>}
+        </div>
+      </header>
+      {dragging && <div class="drop-hint" aria-hidden="true">Drop PDFs or folders to add them</div>}
+      <ErrorBanner error={error} onDismiss={() => setError(null)} />
+      {batch && (
+        <div class="panel">
+          <div class="panel-head">
+            <h2>{batch.finished ? "Last batch" : "Adding…"}</h2>
+            <span class="muted">
+              {batch.scanned != null ? `${batch.scanned} file${batch.scanned === 1 ? "" : "s"} found` : "scanning…"}
+              {batch.saving && !batch.finished ? " · saving the index…" : ""}
+            </span>
+            {batch.finished && <button type="button" class="btn btn-small btn-ghost" onClick={() => setBatch(null)}>Clear</button>}
+          </div>
+          <table class="table">
+            <thead><tr><th>File</th><th>Stage</th><th class="col-bar">Progress</th><th class="num">Pages</th><th class="num">Chunks</th><th>Result</th></tr></thead>
+            <tbody>
+              {batch.files.map((f) => (
+                <tr key={f.index} data-testid="file-row" data-status={f.stage === "finished" ? f.status ?? undefined : undefined}>
+                  <td class="path" title={f.path}>{basename(f.path)}</td>
+                  <td>{stageText(f)}</td>
+                  <td class="col-bar"><Progress value={f.fraction} label={`Progress of ${basename(f.path)}`} /></td>
+                  <td class="num">{f.pages ?? "—"}</td>
+                  <td class="num">{f.chunks ?? "—"}</td>
+                  <td>
+                    {f.status && <span class={`status status-${f.status}`}>{statusLabel(f.status)}</span>}
+                    {f.status === "failed" && <div class="file-error">{fileErrorText(f.error_code, f.error)}</div>}
+                    {f.warning && <div class="file-warning">{f.warning}</div>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="panel">
+        <div class="panel-head"><h2>Documents</h2><span class="muted">{docs ? `${docs.length}` : ""}</span></div>
+        {docs === null ? (
+          <div class="muted pad">Loading…</div>
+        ) : docs.length === 0 ? (
+          <Empty>No documents yet — drop PDFs here or <strong>Add files…</strong></Empty>
+        ) : (
+          <table class="table">
+            <thead><tr><th>Title</th><th>File</th><th class="num">Pages</th><th class="num">Chunks</th><th>Warning</th><th>Ingested</th><th /></tr></thead>
+            <tbody>
+              {docs.map((d) => (
+                <tr key={d.id} data-testid="doc-row" data-doc-id={d.id}>
+                  <td>{d.title || basename(d.path)}</td>
+                  <td class="path" title={d.path}>{basename(d.path)}</td>
+                  <td class="num">{d.page_count}</td>
+                  <td class="num">{d.chunk_count}</td>
+                  <td>{d.warning ? <span class="file-warning">{d.warning}</span> : <span class="muted">—</span>}</td>
+                  <td class="num">{fmtTime(d.ingested_at)}</td>
+                  <td class="actions">
+                    {confirming === d.id ? (
+                      <>
+                        <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>Remove</button>
+                        <button type="button" class="btn btn-small btn-ghost" onClick={() => setConfirming(null)}>Keep</button>
+                      </>
+                    ) : (
+                      <button type="button" class="btn btn-small" onClick={() => setConfirming(d.id)} aria-label={`Remove ${d.title}`}>Remove…</button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {!isTauri() && <Banner tone="info">Running outside the ragsift app: the file dialogs and drag-and-drop need the desktop app.</Banner>}
+    </section>
+  );
+}

@@ -1,0 +1,260 @@
+import { Component } from "preact";
+import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api } from "../api";
+import type { Candidate, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
+import { AnswerText } from "../components/AnswerText";
+import { Banner, Empty, ErrorBanner, ReasonTag } from "../components/common";
+import { RunPicker } from "../components/RunPicker";
+import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
+import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from "../logic/reasons";
+import { diffSelections } from "../logic/replayDiff";
+import type { SelectionDiff } from "../logic/replayDiff";
+import { createLatestScheduler } from "../logic/scheduler";
+import { currentRunId, endJob, openSource, rememberTrace, startJob } from "../state";
+import { useTrace } from "./Inspector";
+import { SourcesList } from "./Chat";
+
+const MODES: { value: Mode; label: string }[] = [
+  { value: "classify", label: "classify" },
+  { value: "filter", label: "filter" },
+  { value: "rerank", label: "rerank" },
+  { value: "filter_and_rerank", label: "filter + rerank" },
+];
+
+function withDefaults(p: PolicyOptions): PolicyOptions {
+  return { ...p, thresholds: { ...DEFAULT_THRESHOLDS, ...p.thresholds } };
+}
+
+type RowProps = {
+  index: number;
+  candidate: Candidate;
+  reason: Reason | null;
+  selected: boolean;
+  rank: number | null;
+  score: number | null;
+  origReason: Reason | null;
+  origSelected: boolean;
+  changed: boolean;
+};
+
+/** One candidate row; re-renders only when its own decision changes. */
+class ReplayRow extends Component<RowProps> {
+  shouldComponentUpdate(n: RowProps) {
+    const p = this.props;
+    return n.reason !== p.reason || n.selected !== p.selected || n.rank !== p.rank || n.score !== p.score ||
+      n.changed !== p.changed || n.candidate !== p.candidate || n.origReason !== p.origReason;
+  }
+  render() {
+    const p = this.props;
+    const c = p.candidate;
+    return (
+      <tr data-testid="replay-row" data-chunk-id={c.chunk_id} data-reason={p.reason ?? undefined} data-changed={p.changed ? "true" : "false"}
+        class={`${p.changed ? "row-changed " : ""}${p.selected ? "row-kept" : "row-dropped"}`}>
+        <td class="num">{p.index + 1}</td>
+        <td class="num">{p.rank ?? "—"}</td>
+        <td class="passage" title={c.text.slice(0, 300)}>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+        <td class="num">{fmt(p.score, 3)}</td>
+        <td title={p.reason ? REASON_EXPLAIN[p.reason] : undefined}><ReasonTag reason={p.reason} /></td>
+        <td title={p.origReason ? REASON_EXPLAIN[p.origReason] : undefined}><ReasonTag reason={p.origReason} /></td>
+        <td>{p.selected ? <span class="kept">kept</span> : <span class="dropped">dropped</span>}{p.changed && p.selected !== p.origSelected ? <span class="delta-mark" title={p.origSelected ? "was kept" : "was dropped"}>{p.selected ? " ↑" : " ↓"}</span> : null}</td>
+      </tr>
+    );
+  }
+}
+
+/** The candidate table; re-renders only when the diff changes (not on every slider value). */
+class ReplayTable extends Component<{ diff: SelectionDiff; candidates: Map<string, Candidate> }> {
+  shouldComponentUpdate(n: { diff: SelectionDiff }) {
+    return n.diff !== this.props.diff;
+  }
+  render() {
+    const { diff, candidates } = this.props;
+    return (
+      <div class="table-wrap replay-table-wrap">
+        <table class="table replay-table">
+          <thead><tr><th class="num">#</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr></thead>
+          <tbody>
+            {diff.rows.map((r) => {
+              const c = candidates.get(r.chunk_id);
+              if (!c) return null;
+              return (
+                <ReplayRow key={r.chunk_id} index={r.input_index} candidate={c} reason={r.now?.reason ?? null} selected={!!r.now?.selected}
+                  rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
+                  origSelected={!!r.before?.selected} changed={r.changed} />
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    );
+  }
+}
+
+function Slider(props: { testid: string; label: string; value: number; min?: number; max?: number; step?: number; hint?: string; dim?: boolean; display?: string; onValue: (v: number) => void }) {
+  const id = `sl-${props.testid}`;
+  return (
+    <div class={`slider${props.dim ? " dim" : ""}`}>
+      <label for={id}>{props.label}<span class="num slider-value">{props.display ?? props.value.toFixed(2)}</span></label>
+      <input id={id} type="range" data-testid={props.testid} min={props.min ?? 0} max={props.max ?? 1} step={props.step ?? 0.01}
+        value={props.value} title={props.hint} onInput={(e) => props.onValue(Number((e.target as HTMLInputElement).value))} />
+      {props.hint && <span class="slider-hint muted">{props.hint}</span>}
+    </div>
+  );
+}
+
+function ReplayPanel(props: { trace: Trace }) {
+  const t = props.trace;
+  const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy));
+  const optionsRef = useRef(options);
+  const [selection, setSelection] = useState<Selection>(t.selection);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
+  const measure = useRef(false);
+
+  const scheduler = useMemo(
+    () => createLatestScheduler(
+      (o: PolicyOptions) => api.replay(t.run_id, o),
+      (r) => { setSelection(r.selection); setError(null); },
+      (e) => { setError(e); measure.current = false; },
+    ),
+    [t.run_id],
+  );
+
+  // Input → painted frame: marked at the input event, measured in the frame after the commit.
+  useLayoutEffect(() => {
+    if (!measure.current) return;
+    measure.current = false;
+    requestAnimationFrame(() => {
+      performance.mark("replay-painted");
+      try { performance.measure("replay-repaint", "replay-input", "replay-painted"); } catch { /* no input mark */ }
+    });
+  }, [selection]);
+
+  const update = (patch: Partial<PolicyOptions>) => {
+    performance.mark("replay-input");
+    measure.current = true;
+    const next = { ...optionsRef.current, ...patch };
+    optionsRef.current = next;
+    setOptions(next);
+    setSaved(null);
+    scheduler.schedule(next);
+  };
+  const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } });
+
+  const candidates = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
+  const diff = useMemo(() => diffSelections(t.selection, selection), [t, selection]);
+  const classify = options.mode === "classify";
+
+  const regenerate = async () => {
+    const job = startJob("Regenerating");
+    let answer = "";
+    setRegen({ answer: "", stage: null, trace: null, error: null, job });
+    try {
+      const nt = await api.regenerate(t.run_id, optionsRef.current, job, (e) => {
+        if (e.event === "token") { answer += e.text; setRegen((r) => r && { ...r, answer }); }
+        else if (e.event === "stage") setRegen((r) => r && { ...r, stage: e.stage });
+      });
+      rememberTrace(nt);
+      setRegen({ answer: nt.answer, stage: null, trace: nt, error: null, job: null });
+    } catch (e) {
+      setRegen((r) => ({ answer: r?.answer ?? "", stage: null, trace: null, error: e, job: null }));
+    } finally {
+      endJob(job);
+    }
+  };
+
+  return (
+    <div class="replay">
+      <div class="trace-head">
+        <h2 class="trace-q">{t.query}</h2>
+        <span class="muted small">run {t.run_id} · {t.candidates.length} candidates · judged by {t.judge.judge || "—"} {t.judge.model}</span>
+      </div>
+      {t.judge.status === "bypassed" && <Banner tone="warning" title="Judge bypassed in this run">there are no scores to re-select with; every passage is kept.</Banner>}
+      <ErrorBanner error={error} onDismiss={() => setError(null)} />
+      <div class="replay-controls panel">
+        <div class="control-row">
+          <label for="replay-mode">Mode</label>
+          <select id="replay-mode" class="input" data-testid="mode" value={options.mode}
+            onChange={(e) => update({ mode: (e.target as HTMLSelectElement).value as Mode })}>
+            {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
+          </select>
+          <label class="check"><input type="checkbox" checked={options.shadow} onChange={(e) => update({ shadow: (e.target as HTMLInputElement).checked })} /> shadow (select, but send the original context)</label>
+        </div>
+        <div class="sliders">
+          {THRESHOLD_KEYS.map((key) => {
+            const q = QUESTIONS.find((x) => x.key === key)!;
+            return <Slider key={key} testid={`threshold-${key}`} label={q.label} value={options.thresholds[key] ?? q.threshold!}
+              hint={`${q.direction}${classify ? "" : " (classify mode only)"}`} dim={!classify} onValue={(v) => setThreshold(key, v)} />;
+          })}
+          <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance} dim={classify || options.mode === "rerank"}
+            hint="usefulness below this is dropped (filter modes)" onValue={(v) => update({ min_relevance: v })} />
+          <Slider testid="token-budget" label="Token budget" value={options.max_context_tokens ?? 0} min={0} max={4096} step={64}
+            display={options.max_context_tokens == null ? "off" : String(options.max_context_tokens)} hint="0 = off"
+            onValue={(v) => update({ max_context_tokens: v < 64 ? null : v })} />
+          <div class="slider">
+            <label for="replay-top-n">Top-N<span class="num slider-value">{options.top_n ?? "off"}</span></label>
+            <input id="replay-top-n" class="input input-num" type="number" min={1} max={500} placeholder="off" data-testid="top-n"
+              value={options.top_n ?? ""} onInput={(e) => {
+                const raw = (e.target as HTMLInputElement).value.trim();
+                const n = Number.parseInt(raw, 10);
+                update({ top_n: raw === "" || !Number.isFinite(n) || n < 1 ? null : n });
+              }} />
+            <span class="slider-hint muted">empty = off</span>
+          </div>
+        </div>
+        <div class="control-row">
+          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy); optionsRef.current = o; setOptions(o); scheduler.reset(); setSelection(t.selection); }}>Reset to run's policy</button>
+          <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(optionsRef.current).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
+          <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>
+          {saved && <span class="ok small" role="status">{saved}</span>}
+        </div>
+      </div>
+      <div class="replay-summary panel" data-testid="replay-summary">
+        <span class="stat"><strong class="num" data-testid="changed-count">{diff.changed}</strong> changed</span>
+        <span class="stat">selected <strong class="num">{diff.selected.now}</strong> <span class="muted">(run {diff.selected.before})</span></span>
+        <span class="stat">tokens <strong class="num">{fmtInt(diff.tokens.now)}</strong> <span class="muted">(run {fmtInt(diff.tokens.before)}, {fmtSigned(diff.tokens.delta)})</span></span>
+        <span class="stat">characters <strong class="num">{fmtInt(diff.characters.now)}</strong> <span class="muted">(run {fmtInt(diff.characters.before)}, {fmtSigned(diff.characters.delta)})</span></span>
+        <span class="stat">status <strong>{selection.status}</strong></span>
+        <div class="reason-counts">
+          {diff.counts.map((c) => (
+            <span key={c.reason} class="reason-count"><ReasonTag reason={c.reason} /> <span class="num">{c.now}</span><span class="muted num"> / {c.before}</span></span>
+          ))}
+          <span class="muted small">now / in run</span>
+        </div>
+      </div>
+      {regen && (
+        <div class="compare panel" data-testid="regenerate-compare">
+          <div class="compare-col">
+            <h3>Original answer</h3>
+            <div class="answer-box"><AnswerText text={t.answer} onCite={(n) => openSource(t, n)} /></div>
+            <SourcesList trace={t} />
+          </div>
+          <div class="compare-col">
+            <h3>With this selection</h3>
+            {regen.job && <div class="stage-line"><span class="spinner" aria-hidden="true" />{regen.stage ? stageText(regen.stage) : "Starting…"}</div>}
+            <div class="answer-box" data-testid="regenerated-answer"><AnswerText text={regen.answer} onCite={regen.trace ? (n) => openSource(regen.trace!, n) : undefined} /></div>
+            <ErrorBanner error={regen.error} />
+            {regen.trace && <SourcesList trace={regen.trace} />}
+          </div>
+        </div>
+      )}
+      <ReplayTable diff={diff} candidates={candidates} />
+    </div>
+  );
+}
+
+export function Replay() {
+  const { trace, error } = useTrace(currentRunId.value);
+  return (
+    <section class="view view-replay" data-testid="view-replay" aria-label="Replay">
+      <div class="split split-left">
+        <aside class="split-side"><RunPicker /></aside>
+        <div class="split-main">
+          <ErrorBanner error={error} />
+          {trace ? <ReplayPanel key={trace.run_id} trace={trace} /> : !error && <Empty>Pick a run to re-select its context with other thresholds — no judge call needed.</Empty>}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,191 @@
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import type { JudgeInfo, SearchMode, Settings as S } from "../api";
+import { Banner, ErrorBanner } from "../components/common";
+import { validateSettings } from "../logic/settingsValidation";
+import type { FieldErrors } from "../logic/settingsValidation";
+import { appInfo, refreshAppInfo } from "../state";
+
+type FieldProps = { label: string; name: string; errors: FieldErrors; hint?: string; children: preact.ComponentChildren };
+function Field(p: FieldProps) {
+  const err = p.errors[p.name];
+  return (
+    <div class={`field${err ? " field-error" : ""}`}>
+      <label for={`f-${p.name}`}>{p.label}</label>
+      {p.children}
+      {err ? <span class="field-msg" id={`f-${p.name}-err`} role="alert">{err}</span> : p.hint ? <span class="field-hint muted">{p.hint}</span> : null}
+    </div>
+  );
+}
+
+const num = (e: Event) => Number((e.target as HTMLInputElement).value);
+const str = (e: Event) => (e.target as HTMLInputElement).value;
+const opt = (e: Event) => { const v = (e.target as HTMLInputElement).value; return v.trim() === "" ? null : v; };
+
+export function Settings() {
+  const [s, setS] = useState<S | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [saved, setSaved] = useState(false);
+  const [key, setKey] = useState("");
+  const [judge, setJudge] = useState<JudgeInfo | null>(null);
+
+  useEffect(() => {
+    api.settings().then(setS, setError);
+    void refreshAppInfo();
+  }, []);
+  useEffect(() => { if (appInfo.value) setJudge(appInfo.value.judge); }, [appInfo.value]);
+
+  if (!s) return <section class="view view-settings" data-testid="view-settings" aria-label="Settings"><h1>Settings</h1><ErrorBanner error={error} /></section>;
+
+  const set = (f: (d: S) => void) => {
+    const d: S = structuredClone(s);
+    f(d);
+    setS(d);
+    setSaved(false);
+    if (Object.keys(errors).length) setErrors(validateSettings(d));
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const errs = validateSettings(s);
+    setErrors(errs);
+    if (Object.keys(errs).length) return;
+    try {
+      setS(await api.saveSettings(s));
+      setError(null);
+      setSaved(true);
+      void refreshAppInfo();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const saveKey = async (k: string | null) => {
+    try {
+      setJudge(await api.setJudgeKey(k));
+      setKey("");
+      setError(null);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const info = appInfo.value;
+  const a = (name: string) => ({ id: `f-${name}`, "aria-invalid": errors[name] ? true : undefined, "aria-describedby": errors[name] ? `f-${name}-err` : undefined });
+
+  return (
+    <section class="view view-settings" data-testid="view-settings" aria-label="Settings">
+      <header class="view-head"><h1>Settings</h1></header>
+      {info && info.problems.length > 0 && (
+        <Banner tone="warning" title="Setup">
+          <ul class="plain">{info.problems.map((p, i) => <li key={i}>{p}</li>)}</ul>
+        </Banner>
+      )}
+      <ErrorBanner error={error} onDismiss={() => setError(null)} />
+      <form class="settings-form" onSubmit={save} noValidate>
+        <fieldset class="panel">
+          <legend>Judge</legend>
+          <Field label="Judge" name="judge.kind" errors={errors} hint="auto: Jev when a key is set, else the local model">
+            <select {...a("judge.kind")} class="input" value={s.judge.kind} onChange={(e) => set((d) => (d.judge.kind = str(e) as S["judge"]["kind"]))}>
+              <option value="auto">auto</option><option value="jev">Jev</option><option value="local">local model</option><option value="none">none (no filtering)</option>
+            </select>
+          </Field>
+          <Field label="Jev base URL" name="judge.base_url" errors={errors}>
+            <input {...a("judge.base_url")} class="input" value={s.judge.base_url ?? ""} placeholder="https://…" onInput={(e) => set((d) => (d.judge.base_url = opt(e)))} />
+          </Field>
+          <Field label="Jev model" name="judge.model" errors={errors} hint="empty: the server's default">
+            <input {...a("judge.model")} class="input" value={s.judge.model ?? ""} onInput={(e) => set((d) => (d.judge.model = opt(e)))} />
+          </Field>
+          <div class="field">
+            <label for="f-judge-key">Jev API key</label>
+            <div class="inline">
+              <input id="f-judge-key" class="input" type="password" autocomplete="off" value={key} placeholder={judge?.key_set ? "a key is set (hidden)" : "no key set"}
+                onInput={(e) => setKey(str(e))} data-testid="judge-key" />
+              <button type="button" class="btn" disabled={!key.trim()} onClick={() => saveKey(key.trim())}>Save key</button>
+              <button type="button" class="btn btn-ghost" disabled={!judge?.key_set} onClick={() => saveKey(null)}>Forget key</button>
+            </div>
+            <span class="field-hint muted">{judge ? (judge.key_set ? "A key is stored (outside settings.json)." : "No key stored.") : ""} Active judge: {judge ? `${judge.kind} ${judge.model}${judge.calibrated ? " (calibrated)" : ""}` : "—"}</span>
+          </div>
+        </fieldset>
+        <fieldset class="panel">
+          <legend>Language model</legend>
+          <Field label="Backend" name="chat.backend" errors={errors}>
+            <select {...a("chat.backend")} class="input" value={s.chat.backend} onChange={(e) => set((d) => (d.chat.backend = str(e)))}>
+              <option value="embedded">embedded (GGUF file)</option><option value="openai">OpenAI-compatible server</option>
+            </select>
+          </Field>
+          {s.chat.backend === "embedded" ? (
+            <>
+              <Field label="GGUF model file" name="chat.model_path" errors={errors} hint="empty: the model set-up installed">
+                <input {...a("chat.model_path")} class="input" value={s.chat.model_path ?? ""} placeholder="/path/to/model.gguf" onInput={(e) => set((d) => (d.chat.model_path = opt(e)))} />
+              </Field>
+              <Field label="Context length (tokens)" name="chat.context_length" errors={errors}>
+                <input {...a("chat.context_length")} class="input input-num" type="number" value={s.chat.context_length} onInput={(e) => set((d) => (d.chat.context_length = num(e)))} />
+              </Field>
+              <Field label="Threads" name="chat.threads" errors={errors} hint="0 = all cores">
+                <input {...a("chat.threads")} class="input input-num" type="number" value={s.chat.threads} onInput={(e) => set((d) => (d.chat.threads = num(e)))} />
+              </Field>
+            </>
+          ) : (
+            <>
+              <Field label="Endpoint URL" name="chat.endpoint" errors={errors} hint="e.g. http://localhost:11434 for Ollama">
+                <input {...a("chat.endpoint")} class="input" value={s.chat.endpoint ?? ""} placeholder="http://localhost:11434" onInput={(e) => set((d) => (d.chat.endpoint = opt(e)))} />
+              </Field>
+              <Field label="Model name" name="chat.model_name" errors={errors}>
+                <input {...a("chat.model_name")} class="input" value={s.chat.model_name ?? ""} placeholder="llama3.2" onInput={(e) => set((d) => (d.chat.model_name = opt(e)))} />
+              </Field>
+              <Field label="API key environment variable" name="chat.api_key_env" errors={errors}>
+                <input {...a("chat.api_key_env")} class="input" value={s.chat.api_key_env} onInput={(e) => set((d) => (d.chat.api_key_env = str(e)))} />
+              </Field>
+            </>
+          )}
+        </fieldset>
+        <fieldset class="panel">
+          <legend>Retrieval</legend>
+          <Field label="Embedding model id" name="embedding_model" errors={errors} hint="changing it needs re-ingesting">
+            <input {...a("embedding_model")} class="input" value={s.embedding_model} onInput={(e) => set((d) => (d.embedding_model = str(e)))} />
+          </Field>
+          <Field label="Top-k" name="top_k" errors={errors}>
+            <input {...a("top_k")} class="input input-num" type="number" value={s.top_k} onInput={(e) => set((d) => (d.top_k = num(e)))} />
+          </Field>
+          <Field label="Similarity threshold" name="similarity_threshold" errors={errors}>
+            <input {...a("similarity_threshold")} class="input input-num" type="number" step={0.01} value={s.similarity_threshold} onInput={(e) => set((d) => (d.similarity_threshold = num(e)))} />
+          </Field>
+          <Field label="Search mode" name="pipeline.mode" errors={errors}>
+            <select {...a("pipeline.mode")} class="input" value={s.pipeline.mode} onChange={(e) => set((d) => (d.pipeline.mode = str(e) as SearchMode))}>
+              <option value="vector">vector</option><option value="keyword">keyword</option><option value="hybrid">hybrid</option>
+            </select>
+          </Field>
+          <Field label="Query variants" name="pipeline.variants" errors={errors}>
+            <input {...a("pipeline.variants")} class="input input-num" type="number" value={s.pipeline.variants} onInput={(e) => set((d) => (d.pipeline.variants = num(e)))} />
+          </Field>
+          <div class="field"><label class="check"><input type="checkbox" checked={s.pipeline.rewrite} onChange={(e) => set((d) => (d.pipeline.rewrite = (e.target as HTMLInputElement).checked))} /> Rewrite the question before searching</label></div>
+        </fieldset>
+        <fieldset class="panel">
+          <legend>Chunking</legend>
+          <Field label="Chunk size (tokens)" name="chunk_tokens" errors={errors}>
+            <input {...a("chunk_tokens")} class="input input-num" type="number" value={s.chunk_tokens} onInput={(e) => set((d) => (d.chunk_tokens = num(e)))} />
+          </Field>
+          <Field label="Overlap (tokens)" name="overlap_tokens" errors={errors} hint="less than half the chunk size">
+            <input {...a("overlap_tokens")} class="input input-num" type="number" value={s.overlap_tokens} onInput={(e) => set((d) => (d.overlap_tokens = num(e)))} />
+          </Field>
+        </fieldset>
+        <div class="form-actions">
+          <button type="submit" class="btn btn-primary" data-testid="settings-save">Save settings</button>
+          {Object.keys(errors).length > 0 && <span class="field-msg">Fix the marked fields first.</span>}
+          {saved && <span class="ok" role="status">Saved.</span>}
+        </div>
+      </form>
+      {info && (
+        <div class="panel about">
+          <h2>About</h2>
+          <dl class="kv-list">
+            <dt>Version</dt><dd>{info.version}</dd>
+            <dt>Library home</dt><dd class="mono">{info.home}</dd>
+            <dt>Documents / runs</dt><dd>{info.documents} / {info.runs}</dd>
+            <dt>Embedding model</dt><dd>{info.embedding_model}</dd>
+            <dt>Chat model</dt><dd>{info.chat_model}</dd>
+          </dl>
+        </div>
+      )}
+    </section>
+  );
+}

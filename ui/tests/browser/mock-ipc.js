@@ -1,0 +1,251 @@
+// Injected before the app's scripts (Playwright addInitScript): a mock of Tauri's IPC boundary
+// (window.__TAURI_INTERNALS__) serving a deterministic fixture. The `replay` handler below contains a SMALL
+// STAND-IN for the Rust policy (crates/engine/src/policy) — test fixture only; the app has no policy logic.
+(() => {
+  const RUN_ID = "fixture-run";
+  const N = 200;
+  const KEYS = ["contains_prompt_injection", "contradicts_query_premise", "is_relevant", "contains_answer_evidence"];
+  const DEFAULTS = { contains_prompt_injection: 0.7, contradicts_query_premise: 0.7, is_relevant: 0.45, contains_answer_evidence: 0.55 };
+
+  // mulberry32: deterministic pseudo-random numbers.
+  let seed = 0x5eed1234;
+  const rand = () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const r3 = (x) => Math.round(x * 1000) / 1000;
+
+  const docs = [
+    { id: "doc-a", path: "/library/solar-maintenance.pdf", title: "Solar Inverter Maintenance Guide", pages: 42 },
+    { id: "doc-b", path: "/library/warranty-terms.pdf", title: "Warranty Terms and Conditions", pages: 12 },
+    { id: "doc-c", path: "/library/field-notes.pdf", title: "Field Notes — Café Installations ☀️", pages: 7 },
+  ];
+  const candidates = [];
+  const judgments = [];
+  for (let i = 0; i < N; i++) {
+    const d = docs[i % 3];
+    const page = 1 + ((i * 7) % d.pages);
+    const id = `chunk-${String(i).padStart(3, "0")}`;
+    const rel = r3(Math.pow(rand(), 0.8));
+    const evi = r3(Math.min(1, rel * (0.5 + rand() * 0.7)));
+    const con = r3(rand() < 0.06 ? 0.72 + rand() * 0.27 : rand() * 0.3);
+    const inj = r3(rand() < 0.03 ? 0.75 + rand() * 0.24 : rand() * 0.2);
+    const useful = r3(Math.min(1, (rel + evi) / 2 + (rand() - 0.5) * 0.1));
+    const tokens = 120 + Math.floor(rand() * 140);
+    const text = `Passage ${i}: the inverter's fault code E${100 + i} means the DC isolation check failed; reset after cooling for ${5 + (i % 10)} minutes.`;
+    candidates.push({
+      chunk_id: id, document_id: d.id, document: d.path, title: d.title, page_start: page, page_end: page,
+      char_start: 0, char_end: text.length, tokens, text, score: r3(0.9 - i * 0.003),
+      found_by: [{ variant: i % 2, rank: Math.floor(i / 2) + 1, score: r3(0.9 - i * 0.003) }],
+    });
+    judgments.push({
+      chunk_id: id, answers: { contains_prompt_injection: inj, contradicts_query_premise: con, is_relevant: rel, contains_answer_evidence: evi, useful },
+      model: "jev-small", cached: i % 4 !== 0, input_tokens: 310, output_tokens: 5, latency_ms: 12.5,
+    });
+  }
+
+  // ---- STAND-IN for the Rust policy (select): enough to move reasons as thresholds change. ----
+  const KEPT = new Set(["retained", "pinned", "group_retained", "bypassed", "conflicting", "unscored"]);
+  function select(options) {
+    const t = { ...DEFAULTS, ...(options.thresholds || {}) };
+    const rows = candidates.map((c, i) => {
+      const a = judgments[i].answers;
+      let reason, score;
+      if (options.mode === "classify") {
+        if (a.contains_prompt_injection > t.contains_prompt_injection) [reason, score] = ["injection", a.contains_prompt_injection];
+        else if (a.contradicts_query_premise > t.contradicts_query_premise) [reason, score] = ["conflicting", a.contradicts_query_premise];
+        else if (a.is_relevant < t.is_relevant) [reason, score] = ["not_relevant", a.is_relevant];
+        else if (a.contains_answer_evidence > t.contains_answer_evidence) [reason, score] = ["retained", a.contains_answer_evidence];
+        else [reason, score] = ["no_evidence", a.contains_answer_evidence];
+      } else {
+        score = a.useful;
+        const filters = options.mode === "filter" || options.mode === "filter_and_rerank";
+        reason = filters && score < options.min_relevance ? "below_threshold" : "retained";
+      }
+      return { c, i, reason, score };
+    });
+    const reranks = options.mode === "rerank" || options.mode === "filter_and_rerank";
+    const kept = rows.filter((r) => KEPT.has(r.reason));
+    if (reranks) kept.sort((a, b) => b.score - a.score);
+    let budget = options.max_context_tokens;
+    let n = 0;
+    for (const r of kept) {
+      if (options.top_n != null && n >= options.top_n) { r.reason = "beyond_top_n"; continue; }
+      if (budget != null && r.c.tokens > budget) { r.reason = "beyond_token_budget"; continue; }
+      if (budget != null) budget -= r.c.tokens;
+      r.rank = ++n;
+    }
+    const decisions = rows.map((r) => ({
+      chunk_id: r.c.chunk_id, input_index: r.i, selected: KEPT.has(r.reason), returned: KEPT.has(r.reason),
+      rank: r.rank ?? null, score: r.score, reason: r.reason, conflicting: r.reason === "conflicting",
+    }));
+    const sel = decisions.filter((d) => d.selected);
+    const counts = {};
+    for (const d of decisions) counts[d.reason] = (counts[d.reason] || 0) + 1;
+    return {
+      decisions, selected_ids: sel.map((d) => d.chunk_id), returned_ids: sel.map((d) => d.chunk_id),
+      status: options.shadow ? "shadow" : "applied",
+      selected_tokens: sel.reduce((s, d) => s + candidates[d.input_index].tokens, 0),
+      selected_characters: sel.reduce((s, d) => s + candidates[d.input_index].text.length, 0),
+      counts, policy_version: "stand-in",
+    };
+  }
+  // ---- end of stand-in ----
+
+  const policy = { mode: "classify", thresholds: { ...DEFAULTS }, min_relevance: 0, top_n: null, max_context_tokens: null, shadow: false, keep_groups_together: true };
+  const selection = select(policy);
+  const sourcesFrom = (s) => s.selected_ids.slice(0, 5).map((id, k) => {
+    const c = candidates.find((x) => x.chunk_id === id);
+    return { number: k + 1, chunk_id: id, document: c.document, title: c.title, page_start: c.page_start, page_end: c.page_end, text: c.text };
+  });
+  const sources = sourcesFrom(selection);
+  const answer = "Fault code E1xx means the DC isolation check failed [1]. Let the inverter cool, then reset it [2][3]. The warranty covers repeated faults [1, 4].";
+  const trace = {
+    run_id: RUN_ID, created_at: 1735000000, query: "What does fault code E1xx mean and how do I reset the inverter?", history: [],
+    transformed: [{ stage: "rewrite", text: "inverter fault code E1xx meaning and reset procedure" }],
+    variants: [0, 1].map((v) => ({
+      query: v ? "inverter reset procedure" : "fault code E1xx meaning",
+      hits: candidates.filter((_, i) => i % 2 === v).slice(0, 20).map((c, k) => ({ chunk_id: c.chunk_id, rank: k + 1, score: c.score, similarity: c.score, bm25: r3(12 - k * 0.4) })),
+    })),
+    candidates,
+    judge: { judge: "jev", model: "jev-small", prompt_version: "rag-jev-v3", calibrated: true, status: "judged", error_code: null, error: null,
+      judgments, fresh_passages: 50, cached_passages: 150, input_tokens: 15500, output_tokens: 250, latency_ms: 812 },
+    policy, selection, sources,
+    prompt: `Context information is below.\n\n---------------------\n${sources.map((s) => `[${s.number}] ${s.title} (p. ${s.page_start})\n${s.text}`).join("\n\n")}\n---------------------\n\nGiven the context information and no prior knowledge, answer the query.\n\nQuery: What does fault code E1xx mean?\n\nAnswer:\n`,
+    answer, citations: [1, 2, 3, 4], model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
+    timings_ms: { query: 180.2, retrieval: 12.4, judge: 812.0, policy: 0.1, generation: 2310.7 }, fingerprint: "f".repeat(64),
+  };
+  const runsList = [
+    { id: RUN_ID, created_at: 1735000000, query: trace.query, judge: "jev", prompt_version: "jev-spring-1" },
+    { id: "older-run", created_at: 1734900000, query: "Is the warranty void after self-repair?", judge: "local", prompt_version: "local-1+jev-spring-1" },
+  ];
+  const settings = {
+    embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
+    embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128,
+    chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
+    judge: { kind: "auto", base_url: "https://jev.example", model: null }, policy, pipeline: { rewrite: true, variants: 2, mode: "hybrid" },
+  };
+  const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true };
+  const documents = docs.map((d, k) => ({
+    id: d.id, path: d.path, title: d.title, kind: "pdf", checksum: "c".repeat(64), size_bytes: 1_200_000 + k * 1000,
+    page_count: d.pages, chunk_count: 60 + k, warning: k === 2 ? "2 pages had no extractable text" : null,
+    embedding_model: "all-minilm-l6-v2-int8", ingested_at: 1734800000 + k * 3600,
+  }));
+  function pageView(documentId, page) {
+    const d = docs.find((x) => x.id === documentId) || docs[0];
+    const parts = [
+      `Section ${page}. Résumé of the café installations ☀️ — naïve checks first.\n\n`,
+      "Fault code E1xx: the DC isolation check failed. Switch the inverter off, wait for it to cool, then reset it from the menu.\n\n",
+      "If the fault repeats three times within a day, contact support; repeated faults are covered by the warranty 🔧.\n",
+    ];
+    const text = parts.join("");
+    const cp = (s) => Array.from(s).length;
+    const a = cp(parts[0]); const b = a + cp(parts[1]);
+    const onPage = candidates.filter((c) => c.document_id === d.id && c.page_start === page).slice(0, 1);
+    const target = onPage[0] ? onPage[0].chunk_id : "chunk-000";
+    return {
+      document_id: d.id, title: d.title, path: d.path, page, page_count: d.pages, text,
+      chunks: [
+        { chunk_id: "other-1", index: 0, char_start: 0, char_end: a + 5 },
+        { chunk_id: target, index: 1, char_start: a, char_end: b },
+        { chunk_id: "other-2", index: 2, char_start: b - 5, char_end: cp(text) },
+      ],
+    };
+  }
+  const evalView = (() => {
+    const m = (p) => ({ precision: p, evidence_recall: 1 - p / 2, ndcg: 0.7 + p / 5, relevant_dropped: 1 - p, documents: 8 - p * 4, characters: 4000 - p * 1800, context_tokens: 1000 - p * 450, all_evidence_lost: 0.02, correctly_empty: 0.5 + p / 3, answer_correct: null });
+    const points = [];
+    for (let k = 0; k <= 20; k++) {
+      const th = k / 20;
+      points.push({ threshold: th, precision: r3(0.35 + 0.6 * Math.pow(th, 0.7)), evidence_recall: k === 20 ? null : r3(1 - Math.pow(th, 1.8)), selected_mean: r3(8 * (1 - th)) });
+    }
+    const sweep = { policy: "filter", top_n: null, points };
+    return {
+      report: { cases: 48, sources: ["cases.json"], models: ["jev-small"], answer_quality: "not measured", context_size_unit: "characters",
+        context_tokens_estimator: "chars/4", recall_scope: "evidence recall over the judged candidates", ndcg_cutoff: "candidate count",
+        min_relevance: 0.5, top_n: null, usage: { input_tokens: 120000, output_tokens: 2400, note: "scoring performed once" }, scoring_p95_ms: 640,
+        summary: { baseline: m(0.41), filter: m(0.78), rerank: m(0.52), filter_and_rerank: m(0.81) }, rows: [] },
+      sweep,
+    };
+  })();
+
+  // ---- the IPC boundary ----
+  const callbacks = new Map();
+  let nextId = 1;
+  function transformCallback(cb, once) {
+    const id = nextId++;
+    callbacks.set(id, (data) => { if (once) callbacks.delete(id); return cb && cb(data); });
+    return id;
+  }
+  function emit(channel, messages, delay) {
+    // Channel messages as core.js expects them: {index, message}, then {index: n, end: true}.
+    return new Promise((resolve) => {
+      let i = 0;
+      const step = () => {
+        const cb = callbacks.get(channel.id);
+        if (i < messages.length) { if (cb) cb({ index: i, message: messages[i] }); i++; setTimeout(step, delay); }
+        else { if (cb) cb({ index: i, end: true }); resolve(); }
+      };
+      step();
+    });
+  }
+  const tokens = (text) => text.match(/\S+\s*|\s+/g).map((t) => ({ event: "token", text: t }));
+  window.__MOCK_IPC_CALLS__ = [];
+  const handlers = {
+    app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, problems: [] }),
+    documents: () => documents,
+    settings: () => settings,
+    save_settings: (a) => a.settings,
+    set_judge_key: (a) => ({ ...judgeInfo, key_set: a.key != null }),
+    save_default_policy: () => settings,
+    runs: () => runsList,
+    run: (a) => { if (a.id === RUN_ID) return trace; throw { code: "not_found", message: `no run '${a.id}'` }; },
+    replay: (a) => ({ run_id: a.runId, options: a.options, selection: select(a.options), changes: [] }),
+    page: (a) => pageView(a.documentId, a.page),
+    page_image: () => null,
+    cancel: () => true,
+    remove_document: (a) => documents.find((d) => d.id === a.id),
+    evaluate: () => evalView,
+    ask: async (a) => {
+      await emit(a.onEvent, [{ event: "stage", stage: "retrieving" }, { event: "stage", stage: "judging" }, { event: "stage", stage: "generating" }, ...tokens(answer)], 5);
+      return trace;
+    },
+    regenerate: async (a) => {
+      const s = select(a.options);
+      const t2 = { ...trace, run_id: "regen-run", selection: s, sources: sourcesFrom(s), answer: "After re-selection: reset the inverter once it has cooled [1]." };
+      await emit(a.onEvent, [{ event: "stage", stage: "generating" }, ...tokens(t2.answer)], 5);
+      return t2;
+    },
+    ingest: async (a) => {
+      await emit(a.onEvent, [
+        { event: "scanned", files: 2 },
+        { event: "file_started", file: 0, total: 2, path: "/in/new.pdf" },
+        { event: "extracted", file: 0, pages: 3, chunks: 9 },
+        { event: "embedding", file: 0, done: 9, total: 9 },
+        { event: "file_finished", file: 0, total: 2, path: "/in/new.pdf", status: "ingested" },
+        { event: "file_started", file: 1, total: 2, path: "/in/locked.pdf" },
+        { event: "file_finished", file: 1, total: 2, path: "/in/locked.pdf", status: "failed" },
+        { event: "saving" },
+      ], 5);
+      return { files: [
+        { path: "/in/new.pdf", status: "ingested", document_id: "doc-new", pages: 3, chunks: 9, error_code: null, error: null, warning: null },
+        { path: "/in/locked.pdf", status: "failed", pages: 0, chunks: 0, error_code: "encrypted", error: "encrypted PDF", warning: null },
+      ] };
+    },
+  };
+  window.__TAURI_INTERNALS__ = {
+    invoke: async (cmd, args) => {
+      window.__MOCK_IPC_CALLS__.push(cmd);
+      const h = handlers[cmd];
+      if (!h) throw { code: "internal", message: `mock: no handler for ${cmd}` };
+      return h(args || {});
+    },
+    transformCallback,
+    unregisterCallback: (id) => callbacks.delete(id),
+    runCallback: (id, data) => { const cb = callbacks.get(id); if (cb) cb(data); },
+    callbacks,
+    convertFileSrc: (p) => p,
+  };
+})();

@@ -1,0 +1,161 @@
+// Headless Chromium test of the built UI with Tauri's IPC mocked at the boundary (mock-ipc.js):
+// replay repaint latency over 200 candidates, plus light/dark screenshots of every view.
+import { createServer } from "node:http";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, extname, join, normalize, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const dist = join(root, "dist");
+const results = join(root, "test-results");
+const shots = join(results, "screenshots");
+mkdirSync(shots, { recursive: true });
+
+// The app's CSP from src-tauri/tauri.conf.json, so a CSP violation shows up here too.
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-src 'none'";
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".json": "application/json" };
+
+const server = createServer((req, res) => {
+  const url = new URL(req.url, "http://x");
+  let file = normalize(join(dist, decodeURIComponent(url.pathname)));
+  if (!file.startsWith(dist)) { res.writeHead(403).end(); return; }
+  try { if (statSync(file).isDirectory()) file = join(file, "index.html"); } catch { file = join(dist, "index.html"); }
+  try {
+    const body = readFileSync(file);
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "content-security-policy": CSP });
+    res.end(body);
+  } catch { res.writeHead(404).end(); }
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+const failures = [];
+const check = (ok, msg) => { if (!ok) failures.push(msg); console.log(`${ok ? "ok  " : "FAIL"} ${msg}`); };
+
+const userDataDir = mkdtempSync(join(tmpdir(), "ragsift-chromium-"));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  viewport: { width: 1280, height: 800 },
+});
+const problems = [];
+try {
+  await context.addInitScript({ path: join(here, "mock-ipc.js") });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+
+  // ---- Replay repaint ----
+  await page.goto(`${base}#/replay?run=fixture-run`);
+  await page.waitForSelector('[data-testid="view-replay"] [data-testid="replay-row"]');
+  const rows = await page.locator('[data-testid="replay-row"]').count();
+  check(rows === 200, `replay shows 200 candidate rows (got ${rows})`);
+  const before = await page.$$eval('[data-testid="replay-row"]', (els) => els.map((e) => e.getAttribute("data-reason")));
+
+  await page.evaluate(() => performance.clearMeasures("replay-repaint"));
+  const values = [];
+  for (let k = 0; k < 40; k++) values.push((0.05 + (k * 0.9) / 39).toFixed(2));
+  let anyChanged = false;
+  for (let k = 0; k < values.length; k++) {
+    await page.evaluate((v) => {
+      const el = document.querySelector('[data-testid="threshold-is_relevant"]');
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }, values[k]);
+    await page.waitForFunction((n) => performance.getEntriesByName("replay-repaint").length >= n, k + 1, { timeout: 5000 });
+    if (k === 20) {
+      await page.screenshot({ path: join(shots, "replay-moved-light.png") });
+    }
+  }
+  const after = await page.$$eval('[data-testid="replay-row"]', (els) => els.map((e) => e.getAttribute("data-reason")));
+  anyChanged = after.some((r, i) => r !== before[i]);
+  check(anyChanged, "moving threshold-is_relevant changed at least one row's data-reason");
+  const changedRows = await page.locator('[data-testid="replay-row"][data-changed="true"]').count();
+  check(changedRows > 0, `rows differing from the run's selection are flagged (data-changed=true: ${changedRows})`);
+  const durations = await page.evaluate(() => performance.getEntriesByName("replay-repaint").map((e) => e.duration));
+  const sorted = [...durations].sort((a, b) => a - b);
+  const q = (p) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+  const stats = { median: +q(0.5).toFixed(2), p95: +q(0.95).toFixed(2), max: +sorted[sorted.length - 1].toFixed(2), n: sorted.length, candidates: rows };
+  const line = JSON.stringify({ replay_repaint_ms: stats });
+  console.log(line);
+  writeFileSync(join(results, "replay-repaint.json"), line + "\n");
+  check(stats.n >= 40, `collected ${stats.n} repaint measures`);
+  check(stats.median < 16.7, `median repaint ${stats.median} ms < 16.7 ms`);
+  check(stats.p95 < 33, `p95 repaint ${stats.p95} ms < 33 ms`);
+
+  // ---- Screenshots of every view, light and dark ----
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.click('[data-testid="nav-library"]');
+    await page.waitForSelector('[data-testid="doc-row"]');
+    if (scheme === "light") {
+      await page.fill('[data-testid="ingest-path"]', "/in");
+      await page.click('[data-testid="ingest-add"]');
+      await page.waitForSelector('[data-testid="file-row"][data-status="failed"]');
+      const statuses = await page.$$eval('[data-testid="file-row"]', (els) => els.map((e) => e.getAttribute("data-status")));
+      check(statuses.join() === "ingested,failed", `ingest batch rows end as ingested, failed (${statuses.join()})`);
+      const msg = await page.locator(".file-error").first().textContent();
+      check(/password-protected/.test(msg ?? ""), "encrypted PDF explained in plain words");
+    }
+    await page.screenshot({ path: join(shots, `library-${scheme}.png`) });
+
+    await page.click('[data-testid="nav-chat"]');
+    await page.fill('[data-testid="chat-input"]', "What does fault code E1xx mean?");
+    await page.press('[data-testid="chat-input"]', "Enter");
+    await page.waitForSelector('[data-testid="answer"][data-state="done"]');
+    const cites = await page.locator('[data-testid="citation"]').count();
+    check(cites >= 4, `answer renders citation buttons (${cites})`);
+    await page.screenshot({ path: join(shots, `chat-${scheme}.png`) });
+
+    await page.click('[data-testid="citation"] >> nth=0');
+    await page.waitForSelector('[data-testid="view-page"] [data-testid="chunk-highlight"]');
+    await page.screenshot({ path: join(shots, `page-${scheme}.png`) });
+
+    await page.click('[data-testid="nav-chat"]');
+    await page.click('[data-testid="open-inspector"] >> nth=0');
+    await page.waitForSelector('[data-testid="judge-row"]');
+    const judgeRows = await page.locator('[data-testid="judge-row"]').count();
+    check(judgeRows === 200, `inspector judge table has 200 rows (${judgeRows})`);
+    await page.screenshot({ path: join(shots, `inspector-${scheme}.png`) });
+
+    await page.click('[data-testid="nav-replay"]');
+    await page.waitForSelector('[data-testid="view-replay"] [data-testid="replay-row"]');
+    if (scheme === "light") {
+      await page.click('[data-testid="regenerate"]');
+      await page.waitForSelector('[data-testid="regenerate-compare"] .sources');
+    }
+    await page.screenshot({ path: join(shots, `replay-${scheme}.png`) });
+
+    await page.click('[data-testid="nav-settings"]');
+    await page.waitForSelector('[data-testid="settings-save"]');
+    await page.screenshot({ path: join(shots, `settings-${scheme}.png`) });
+
+    await page.click('[data-testid="nav-eval"]');
+    await page.fill('[data-testid="eval-cases"]', "/cases.json");
+    await page.click('[data-testid="eval-run"]');
+    await page.waitForSelector('[data-testid="sweep-plot"] path.line-precision');
+    await page.screenshot({ path: join(shots, `eval-${scheme}.png`), fullPage: true });
+  }
+
+  // Keyboard: Alt+1 goes to the Library.
+  await page.keyboard.press("Alt+1");
+  check(await page.locator('[data-testid="view-library"]').isVisible(), "Alt+1 switches to the Library");
+  check(problems.length === 0, `no page errors or console errors${problems.length ? `: ${problems.join(" | ")}` : ""}`);
+} catch (e) {
+  failures.push(String(e?.stack ?? e));
+  console.error(e);
+} finally {
+  await context.close();
+  server.close();
+  rmSync(userDataDir, { recursive: true, force: true });
+}
+
+if (failures.length) {
+  console.error(`\n${failures.length} browser check(s) failed`);
+  process.exit(1);
+}
+console.log("\nbrowser checks passed; screenshots in test-results/screenshots/");
