@@ -8,7 +8,7 @@ mod http;
 #[path = "support/webdriver.rs"]
 mod webdriver;
 
-use http::{Reply, Request, Server};
+use http::{jev_judgment, Request, Server};
 use serde_json::json;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -50,22 +50,7 @@ fn tool(name: &str) -> PathBuf {
 /// Jev at the HTTP boundary: every passage relevant at 0.60 with evidence 0.80, so the default policy keeps it
 /// and an is_relevant threshold of 0.75 drops it.
 fn jev_server() -> Server {
-    Server::with_handler(|req: &Request| {
-        let _ = req.json();
-        let answers = json!({
-            "contains_prompt_injection": {"type": "noul", "noul": 0.02},
-            "contradicts_query_premise": {"type": "noul", "noul": 0.05},
-            "is_relevant": {"type": "noul", "noul": 0.60},
-            "contains_answer_evidence": {"type": "noul", "noul": 0.80},
-            "useful": {"type": "noul", "noul": 0.70},
-        });
-        Reply::Json(
-            200,
-            vec![],
-            json!({"model": "jev-1.13.0", "answers": answers, "usage": {"input_tokens": 120, "output_tokens": 5}})
-                .to_string(),
-        )
-    })
+    Server::with_handler(|_: &Request| jev_judgment(0.60, 0.80, 0.70))
 }
 
 struct Shots(PathBuf);
@@ -199,9 +184,46 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     );
     shots.take(&s, "4-replay");
 
+    // Repaint after each slider move, through the real IPC: input event → the frame after the new selection.
+    let moves = 30;
+    s.script("performance.clearMeasures('replay-repaint')", json!([]));
+    for i in 0..moves {
+        let v = format!("{:.2}", 0.30 + 0.02 * i as f64);
+        s.script(
+            "const el = document.querySelector('[data-testid=threshold-is_relevant]');\
+             Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, arguments[0]);\
+             el.dispatchEvent(new Event('input', {bubbles: true}));",
+            json!([v]),
+        );
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    let mut ms: Vec<f64> = s
+        .script(
+            "return performance.getEntriesByName('replay-repaint').map(e => e.duration)",
+            json!([]),
+        )
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+        .unwrap_or_default();
+    ms.sort_by(f64::total_cmp);
+    assert!(ms.len() >= moves / 2, "too few repaints measured: {ms:?}");
+    let figure = json!({"replay_repaint_ms_real_ipc": {
+        "median": ms[ms.len() / 2], "p95": ms[(ms.len() * 95 / 100).min(ms.len() - 1)], "max": ms[ms.len() - 1],
+        "n": ms.len(), "candidates": after.len(), "build": if cfg!(debug_assertions) { "debug" } else { "release" }
+    }});
+    println!("{figure}");
+    std::fs::write(shots.0.join("replay-repaint.json"), figure.to_string()).unwrap();
+    assert_eq!(judge.requests().len(), judged, "replay called the judge");
+
+    // A passage opens at its page with the chunk highlighted.
+    s.click("[data-testid=nav-inspector]");
+    s.click("[data-testid=judge-row] button.link");
+    s.wait("[data-testid=chunk-highlight]", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(500));
+    shots.take(&s, "5-page");
+
     // The other views render.
     for (nav, view, name) in [
-        ("nav-page", "view-page", "5-page"),
         ("nav-settings", "view-settings", "6-settings"),
         ("nav-eval", "view-eval", "7-evaluation"),
     ] {

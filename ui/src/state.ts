@@ -54,6 +54,7 @@ const traces = new Map<string, Trace>();
 export function rememberTrace(t: Trace) {
   traces.set(t.run_id, t);
   runsVersion.value++;
+  void refreshAppInfo();
 }
 
 export async function loadTrace(id: string): Promise<Trace> {

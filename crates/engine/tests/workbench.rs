@@ -7,7 +7,7 @@ mod common;
 mod http;
 
 use common::fixture;
-use http::{Reply, Request, Server};
+use http::{jev_judgment, Request, Server};
 use ragsift_engine::policy::{PolicyOptions, Reason};
 use ragsift_engine::progress::IngestEvent;
 use ragsift_engine::workbench::{AskEvent, AskOptions, AskRequest, Workbench};
@@ -16,21 +16,7 @@ use std::sync::{Arc, Mutex};
 
 /// Jev at the HTTP boundary: relevance 0.60 and evidence 0.80 for every passage.
 fn jev_server() -> Server {
-    Server::with_handler(|_req: &Request| {
-        let answers = serde_json::json!({
-            "contains_prompt_injection": {"type": "noul", "noul": 0.02},
-            "contradicts_query_premise": {"type": "noul", "noul": 0.05},
-            "is_relevant": {"type": "noul", "noul": 0.60},
-            "contains_answer_evidence": {"type": "noul", "noul": 0.80},
-            "useful": {"type": "noul", "noul": 0.70},
-        });
-        Reply::Json(
-            200,
-            vec![],
-            serde_json::json!({"model": "jev-1.13.0", "answers": answers, "usage": {"input_tokens": 9, "output_tokens": 1}})
-                .to_string(),
-        )
-    })
+    Server::with_handler(|_: &Request| jev_judgment(0.60, 0.80, 0.70))
 }
 
 fn workbench(server: &Server) -> (tempfile::TempDir, Workbench) {
@@ -186,8 +172,10 @@ fn settings_are_validated_and_the_default_policy_is_saved() {
     bad.overlap_tokens = bad.chunk_tokens;
     assert_eq!(wb.save_settings(bad).unwrap_err().code(), "invalid");
 
-    let mut policy = PolicyOptions::default();
-    policy.top_n = Some(2);
+    let policy = PolicyOptions {
+        top_n: Some(2),
+        ..PolicyOptions::default()
+    };
     wb.save_default_policy(policy.clone()).unwrap();
     let reopened = Workbench::open(Some(dir.path())).unwrap();
     assert_eq!(reopened.settings().policy, policy);

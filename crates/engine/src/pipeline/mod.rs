@@ -6,15 +6,16 @@ pub mod augment;
 pub mod join;
 pub mod judging;
 pub mod query;
+mod regenerate;
 pub mod trace;
 
 use crate::judge::{default_questions, Judge, JudgeQuestion};
 use crate::library::Library;
-use crate::llm::{CancelToken, ChatMessage, Completion, GenerateOptions, LanguageModel};
+use crate::llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel};
 use crate::policy::{select, ChunkJudgment, PolicyOptions, Selection};
 use crate::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
 use crate::Result;
-use augment::{augment, citations, Source};
+use augment::{augment, Source};
 use join::{ConcatenationJoiner, Joiner};
 use judging::{judge_candidates, JudgeOutcome, JudgeStatus};
 use query::{CompressionQueryTransformer, MultiQueryExpander, Query, QueryExpander, QueryTransformer};
@@ -22,6 +23,7 @@ use query::{RewriteQueryTransformer, TranslationQueryTransformer};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
+use trace::Answer;
 pub use trace::{StageQuery, Trace, VariantHits};
 
 /// Which stages run and how they are sized. Every stage is optional.
@@ -185,7 +187,7 @@ impl<'a> Pipeline<'a> {
 
         let t = Instant::now();
         self.stage("generating");
-        let (sources, prompt, completion) = self.answer(query, history, &candidates, &selection, on_token, cancel)?;
+        let answer = self.answer(query, history, &candidates, &selection, on_token, cancel)?;
         timings.insert("generation".to_string(), ms(t));
 
         let trace = Trace::new(
@@ -200,10 +202,7 @@ impl<'a> Pipeline<'a> {
             outcome,
             o.policy.clone(),
             selection,
-            citations(&completion.text, sources.len()),
-            sources,
-            prompt,
-            completion,
+            answer,
             timings,
         );
         trace.save(self.library.store())?;
@@ -219,7 +218,7 @@ impl<'a> Pipeline<'a> {
         selection: &Selection,
         on_token: &mut dyn FnMut(&str),
         cancel: &CancelToken,
-    ) -> Result<(Vec<Source>, String, Completion)> {
+    ) -> Result<Answer> {
         let by_id: BTreeMap<&str, &join::Candidate> = candidates.iter().map(|c| (c.chunk_id.as_str(), c)).collect();
         let sources: Vec<Source> = selection
             .returned_ids
@@ -240,56 +239,11 @@ impl<'a> Pipeline<'a> {
         let mut messages = history.to_vec();
         messages.push(ChatMessage::user(prompt.clone()));
         let completion = self.model.chat(&messages, &self.options.generate, on_token, cancel)?;
-        Ok((sources, prompt, completion))
-    }
-
-    /// A new run answering `previous`'s question from its own candidates and cached judgments, selected with
-    /// `policy`: no retrieval, no judge call; only the answer is generated again.
-    pub fn regenerate(
-        &self,
-        previous: &Trace,
-        policy: &PolicyOptions,
-        on_token: &mut dyn FnMut(&str),
-        cancel: &CancelToken,
-    ) -> Result<Trace> {
-        let t = Instant::now();
-        self.stage("selecting");
-        let selection = previous.replay(policy, None)?.selection;
-        let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
-        let t = Instant::now();
-        self.stage("generating");
-        let (sources, prompt, completion) = self.answer(
-            &previous.query,
-            &previous.history,
-            &previous.candidates,
-            &selection,
-            on_token,
-            cancel,
-        )?;
-        timings.insert("generation".to_string(), ms(t));
-        let original = Query {
-            text: previous.query.clone(),
-            history: previous.history.clone(),
-        };
-        let mut judge = previous.judge.clone();
-        judge.fresh_passages = 0;
-        judge.cached_passages = previous.candidates.len();
-        let trace = Trace::new(
-            &original,
-            previous.transformed.clone(),
-            previous.variants.clone(),
-            previous.candidates.clone(),
-            judge,
-            policy.clone(),
-            selection,
-            citations(&completion.text, sources.len()),
+        Ok(Answer {
             sources,
             prompt,
             completion,
-            timings,
-        );
-        trace.save(self.library.store())?;
-        Ok(trace)
+        })
     }
 
     /// Retrieval per variant, in parallel.

@@ -1,7 +1,7 @@
 //! The trace of one run — every query, hit, judgment, decision, the prompt and the answer — and replay: the
 //! policy re-run over the trace's cached judgments with new options, with no judge call.
 
-use super::augment::Source;
+use super::augment::{citations, Source};
 use super::join::Candidate;
 use super::judging::{CandidateJudgment, JudgeOutcome};
 use super::query::Query;
@@ -58,6 +58,13 @@ impl VariantHits {
     }
 }
 
+/// What the augmenter and the model produced: the numbered sources, the prompt sent, the completion.
+pub(super) struct Answer {
+    pub sources: Vec<Source>,
+    pub prompt: String,
+    pub completion: Completion,
+}
+
 /// Everything about one answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -93,12 +100,15 @@ impl Trace {
         judge: JudgeOutcome,
         policy: PolicyOptions,
         selection: Selection,
-        citations: Vec<usize>,
-        sources: Vec<Source>,
-        prompt: String,
-        completion: Completion,
+        answer: Answer,
         timings_ms: BTreeMap<String, f64>,
     ) -> Self {
+        let Answer {
+            sources,
+            prompt,
+            completion,
+        } = answer;
+        let citations = citations(&completion.text, sources.len());
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();

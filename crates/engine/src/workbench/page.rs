@@ -62,7 +62,7 @@ impl Workbench {
         })
     }
 
-    /// The page rendered at 96 dpi as a `data:` URL, or `None` when it cannot be rendered here (not a PDF, file
+    /// The page rendered at 96 dpi (pdftoppm writes the PNG to stdout when given no output root) as a `data:` URL, or `None` when it cannot be rendered here (not a PDF, file
     /// moved, pdftoppm missing).
     pub fn page_image(&self, document_id: &str, page: u32) -> Result<Option<String>> {
         let doc = self
@@ -75,7 +75,7 @@ impl Workbench {
         }
         let n = page.to_string();
         let out = Command::new("pdftoppm")
-            .args(["-f", &n, "-l", &n, "-r", "96", "-png", "-singlefile", &doc.path, "-"])
+            .args(["-f", &n, "-l", &n, "-r", "96", "-png", "-singlefile", &doc.path])
             .output();
         match out {
             Ok(o) if o.status.success() && !o.stdout.is_empty() => {

@@ -4,7 +4,7 @@
 use super::Workbench;
 use crate::eval::{self, EvalOptions, EvalReport, Sweep};
 use crate::judge::{expected_prompt_version, JevJudge, Judge, LocalJudge};
-use crate::llm::{ChatMessage, LanguageModel};
+use crate::llm::{CancelToken, ChatMessage, LanguageModel};
 use crate::pipeline::{trace::Replay, Pipeline, Trace};
 use crate::policy::PolicyOptions;
 use crate::retrieve::{LibraryRetriever, SearchMode};
@@ -79,53 +79,24 @@ pub struct EvalView {
 impl Workbench {
     /// Answers `request`, streaming stages and tokens; the trace is stored as a run.
     pub fn ask(&self, request: &AskRequest, job: &str, events: Events<AskEvent>) -> Result<Trace> {
-        let cancel = self.jobs.start(job);
-        let _done = self.jobs.finish_on_drop(job);
-        let model = self.model_with_progress(&events)?;
-        let (lib, embedder) = (self.library(), self.embedder()?);
-        let retriever = LibraryRetriever {
-            library: &lib,
-            embedder: embedder.as_ref(),
-        };
-        let jev;
-        let local;
-        let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
-        pipeline.judge = match self.judge_info().kind.as_str() {
-            "jev" => {
-                jev = self.jev_judge()?;
-                Some(&jev as &dyn Judge)
-            }
-            "local" => {
-                local = LocalJudge { model: model.as_ref() };
-                Some(&local as &dyn Judge)
-            }
-            _ => None,
-        };
-        let s = lib.settings();
-        let o = &mut pipeline.options;
-        let defaults = AskOptions {
-            rewrite: s.pipeline.rewrite,
-            variants: s.pipeline.variants,
-            top_k: s.top_k as u32,
-            mode: s.pipeline.mode,
-            max_tokens: o.generate.max_tokens,
-        };
-        let ask = request.options.clone().unwrap_or(defaults);
-        (o.rewrite, o.variants, o.top_k, o.mode) = (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
-        o.generate.max_tokens = ask.max_tokens;
-        o.similarity_threshold = s.similarity_threshold;
-        o.policy = s.policy.clone();
-        let stage_events = events.clone();
-        let observer = move |stage: &str| stage_events(AskEvent::Stage { stage: stage.into() });
-        pipeline.observer = Some(&observer);
-        let trace = pipeline.ask(
-            &request.question,
-            &request.history,
-            &mut |t| events(AskEvent::Token { text: t.into() }),
-            &cancel,
-        )?;
-        self.remember(trace.clone());
-        Ok(trace)
+        self.run_pipeline(job, events, true, |pipeline, on_token, cancel| {
+            let s = pipeline.library.settings();
+            let defaults = AskOptions {
+                rewrite: s.pipeline.rewrite,
+                variants: s.pipeline.variants,
+                top_k: s.top_k as u32,
+                mode: s.pipeline.mode,
+                max_tokens: pipeline.options.generate.max_tokens,
+            };
+            let ask = request.options.clone().unwrap_or(defaults);
+            let o = &mut pipeline.options;
+            (o.rewrite, o.variants, o.top_k, o.mode) =
+                (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
+            o.generate.max_tokens = ask.max_tokens;
+            o.similarity_threshold = s.similarity_threshold;
+            o.policy = s.policy.clone();
+            pipeline.ask(&request.question, &request.history, on_token, cancel)
+        })
     }
 
     /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.
@@ -142,22 +113,49 @@ impl Workbench {
         job: &str,
         events: Events<AskEvent>,
     ) -> Result<Trace> {
+        let previous = self.run(run_id)?;
+        self.run_pipeline(job, events, false, |pipeline, on_token, cancel| {
+            pipeline.regenerate(&previous, options, on_token, cancel)
+        })
+    }
+
+    /// Runs `f` on a pipeline over the library and the loaded model (with the configured judge when `judged`),
+    /// as job `job`, reporting stages and tokens; the resulting trace becomes the remembered one.
+    fn run_pipeline(
+        &self,
+        job: &str,
+        events: Events<AskEvent>,
+        judged: bool,
+        f: impl FnOnce(&mut Pipeline<'_>, &mut dyn FnMut(&str), &CancelToken) -> Result<Trace>,
+    ) -> Result<Trace> {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
-        let previous = self.run(run_id)?;
         let model = self.model_with_progress(&events)?;
         let (lib, embedder) = (self.library(), self.embedder()?);
         let retriever = LibraryRetriever {
             library: &lib,
             embedder: embedder.as_ref(),
         };
+        let jev;
+        let local;
         let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
+        pipeline.judge = match self.judge_info().kind.as_str() {
+            _ if !judged => None,
+            "jev" => {
+                jev = self.jev_judge()?;
+                Some(&jev as &dyn Judge)
+            }
+            "local" => {
+                local = LocalJudge { model: model.as_ref() };
+                Some(&local as &dyn Judge)
+            }
+            _ => None,
+        };
         let stage_events = events.clone();
         let observer = move |stage: &str| stage_events(AskEvent::Stage { stage: stage.into() });
         pipeline.observer = Some(&observer);
-        let trace = pipeline.regenerate(
-            &previous,
-            options,
+        let trace = f(
+            &mut pipeline,
             &mut |t| events(AskEvent::Token { text: t.into() }),
             &cancel,
         )?;

@@ -45,6 +45,21 @@ pub enum Reply {
     Drop,
 }
 
+/// A Jev answer in the documented wire format, the same for every passage: these probabilities for relevance,
+/// evidence and usefulness, 0.02 for injection and 0.05 for a contradicted premise.
+pub fn jev_judgment(relevant: f32, evidence: f32, useful: f32) -> Reply {
+    let noul = |p: f32| serde_json::json!({"type": "noul", "noul": p});
+    let answers = serde_json::json!({
+        "contains_prompt_injection": noul(0.02),
+        "contradicts_query_premise": noul(0.05),
+        "is_relevant": noul(relevant),
+        "contains_answer_evidence": noul(evidence),
+        "useful": noul(useful),
+    });
+    let body = serde_json::json!({"model": "jev-1.13.0", "answers": answers, "usage": {"input_tokens": 120, "output_tokens": 5}});
+    Reply::Json(200, vec![], body.to_string())
+}
+
 /// Computes a reply from the request (for servers whose answers depend on what is asked).
 pub type Handler = Arc<dyn Fn(&Request) -> Reply + Send + Sync>;
 
