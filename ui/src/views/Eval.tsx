@@ -117,7 +117,7 @@ export function Evaluation() {
         <div class="field">
           <label for="eval-traces">Saved traces (optional)</label>
           <div class="inline">
-            <input id="eval-traces" class="input" value={tracesPath} onInput={(e) => setTracesPath((e.target as HTMLInputElement).value)} placeholder="scores cached by rag-jev eval --save-traces" />
+            <input id="eval-traces" class="input" data-testid="eval-traces" value={tracesPath} onInput={(e) => setTracesPath((e.target as HTMLInputElement).value)} placeholder="scores cached by rag-jev eval --save-traces" />
             <button type="button" class="btn" onClick={() => browse(setTracesPath)}>Browse…</button>
           </div>
         </div>
