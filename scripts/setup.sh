@@ -820,9 +820,9 @@ install_desktop_tools() {
     log "desktop tools: skipped (--no-desktop)"
     return 0
   fi
-  local have
-  have="$(tauri-driver --version 2>/dev/null || "$HOME/.cargo/bin/tauri-driver" --version 2>/dev/null || true)"
-  if [[ "$have" == *"$TAURI_DRIVER_VERSION"* ]]; then
+  # tauri-driver has no --version: ask cargo what it installed.
+  if cargo install --list 2>/dev/null | grep -qx "tauri-driver v${TAURI_DRIVER_VERSION}:" &&
+    command -v "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" >/dev/null; then
     log "ok       tauri-driver ${TAURI_DRIVER_VERSION}"
   else
     log "installing tauri-driver ${TAURI_DRIVER_VERSION} (cargo install)"
