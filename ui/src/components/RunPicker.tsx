@@ -2,8 +2,24 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { RunSummary } from "../api";
 import { fmtTime } from "../logic/format";
-import { currentRunId, runsVersion } from "../state";
-import { ErrorBanner } from "./common";
+import { currentRunId, loadTrace, runsVersion } from "../state";
+import { Empty, ErrorBanner } from "./common";
+import type { ComponentChildren, VNode } from "preact";
+import type { Trace } from "../api";
+
+/** The trace of run `id`, loaded (and cached) on demand. */
+export function useTrace(id: string | null) {
+  const [trace, setTrace] = useState<Trace | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setError(null);
+    if (!id) { setTrace(null); return; }
+    let live = true;
+    loadTrace(id).then((t) => live && setTrace(t), (e) => live && (setError(e), setTrace(null)));
+    return () => { live = false; };
+  }, [id]);
+  return { trace, error };
+}
 
 /** Recent runs (runs(50)); choosing one sets the current run. */
 export function RunPicker() {
@@ -30,5 +46,21 @@ export function RunPicker() {
         ))}
       </ul>
     </nav>
+  );
+}
+
+/** A view over the current run: the runs on the left, `render(trace)` on the right (or `empty` until one is picked). */
+export function RunView(props: { name: string; label: string; empty: ComponentChildren; render: (t: Trace) => VNode }) {
+  const { trace, error } = useTrace(currentRunId.value);
+  return (
+    <section class={`view view-${props.name}`} data-testid={`view-${props.name}`} aria-label={props.label}>
+      <div class="split split-left">
+        <aside class="split-side"><RunPicker /></aside>
+        <div class="split-main">
+          <ErrorBanner error={error} />
+          {trace ? props.render(trace) : !error && <Empty>{props.empty}</Empty>}
+        </div>
+      </div>
+    </section>
   );
 }

@@ -1,24 +1,12 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useMemo } from "preact/hooks";
 import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, CopyButton, Empty, ErrorBanner, ProbBar, ReasonTag } from "../components/common";
-import { RunPicker } from "../components/RunPicker";
+import { Banner, CopyButton, ProbBar, ReasonTag } from "../components/common";
+import { RunView } from "../components/RunPicker";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
-import { currentRunId, go, loadTrace, openSource, pageTarget } from "../state";
+import { go, openSource, pageTarget } from "../state";
 
-export function useTrace(id: string | null) {
-  const [trace, setTrace] = useState<Trace | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    setError(null);
-    if (!id) { setTrace(null); return; }
-    let live = true;
-    loadTrace(id).then((t) => live && setTrace(t), (e) => live && (setError(e), setTrace(null)));
-    return () => { live = false; };
-  }, [id]);
-  return { trace, error };
-}
 
 function Stage(props: { n: number; title: string; meta?: string; children: preact.ComponentChildren }) {
   return (
@@ -157,16 +145,8 @@ export function TraceView(props: { trace: Trace }) {
 }
 
 export function Inspector() {
-  const { trace, error } = useTrace(currentRunId.value);
   return (
-    <section class="view view-inspector" data-testid="view-inspector" aria-label="Inspector">
-      <div class="split split-left">
-        <aside class="split-side"><RunPicker /></aside>
-        <div class="split-main">
-          <ErrorBanner error={error} />
-          {trace ? <TraceView trace={trace} /> : !error && <Empty>Pick a run on the left, or ask something in Chat and press <strong>Inspect</strong>.</Empty>}
-        </div>
-      </div>
-    </section>
+    <RunView name="inspector" label="Inspector" render={(t) => <TraceView trace={t} />}
+      empty={<>Pick a run on the left, or ask something in Chat and press <strong>Inspect</strong>.</>} />
   );
 }

@@ -3,15 +3,14 @@ import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { Candidate, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, Empty, ErrorBanner, ReasonTag } from "../components/common";
-import { RunPicker } from "../components/RunPicker";
+import { Banner, ErrorBanner, ReasonTag } from "../components/common";
+import { RunView } from "../components/RunPicker";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from "../logic/reasons";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
-import { currentRunId, endJob, openSource, rememberTrace, startJob } from "../state";
-import { useTrace } from "./Inspector";
+import { endJob, openSource, rememberTrace, startJob } from "../state";
 import { SourcesList } from "./Chat";
 
 const MODES: { value: Mode; label: string }[] = [
@@ -245,16 +244,8 @@ function ReplayPanel(props: { trace: Trace }) {
 }
 
 export function Replay() {
-  const { trace, error } = useTrace(currentRunId.value);
   return (
-    <section class="view view-replay" data-testid="view-replay" aria-label="Replay">
-      <div class="split split-left">
-        <aside class="split-side"><RunPicker /></aside>
-        <div class="split-main">
-          <ErrorBanner error={error} />
-          {trace ? <ReplayPanel key={trace.run_id} trace={trace} /> : !error && <Empty>Pick a run to re-select its context with other thresholds — no judge call needed.</Empty>}
-        </div>
-      </div>
-    </section>
+    <RunView name="replay" label="Replay" render={(t) => <ReplayPanel key={t.run_id} trace={t} />}
+      empty="Pick a run to re-select its context with other thresholds — no judge call needed." />
   );
 }
