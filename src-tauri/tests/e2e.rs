@@ -84,7 +84,13 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     let shots = Shots(repo().join("test-artifacts/e2e"));
     std::fs::create_dir_all(&shots.0).unwrap();
 
-    let display = format!(":{}", 90 + free_port() % 400);
+    // A display number no X server holds (no lock file, no socket).
+    let n = (90 + free_port() % 400..1000)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        })
+        .expect("a free X display number");
+    let display = format!(":{n}");
     let mut kids = Kill(Vec::new());
     kids.0.push(
         Command::new(tool("Xvfb"))
