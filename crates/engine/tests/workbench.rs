@@ -138,6 +138,7 @@ fn ingest_ask_replay_regenerate_and_page() {
         "replay and regenerate never call the judge"
     );
     assert_eq!(wb.runs(10).unwrap().len(), 2);
+    assert_eq!(wb.info().unwrap().runs, 2);
 
     // The key is in neither the settings file nor any stored trace.
     let settings = std::fs::read_to_string(dir.path().join("settings.json")).unwrap();

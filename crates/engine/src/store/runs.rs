@@ -118,6 +118,11 @@ impl Store {
         Ok(if rows.len() == 1 { rows.into_iter().next() } else { None })
     }
 
+    /// How many runs are stored.
+    pub fn run_count(&self) -> Result<u32> {
+        Ok(self.conn().query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?)
+    }
+
     pub fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(

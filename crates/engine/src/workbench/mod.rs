@@ -128,7 +128,7 @@ impl Workbench {
             version: env!("CARGO_PKG_VERSION").to_string(),
             home: self.home.display().to_string(),
             documents: lib.documents()?.len() as u32,
-            runs: lib.store().runs(u32::MAX as usize)?.len() as u32,
+            runs: lib.store().run_count()?,
             embedding_model: s.embedding_model.clone(),
             chat_model,
             judge: self.judge_info(),
