@@ -146,3 +146,45 @@ fn text_and_markdown_are_one_page_each() {
     assert_eq!(txt.pages[0].number, 1);
     assert!(!txt.pages[0].text.is_empty());
 }
+
+/// True when `phrase` occurs in the page's text as a run of words (spacing and punctuation aside).
+fn reads(ex: &ragsift_engine::extract::Extracted, page: usize, phrase: &str) -> bool {
+    let (text, want) = (words(&ex.pages[page - 1].text), words(phrase));
+    text.windows(want.len()).any(|w| w == want.as_slice())
+}
+
+#[test]
+fn real_two_column_papers_are_read_column_by_column() {
+    let paper = |name: &str| extract_file(&fixture(&format!("qa/documents/{name}")), LIMITS).unwrap();
+    // Word 2010, a 12pt gutter: each column reads on instead of alternating with the other line by line.
+    let tlsh = paper("TLSH_CTC_final.pdf");
+    assert!(reads(
+        &tlsh,
+        1,
+        "Sdhash are similarity digests). Here, we describe a new locality sensitive"
+    ));
+    assert!(reads(
+        &tlsh,
+        1,
+        "supported by Virus-Total [13]. The Ssdeep scheme [3, 1] is a CTPH"
+    ));
+    // pdfTeX with Type3 bitmap fonts: the left column ends before the right one starts.
+    let dtc = paper("dtc-paper.pdf");
+    assert!(reads(&dtc, 5, "in a vaguely C-like form. Figure 2 shows an example."));
+    assert!(reads(&dtc, 1, "Device trees everywhere"));
+    // Title and abstract across the page, then two columns (the abstract once hid the gutter).
+    let hash = paper("hash_usenix.pdf");
+    assert!(reads(
+        &hash,
+        1,
+        "hsearch under most conditions. Introduction Current UNIX systems"
+    ));
+    // groff through Ghostscript sets lines with the ' operator, which pdf-extract skips.
+    let cvs = paper("cvs-paper.pdf");
+    assert!(reads(
+        &cvs,
+        7,
+        "functions within the module database at this time. 2.4. Configurable Logging Support"
+    ));
+    assert!(reads(&cvs, 7, "example% cvs checkout libc ps"));
+}

@@ -10,7 +10,9 @@ use std::path::Path;
 
 /// Extracts the text of every page of a PDF held in memory, in page order.
 pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
-    let doc = open(path, bytes)?;
+    let mut doc = open(path, bytes)?;
+    scale_type3_widths(&mut doc);
+    expand_quote_operators(&mut doc);
     let pages = doc.get_pages();
     if pages.is_empty() {
         return Err(corrupt(path, "the document has no pages"));
@@ -22,9 +24,9 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
             pdf_extract::output_doc_page(&doc, &mut dev, number)
         }));
         let (text, failed) = match run {
-            Ok(Ok(())) => (page_text(&dev.glyphs, dev.width), false),
+            Ok(Ok(())) => (page_text(&dev.glyphs), false),
             // A page whose content stream cannot be read keeps whatever was decoded before the fault.
-            Ok(Err(_)) | Err(_) => (page_text(&dev.glyphs, dev.width), true),
+            Ok(Err(_)) | Err(_) => (page_text(&dev.glyphs), true),
         };
         out.push(PageText { number, text, failed });
     }
@@ -52,6 +54,100 @@ fn open(path: &Path, bytes: &[u8]) -> Result<lopdf::Document> {
     Ok(doc)
 }
 
+/// A Type3 font gives its glyph widths in its own glyph space (scaled by `/FontMatrix`, e.g. 0.00697 for the
+/// bitmap fonts of dvips), but pdf-extract reads every width as thousandths of text space, which squeezes each
+/// run of such text to a fraction of its real width and breaks the geometry the layout relies on. Rescaling
+/// the widths to thousandths before extraction keeps the glyph positions honest.
+fn scale_type3_widths(doc: &mut lopdf::Document) {
+    use lopdf::Object;
+    let mut scaled = std::collections::HashSet::new();
+    let fonts: Vec<(lopdf::ObjectId, f32)> = doc
+        .objects
+        .iter()
+        .filter_map(|(&id, obj)| {
+            let dict = obj.as_dict().ok()?;
+            (dict.get(b"Subtype").and_then(Object::as_name).ok()? == b"Type3").then_some(())?;
+            let matrix = dict.get(b"FontMatrix").and_then(Object::as_array).ok()?;
+            let scale = matrix.first()?.as_float().ok()? * 1000.0;
+            (scale.is_finite() && scale > 0.0 && (scale - 1.0).abs() > 1e-4).then_some((id, scale))
+        })
+        .collect();
+    for (font, scale) in fonts {
+        let target = match doc
+            .get_object(font)
+            .and_then(Object::as_dict)
+            .and_then(|d| d.get(b"Widths"))
+        {
+            Ok(Object::Reference(r)) => *r,
+            Ok(Object::Array(_)) => font,
+            _ => continue,
+        };
+        if !scaled.insert(target) {
+            continue;
+        }
+        let widths = match doc.get_object_mut(target) {
+            Ok(Object::Array(a)) => a,
+            Ok(Object::Dictionary(d)) => match d.get_mut(b"Widths") {
+                Ok(Object::Array(a)) => a,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        for w in widths.iter_mut() {
+            if let Ok(v) = w.as_float() {
+                *w = Object::Real(v * scale);
+            }
+        }
+    }
+}
+
+/// pdf-extract ignores the `'` and `"` text operators (next line, then show a string), so their text is lost
+/// and every later `Td` on the page lands one line off, on top of other text (groff through Ghostscript uses
+/// them for every line). Each is rewritten into the equivalent `Tw`/`Tc`, `T*` and `Tj` before extraction.
+fn expand_quote_operators(doc: &mut lopdf::Document) {
+    use lopdf::content::{Content, Operation};
+    let pages: Vec<lopdf::ObjectId> = doc.get_pages().into_values().collect();
+    for page in pages {
+        let Ok(bytes) = doc.get_page_content(page) else {
+            continue;
+        };
+        if !bytes.iter().any(|&b| b == b'\'' || b == b'"') {
+            continue;
+        }
+        let Ok(content) = Content::decode(&bytes) else {
+            continue;
+        };
+        if !content
+            .operations
+            .iter()
+            .any(|op| op.operator == "'" || op.operator == "\"")
+        {
+            continue;
+        }
+        let mut operations = Vec::with_capacity(content.operations.len());
+        for mut op in content.operations {
+            let quote = op.operator == "'" && op.operands.len() == 1;
+            let double = op.operator == "\"" && op.operands.len() == 3;
+            if double {
+                let text = op.operands.pop();
+                let spacing = op.operands.pop();
+                let words = op.operands.pop();
+                operations.push(Operation::new("Tw", words.into_iter().collect()));
+                operations.push(Operation::new("Tc", spacing.into_iter().collect()));
+                op.operands = text.into_iter().collect();
+            }
+            if quote || double {
+                operations.push(Operation::new("T*", Vec::new()));
+                op.operator = "Tj".into();
+            }
+            operations.push(op);
+        }
+        if let Ok(encoded) = (Content { operations }).encode() {
+            let _ = doc.change_page_content(page, encoded);
+        }
+    }
+}
+
 fn corrupt(path: &Path, detail: &str) -> Error {
     Error::Corrupt {
         path: path.into(),
@@ -64,17 +160,15 @@ fn corrupt(path: &Path, detail: &str) -> Error {
 #[derive(Default)]
 struct GlyphCollector {
     glyphs: Vec<Glyph>,
-    width: f64,
 }
 
 impl OutputDev for GlyphCollector {
     fn begin_page(
         &mut self,
         _n: u32,
-        media_box: &MediaBox,
+        _media_box: &MediaBox,
         _art: Option<(f64, f64, f64, f64)>,
     ) -> Result<(), OutputError> {
-        self.width = (media_box.urx - media_box.llx).abs();
         Ok(())
     }
 
