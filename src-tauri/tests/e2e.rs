@@ -73,17 +73,26 @@ fn reasons(s: &Session, css: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn ingest_ask_inspect_and_replay_in_the_real_window() {
-    if std::env::var_os("RAGSIFT_SKIP_WINDOW_TEST").is_some() {
-        eprintln!("RAGSIFT_SKIP_WINDOW_TEST is set: skipping the real-window test");
-        return;
-    }
-    let home = tempfile::tempdir().unwrap();
-    let judge = jev_server();
-    let shots = Shots(repo().join("test-artifacts/e2e"));
-    std::fs::create_dir_all(&shots.0).unwrap();
+/// The real app in its own X display, driven through tauri-driver; its children die with it.
+struct App {
+    session: Session,
+    _kids: Kill,
+    app: String,
+}
 
+/// Serialises the window tests: two apps at once on two cores would starve each other's models.
+static WINDOWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn skip() -> bool {
+    let skip = std::env::var_os("RAGSIFT_SKIP_WINDOW_TEST").is_some();
+    if skip {
+        eprintln!("RAGSIFT_SKIP_WINDOW_TEST is set: skipping the real-window test");
+    }
+    skip
+}
+
+/// Starts Xvfb on a free display, tauri-driver, and the app with `RAGSIFT_HOME=home` and the given environment.
+fn launch(home: &Path, env: &[(&str, &str)]) -> App {
     // A display number no X server holds (no lock file, no socket).
     let n = (90 + free_port() % 400..1000)
         .find(|n| {
@@ -102,19 +111,19 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     );
     std::thread::sleep(Duration::from_millis(500));
     let (port, native) = (free_port(), free_port());
-    kids.0.push(
-        Command::new(tool("tauri-driver"))
-            .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
-            .arg("--native-driver")
-            .arg(tool("WebKitWebDriver"))
-            .env("DISPLAY", &display)
-            .env("RAGSIFT_HOME", home.path())
-            .env("TYPESAFE_API_KEY", "e2e-test-key")
-            .env("TYPESAFE_BASE_URL", &judge.url)
-            .spawn()
-            .expect("tauri-driver"),
-    );
-    let driver = format!("http://127.0.0.1:{port}");
+    let mut driver = Command::new(tool("tauri-driver"));
+    driver
+        .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
+        .arg("--native-driver")
+        .arg(tool("WebKitWebDriver"))
+        .env("DISPLAY", &display)
+        .env("RAGSIFT_HOME", home)
+        .env_remove("TYPESAFE_API_KEY");
+    for (k, v) in env {
+        driver.env(k, v);
+    }
+    kids.0.push(driver.spawn().expect("tauri-driver"));
+    let url = format!("http://127.0.0.1:{port}");
     let up = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(up.elapsed() < Duration::from_secs(20), "tauri-driver did not start");
@@ -122,38 +131,112 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     }
     // RAGSIFT_APP_BIN runs the same test against another build (e.g. the release binary, for BENCHMARKS.md).
     let app = std::env::var("RAGSIFT_APP_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_ragsift-app").to_string());
-    let s = Session::start(&driver, &app, Duration::from_secs(90)).expect("app session");
-    let long = Duration::from_secs(240);
+    let session = Session::start(&url, &app, Duration::from_secs(90)).expect("app session");
+    App {
+        session,
+        _kids: kids,
+        app,
+    }
+}
 
-    // Library: ingest a fixture PDF by path.
+/// Ingests one file through the Library view's path field and waits until it is listed.
+fn ingest(s: &Session, file: &Path, long: Duration) {
     s.click("[data-testid=nav-library]");
-    let pdf = repo().join("fixtures/pdf/multipage.pdf").canonicalize().unwrap();
-    s.type_into("[data-testid=ingest-path]", pdf.to_str().unwrap());
+    s.type_into(
+        "[data-testid=ingest-path]",
+        file.canonicalize().unwrap().to_str().unwrap(),
+    );
     s.click("[data-testid=ingest-add]");
     let row = s.wait("[data-testid=file-row][data-status]", long);
     assert_eq!(s.attribute(&row, "data-status").as_deref(), Some("ingested"));
     s.wait("[data-testid=doc-row]", Duration::from_secs(20));
-    shots.take(&s, "1-library");
+}
 
-    // Chat: ask and wait for the streamed answer.
+/// Asks in Chat and waits for the streamed answer to finish; returns its text.
+fn ask(s: &Session, question: &str, long: Duration) -> String {
     s.click("[data-testid=nav-chat]");
-    s.type_into("[data-testid=chat-input]", "How long is the battery warranty?");
+    s.type_into("[data-testid=chat-input]", question);
     s.click("[data-testid=chat-send]");
     let answer = s.wait("[data-testid=answer][data-state=done]", long);
     assert!(s.attribute(&answer, "data-run-id").is_some_and(|id| !id.is_empty()));
-    shots.take(&s, "2-chat");
+    s.text(&answer)
+}
+
+#[test]
+fn a_real_paper_with_the_offline_judge() {
+    if skip() {
+        return;
+    }
+    let _one = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let home = tempfile::tempdir().unwrap();
+    let shots = Shots(repo().join("test-artifacts/e2e"));
+    std::fs::create_dir_all(&shots.0).unwrap();
+    let app = launch(home.path(), &[]);
+    let s = &app.session;
+    let long = Duration::from_secs(300);
+    ingest(s, &repo().join("fixtures/qa/documents/TLSH_CTC_final.pdf"), long);
+    let answer = ask(
+        s,
+        "How many bits is the hash value Ssdeep computes for each segment of a file?",
+        long,
+    );
+    assert!(
+        answer.contains("6 bit"),
+        "the extractive answer quotes the evidence: {answer}"
+    );
+    assert!(!answer.contains("Context information"), "{answer}");
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "2-chat");
+    s.click("[data-testid=open-inspector]");
+    s.wait("[data-testid=judge-row]", Duration::from_secs(20));
+    assert!(
+        !s.find_all("[data-testid=not-assessed]").is_empty(),
+        "the contradicted premise shows as not assessed"
+    );
+    let defaults = s.wait("[data-testid=judge-defaults-source]", Duration::from_secs(5));
+    assert!(s.text(&defaults).contains("local judge"), "{}", s.text(&defaults));
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "3-inspector");
+    s.quit();
+}
+
+#[test]
+fn ingest_ask_inspect_and_replay_in_the_real_window() {
+    if skip() {
+        return;
+    }
+    let _one = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let home = tempfile::tempdir().unwrap();
+    let judge = jev_server();
+    let shots = Shots(repo().join("test-artifacts/e2e"));
+    std::fs::create_dir_all(&shots.0).unwrap();
+    let app = launch(
+        home.path(),
+        &[("TYPESAFE_API_KEY", "e2e-test-key"), ("TYPESAFE_BASE_URL", &judge.url)],
+    );
+    let s = &app.session;
+    let app = app.app.clone();
+    let long = Duration::from_secs(240);
+
+    // Library: ingest a fixture PDF by path.
+    ingest(s, &repo().join("fixtures/pdf/multipage.pdf"), long);
+    shots.take(s, "1-library");
+
+    // Chat: ask and wait for the streamed answer.
+    ask(s, "How long is the battery warranty?", long);
+    shots.take(s, "2-chat-jev");
     let judged = judge.requests().len();
     assert!(judged > 0, "the judge server was never asked");
 
     // Inspector: the judge table with the run's decisions.
     s.click("[data-testid=open-inspector]");
     s.wait("[data-testid=judge-row]", Duration::from_secs(20));
-    let before = reasons(&s, "[data-testid=judge-row]");
+    let before = reasons(s, "[data-testid=judge-row]");
     assert!(
         !before.is_empty() && before.iter().all(|(_, r)| r == "retained"),
         "{before:?}"
     );
-    shots.take(&s, "3-inspector");
+    shots.take(s, "3-inspector-jev");
 
     // Replay: drag the relevance threshold above the judge's 0.60; reasons change with no judge call.
     s.click("[data-testid=nav-replay]");
@@ -166,7 +249,7 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     );
     let start = Instant::now();
     let after = loop {
-        let now = reasons(&s, "[data-testid=replay-row]");
+        let now = reasons(s, "[data-testid=replay-row]");
         if now.iter().any(|(_, r)| r == "not_relevant") || start.elapsed() > Duration::from_secs(10) {
             break now;
         }
@@ -178,7 +261,7 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     );
     assert_eq!(judge.requests().len(), judged, "replay called the judge");
     std::thread::sleep(Duration::from_millis(800));
-    let settled = reasons(&s, "[data-testid=replay-row]");
+    let settled = reasons(s, "[data-testid=replay-row]");
     assert!(
         settled.iter().all(|(_, r)| r == "not_relevant"),
         "the replay did not settle: {settled:?}"
@@ -189,7 +272,7 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
         settled.len(),
         "changed rows are marked against the run's selection"
     );
-    shots.take(&s, "4-replay");
+    shots.take(s, "4-replay");
 
     // Repaint after each slider move, through the real IPC: input event → the frame after the new selection.
     let moves = 30;
@@ -227,7 +310,7 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     s.click("[data-testid=judge-row] button.link");
     s.wait("[data-testid=chunk-highlight]", Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(500));
-    shots.take(&s, "5-page");
+    shots.take(s, "5-page");
 
     // Evaluation over rag-jev's files: metrics per policy and the sweep plot, from saved traces (no judge call).
     s.click("[data-testid=nav-eval]");
@@ -243,12 +326,12 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
         "evaluation from saved traces called the judge"
     );
     std::thread::sleep(Duration::from_millis(400));
-    shots.take(&s, "7-evaluation");
+    shots.take(s, "7-evaluation");
 
     // The settings view renders.
     s.click("[data-testid=nav-settings]");
     s.wait("[data-testid=view-settings]", Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(300));
-    shots.take(&s, "6-settings");
+    shots.take(s, "6-settings");
     s.quit();
 }

@@ -31,6 +31,24 @@ export const commands = {
 };
 
 /* Types */
+/**  How answers are produced. */
+export type AnswerMode = 
+/**  Extractive for base models (no chat template), chat for instruction models and servers. */
+"auto" | "extractive" | 
+/**  Completion-style prompt for base models, chat otherwise. */
+"generative";
+
+/**  What actually produced an answer (recorded in the trace and shown beside it). */
+export type AnsweredBy = 
+/**  Quoted sentences from the kept passages. */
+"extractive" | 
+/**  A base model continuing a plain-text prompt. */
+"completion" | 
+/**  A model answering Spring's augmented prompt through its chat template. */
+"chat" | 
+/**  No kept passage held evidence: the fixed "the documents do not say" answer, no model call. */
+"no_evidence";
+
 /**  What the app shows about itself and its set-up. */
 export type AppInfo = {
 	version: string,
@@ -158,6 +176,11 @@ export type Decision = {
 	reason: Reason,
 	/**  Classified as contradicting the query premise, whatever happened to it afterwards. */
 	conflicting: boolean,
+	/**
+	 *  Classification rules skipped because the judge does not assess their question (e.g. the contradicted
+	 *  premise, offline): the reason was reached without them.
+	 */
+	skipped_rules?: string[],
 };
 
 /**  A document as the library lists it. */
@@ -258,6 +281,21 @@ export type IpcError = {
 	message: string,
 };
 
+/**
+ *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
+ *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
+ */
+export type JudgeDefaults = {
+	source: string,
+	thresholds: { [key in string]: number | null },
+	min_relevance: number | null,
+	/**
+	 *  The evidence probability a kept passage needs for the answer to use it; below it, on every kept
+	 *  passage, the answer says the documents do not say.
+	 */
+	answer_threshold: number | null,
+};
+
 /**  Which judge new answers use. */
 export type JudgeInfo = {
 	/**  `jev`, `local` or `none`. */
@@ -266,6 +304,10 @@ export type JudgeInfo = {
 	calibrated: boolean,
 	/**  Whether a Jev key is stored or in `TYPESAFE_API_KEY` (the key itself never leaves the backend). */
 	key_set: boolean,
+	/**  The thresholds this judge's probabilities are read with by default (`None` without a judge). */
+	defaults: JudgeDefaults | null,
+	/**  Questions this judge does not assess. */
+	not_assessed: string[],
 };
 
 export type JudgeOutcome = {
@@ -282,6 +324,10 @@ export type JudgeOutcome = {
 	input_tokens: number,
 	output_tokens: number,
 	latency_ms: number | null,
+	/**  Questions the judge does not assess: absent from every judgment, their policy rules skipped. */
+	not_assessed?: string[],
+	/**  The thresholds this judge's probabilities are read with by default. */
+	defaults?: JudgeDefaults,
 };
 
 /**  The judge: TypeSafe's Jev when a key is available (`auto`), or the local model's yes/no readout. */
@@ -359,14 +405,19 @@ export type PipelineDefaults = {
 	/**  Multi-query variants besides the original (0 = none). */
 	variants?: number,
 	mode?: SearchMode,
+	/**  How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative. */
+	answer_mode?: AnswerMode,
 };
 
 /**  Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`]. */
 export type PolicyOptions = {
 	mode?: Mode,
-	/**  Classification thresholds by question key; a missing key uses its default from [`DEFAULT_THRESHOLDS`]. */
+	/**
+	 *  Classification thresholds by question key. A missing key takes the judge's default
+	 *  ([`PolicyOptions::resolved`]), and without one Spring's ([`DEFAULT_THRESHOLDS`]).
+	 */
 	thresholds?: { [key in string]: number | null },
-	/**  Lowest usefulness kept by the filter modes (inclusive). */
+	/**  Lowest usefulness kept by the filter modes (inclusive); `None` takes the judge's default (else 0). */
 	min_relevance?: number | null,
 	top_n?: number | null,
 	max_context_tokens?: number | null,
@@ -524,8 +575,11 @@ export type Trace = {
 	policy: PolicyOptions,
 	selection: Selection,
 	sources: Source[],
+	/**  The exact prompt sent to the model (empty when no model was asked: extractive or no evidence). */
 	prompt: string,
 	answer: string,
+	/**  Which answer mode produced `answer`. */
+	answered_by?: AnsweredBy,
 	citations: number[],
 	model: string,
 	usage: Usage,

@@ -7,7 +7,8 @@
 export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreachable" | "auth" | "cancelled" | "stale" | "internal";
 export type IpcError = { code: IpcCode; message: string };
 
-export type JudgeInfo = { kind: "jev" | "local" | "none"; model: string; calibrated: boolean; key_set: boolean };
+export type JudgeDefaults = { source: string; thresholds: { [key in string]: number }; min_relevance: number | null; answer_threshold: number };
+export type JudgeInfo = { kind: "jev" | "local" | "none"; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
 export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; problems: string[] };
 
 export type DocumentRow = { id: string; path: string; title: string; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };
@@ -43,24 +44,26 @@ export type Provenance = { variant: number; rank: number; score: number };
 export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[] };
 export type JudgeStatus = "judged" | "cached" | "bypassed" | "none";
 export type CandidateJudgment = { chunk_id: string; answers: { [key in string]: number }; model: string; cached: boolean; input_tokens: number; output_tokens: number; latency_ms: number };
-export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; input_tokens: number; output_tokens: number; latency_ms: number };
+export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
 export type Source = { number: number; chunk_id: string; document: string; title: string; page_start: number; page_end: number; text: string };
 
 export type Mode = "classify" | "filter" | "rerank" | "filter_and_rerank";
-export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number }; min_relevance: number; top_n: number | null; max_context_tokens: number | null; shadow: boolean; keep_groups_together: boolean };
+export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number }; min_relevance: number | null; top_n: number | null; max_context_tokens: number | null; shadow: boolean; keep_groups_together: boolean };
 export type Reason = "retained" | "below_threshold" | "beyond_top_n" | "beyond_token_budget" | "pinned" | "group_retained" | "bypassed" | "injection" | "conflicting" | "not_relevant" | "no_evidence" | "unscored";
 export type Status = "applied" | "shadow" | "bypassed";
-export type Decision = { chunk_id: string; input_index: number; selected: boolean; returned: boolean; rank: number | null; score: number | null; reason: Reason; conflicting: boolean };
+export type Decision = { chunk_id: string; input_index: number; selected: boolean; returned: boolean; rank: number | null; score: number | null; reason: Reason; conflicting: boolean; skipped_rules: string[] };
 export type Selection = { decisions: Decision[]; selected_ids: string[]; returned_ids: string[]; status: Status; selected_tokens: number; selected_characters: number; counts: Partial<{ [key in Reason]: number }>; policy_version: string };
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[] };
 
-export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; citations: number[]; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string };
+export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; citations: number[]; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string };
 export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string };
 
 export type ChatSettings = { backend: string; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };
 export type JudgeSettings = { kind: "auto" | "jev" | "local" | "none"; base_url: string | null; model: string | null };
-export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode };
+export type AnswerMode = "auto" | "extractive" | "generative";
+export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence";
+export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
 export type Settings = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
 
 export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: string; min_relevance: number; top_n: number | null };

@@ -1,10 +1,14 @@
 //! `ragsift-bench`: the figures in BENCHMARKS.md, each measured against its baseline in the same run.
 //! Run in release: `cargo run --release -p ragsift-bench -- all`.
 
+mod answers;
 mod app;
 mod embed;
 mod extract;
+mod judge;
+mod judge_fit;
 mod llm;
+mod qaset;
 mod reingest;
 mod replay;
 mod search;
@@ -47,6 +51,39 @@ enum Command {
     },
     /// Embedded language model: prompt and generation tokens/s, yes/no with and without prefix reuse.
     Llm,
+    /// The local judge on the labelled set (fixtures/qa): per-signal and fitted AUC, Brier, reliability.
+    Judge {
+        /// Candidates per question (vector search).
+        #[arg(long, default_value_t = 8)]
+        top_k: usize,
+        /// Write every candidate's signals and labels to this JSON file.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+        /// Also measure the language-model signals (slow: the embedded model reads every candidate).
+        #[arg(long)]
+        lm: bool,
+        /// Write the fitted judge to crates/engine/src/judge/local/fit.json.
+        #[arg(long)]
+        refit: bool,
+        /// Also measure the embedded model's yes/no readout for the contradicted premise.
+        #[arg(long)]
+        premise: bool,
+        /// Time the local judge against the yes/no readout judge on this many questions (0 = skip).
+        #[arg(long, default_value_t = 0)]
+        speed: usize,
+    },
+    /// The whole pipeline on the labelled set per answer configuration: evidence kept, characters cut, answer
+    /// phrase found, abstention, prompt echoes.
+    Answers {
+        #[arg(long, default_value_t = 4)]
+        top_k: usize,
+        /// Only the first N questions (0 = all).
+        #[arg(long, default_value_t = 0)]
+        limit: usize,
+        /// Configurations: JUDGE-MODE with JUDGE local|readout|none and MODE extractive|completion|chat.
+        #[arg(long, value_delimiter = ',', default_values_t = answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect::<Vec<_>>())]
+        configs: Vec<String>,
+    },
     /// Replay of 200 cached judgments, and the local judge's cost per chunk.
     Replay,
     /// The desktop app's cold start and idle memory (needs Xvfb and the release ragsift-app).
@@ -69,6 +106,22 @@ fn main() {
         Command::Reingest { copies } => reingest::run(copies),
         Command::Llm => llm::run(),
         Command::Replay => replay::run(),
+        Command::Answers { top_k, limit, configs } => answers::run(&answers::Options { top_k, limit, configs }),
+        Command::Judge {
+            top_k,
+            dump,
+            lm,
+            refit,
+            premise,
+            speed,
+        } => judge::run(&judge::Options {
+            top_k,
+            dump,
+            lm,
+            refit,
+            premise,
+            speed,
+        }),
         Command::App { runs } => app::run(runs),
         Command::All => extract::run(&[])
             .and_then(|_| embed::run(256, 0))
@@ -76,6 +129,23 @@ fn main() {
             .and_then(|_| reingest::run(8))
             .and_then(|_| llm::run())
             .and_then(|_| replay::run())
+            .and_then(|_| {
+                judge::run(&judge::Options {
+                    top_k: 8,
+                    dump: None,
+                    lm: false,
+                    refit: false,
+                    premise: true,
+                    speed: 16,
+                })
+            })
+            .and_then(|_| {
+                answers::run(&answers::Options {
+                    top_k: 4,
+                    limit: 0,
+                    configs: answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect(),
+                })
+            })
             .and_then(|_| app::run(5)),
     };
     if let Err(e) = result {

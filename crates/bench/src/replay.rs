@@ -1,8 +1,6 @@
-//! Pipeline benchmarks: replay (the selection policy over 200 cached judgments) vs the one-time cost it
-//! replaces (judging those chunks), and the local judge's cost per chunk.
+//! Replay: the selection policy over 200 cached judgments (the judges' own cost per chunk, which replay saves,
+//! is measured by `ragsift-bench judge --speed`).
 
-use ragsift_engine::judge::{default_questions, Judge, LocalJudge};
-use ragsift_engine::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
 use ragsift_engine::policy::{select, ChunkJudgment, Mode, PolicyOptions};
 use ragsift_engine::Result;
 use std::collections::BTreeMap;
@@ -17,7 +15,7 @@ pub fn run() -> Result<()> {
             "filter_and_rerank, top_n 8, 1500 tokens",
             PolicyOptions {
                 mode: Mode::FilterAndRerank,
-                min_relevance: 0.3,
+                min_relevance: Some(0.3),
                 top_n: Some(8),
                 max_context_tokens: Some(1500),
                 ..Default::default()
@@ -38,29 +36,6 @@ pub fn run() -> Result<()> {
         );
     }
 
-    let home = ragsift_engine::config::data_dir()?;
-    let path = default_model_path(&ragsift_engine::config::models_dir(&home)?);
-    let model = EmbeddedModel::load(&path, &EmbeddedOptions::default(), None)?;
-    let judge = LocalJudge { model: &model };
-    let passages: Vec<String> = (0..8)
-        .map(|i| format!("Passage {i}. The Orion-7 battery warranty lasts 36 months from purchase; registering within 30 days extends it to 48 months. Charging from 0 to 80 percent takes 45 minutes with the 65 W charger, between 5 and 40 degrees Celsius.").repeat(2))
-        .collect();
-    let questions = default_questions();
-    let t = Instant::now();
-    let out = judge.judge("How long is the battery warranty?", &passages, &questions)?;
-    let per_chunk = t.elapsed().as_secs_f64() / passages.len() as f64;
-    let tokens: u32 = out.iter().map(|j| j.input_tokens).sum();
-    println!(
-        "\n## local judge ({}, {} questions per chunk, shared passage prefix)",
-        judge.model(),
-        questions.len()
-    );
-    println!(
-        "{:.0} ms per chunk ({} prompt tokens evaluated per chunk); replay of 200 chunks replaces {:.1} s of judging",
-        per_chunk * 1e3,
-        tokens / passages.len() as u32,
-        per_chunk * 200.0
-    );
     Ok(())
 }
 
@@ -93,6 +68,7 @@ fn judgments(n: usize) -> Vec<ChunkJudgment> {
                 pinned: false,
                 group: None,
                 scores,
+                not_assessed: Vec::new(),
             }
         })
         .collect()

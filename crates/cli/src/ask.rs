@@ -35,6 +35,9 @@ pub struct AskArgs {
     policy: PolicyArgs,
     #[arg(long, default_value_t = 256)]
     max_tokens: u32,
+    /// auto (extractive for base models, chat for instruction models), extractive or generative.
+    #[arg(long, default_value = "auto")]
+    answer_mode: String,
     #[command(flatten)]
     model: ModelArgs,
     /// Print the whole trace as JSON (after the streamed answer on stderr).
@@ -73,7 +76,7 @@ impl PolicyArgs {
             })?;
         }
         if let Some(x) = self.min_relevance {
-            o.min_relevance = x;
+            o.min_relevance = Some(x);
         }
         for t in &self.thresholds {
             let (k, v) = t
@@ -109,7 +112,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     let judge: Option<&dyn Judge> = match args.judge.as_deref() {
         Some("none") => None,
         Some("local") => {
-            local = LocalJudge { model: model.as_ref() };
+            local = LocalJudge::new(&embedder, Some(model.as_ref()), Some(lib.store()));
             Some(&local)
         }
         Some("jev") => {
@@ -122,7 +125,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
                 Some(&jev)
             }
             None => {
-                local = LocalJudge { model: model.as_ref() };
+                local = LocalJudge::new(&embedder, Some(model.as_ref()), Some(lib.store()));
                 Some(&local)
             }
         },
@@ -130,6 +133,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     };
     let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
     pipeline.judge = judge;
+    pipeline.embedder = Some(&embedder);
     let o = &mut pipeline.options;
     o.rewrite = args.rewrite;
     o.variants = args.variants;
@@ -137,6 +141,12 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     o.mode = args.search_mode;
     o.strict = args.strict;
     o.generate.max_tokens = args.max_tokens;
+    o.answer_mode = serde_json::from_value(serde_json::Value::String(args.answer_mode.clone())).map_err(|_| {
+        Error::Invalid(format!(
+            "unknown answer mode '{}' (auto, extractive, generative)",
+            args.answer_mode
+        ))
+    })?;
     o.policy = args.policy.apply(PolicyOptions::default())?;
     let cancel = CancelToken::new();
     let c = cancel.clone();
@@ -167,6 +177,19 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
         if trace.judge.error.is_some() {
             eprintln!("judge bypassed: {}", trace.judge.error.as_deref().unwrap_or(""));
         }
+        let answered = serde_json::to_value(trace.answered_by).unwrap_or_default();
+        println!(
+            "answer: {}; judge: {} ({}), thresholds: {} defaults{}",
+            answered.as_str().unwrap_or("?"),
+            trace.judge.judge,
+            trace.judge.model,
+            trace.judge.defaults.source,
+            if trace.judge.not_assessed.is_empty() {
+                String::new()
+            } else {
+                format!("; not assessed: {}", trace.judge.not_assessed.join(", "))
+            }
+        );
         println!(
             "run {}  (ragsift runs show {0}; ragsift replay {0} --threshold is_relevant=0.6)",
             trace.run_id

@@ -120,7 +120,7 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
 
 /// Scores every case's documents with the usefulness question, as rag-jev's traces.
 fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<eval::Trace>, Error> {
-    let model;
+    let (model, embedder, lib);
     let local;
     let jev;
     let judge: &dyn Judge = match args.judge.as_str() {
@@ -130,7 +130,9 @@ fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<e
         }
         "local" => {
             model = args.model.open(home)?;
-            local = LocalJudge { model: model.as_ref() };
+            lib = crate::open_library(home)?;
+            embedder = crate::load_embedder(home, lib.settings())?;
+            local = LocalJudge::new(&embedder, Some(model.as_ref()), Some(lib.store()));
             &local
         }
         other => return Err(Error::Invalid(format!("unknown judge '{other}' (jev or local)"))),

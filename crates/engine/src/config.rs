@@ -76,6 +76,8 @@ pub struct PipelineDefaults {
     /// Multi-query variants besides the original (0 = none).
     pub variants: u32,
     pub mode: SearchMode,
+    /// How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative.
+    pub answer_mode: crate::pipeline::answer::AnswerMode,
 }
 
 /// Which language model answers: an embedded GGUF file, or an OpenAI-compatible server.
@@ -139,7 +141,20 @@ impl Settings {
     pub fn load(home: &Path) -> Result<Self> {
         let path = home.join("settings.json");
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{}: {e}", path.display()))),
+            Ok(bytes) => {
+                let mut s: Settings =
+                    serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+                // Settings saved before thresholds became per-judge defaults wrote Spring's four values out; they
+                // were never chosen, so they must not override the local judge's fitted operating points.
+                let spring: std::collections::BTreeMap<String, f32> = crate::policy::DEFAULT_THRESHOLDS
+                    .iter()
+                    .map(|&(k, v)| (k.to_string(), v))
+                    .collect();
+                if s.policy.thresholds == spring {
+                    s.policy.thresholds.clear();
+                }
+                Ok(s)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
             Err(e) => Err(Error::io(path, e)),
         }

@@ -64,6 +64,9 @@ pub enum Error {
     Stale(String),
     #[error("cancelled")]
     Cancelled,
+    /// The component cannot do this (e.g. an HTTP model asked for token log-probabilities of given text).
+    #[error("not supported: {0}")]
+    NotSupported(String),
 }
 
 impl Error {
@@ -92,6 +95,7 @@ impl Error {
             Error::Invalid(_) => "invalid",
             Error::Stale(_) => "stale",
             Error::Cancelled => "cancelled",
+            Error::NotSupported(_) => "not_supported",
         }
     }
 

@@ -3,16 +3,9 @@
 
 use ragsift_engine::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
 use ragsift_engine::llm::{yes_no_prompt, CancelToken, ChatMessage, FinishReason, GenerateOptions, LanguageModel};
-use std::sync::OnceLock;
 
-fn gemma() -> &'static EmbeddedModel {
-    static M: OnceLock<EmbeddedModel> = OnceLock::new();
-    M.get_or_init(|| {
-        let home = ragsift_engine::config::data_dir().unwrap();
-        let models = ragsift_engine::config::models_dir(&home).expect("run ./scripts/setup.sh");
-        EmbeddedModel::load(&default_model_path(&models), &EmbeddedOptions::default(), None).expect("Gemma loads")
-    })
-}
+mod common;
+use common::gemma;
 
 fn greedy(n: u32) -> GenerateOptions {
     GenerateOptions {

@@ -118,6 +118,14 @@ impl Session {
             .map(str::to_string)
     }
 
+    /// The element's rendered text.
+    pub fn text(&self, element: &str) -> String {
+        self.call("GET", &format!("/element/{element}/text"), None)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     pub fn script(&self, script: &str, args: Value) -> Value {
         self.call("POST", "/execute/sync", Some(json!({"script": script, "args": args})))
     }

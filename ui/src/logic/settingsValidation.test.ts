@@ -10,7 +10,7 @@ export function defaults(): Settings {
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
     judge: { kind: "auto", base_url: null, model: null },
     policy: { mode: "classify", thresholds: {}, min_relevance: 0, top_n: null, max_context_tokens: null, shadow: false, keep_groups_together: true },
-    pipeline: { rewrite: false, variants: 1, mode: "vector" },
+    pipeline: { rewrite: false, variants: 1, mode: "vector", answer_mode: "auto" },
   };
 }
 

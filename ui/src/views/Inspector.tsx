@@ -6,6 +6,7 @@ import { RunView } from "../components/RunPicker";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
 import { go, openSource, pageTarget } from "../state";
+import { defaultsSource } from "./Replay";
 
 
 function Stage(props: { n: number; title: string; meta?: string; children: preact.ComponentChildren }) {
@@ -16,6 +17,20 @@ function Stage(props: { n: number; title: string; meta?: string; children: preac
     </section>
   );
 }
+
+/** What the reason leaves out: rules the judge could not assess. */
+function skippedText(d: Decision): string {
+  const s = d.skipped_rules ?? [];
+  return s.length ? ` Skipped: ${s.join(", ")} (not assessed by this judge).` : "";
+}
+
+/** How the answer was produced, in words. */
+export const ANSWERED_BY: Record<string, string> = {
+  extractive: "extractive: quoted from the kept passages (no model call)",
+  completion: "generative: the base model continued a plain-text prompt",
+  chat: "generative: the model answered Spring's augmented prompt",
+  no_evidence: "no kept passage holds evidence: fixed answer, nothing cited",
+};
 
 function openChunk(c: Candidate) {
   pageTarget.value = { documentId: c.document_id, page: c.page_start, chunkId: c.chunk_id };
@@ -32,6 +47,7 @@ function JudgeTable(props: { trace: Trace }) {
     return { j, d };
   }, [t]);
   const thr = t.policy.thresholds;
+  const notAssessed = t.judge.not_assessed ?? [];
   return (
     <div class="table-wrap">
       <table class="table judge-table">
@@ -52,11 +68,13 @@ function JudgeTable(props: { trace: Trace }) {
                 <td class="num">{i + 1}</td>
                 <td class="passage"><button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button> <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
                 {QUESTIONS.map((q) => (
-                  <td key={q.key} class="col-prob"><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} /></td>
+                  <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
+                    ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
+                    : <ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />}</td>
                 ))}
                 <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
                 <td>{d ? (d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
-                <td title={d ? REASON_EXPLAIN[d.reason] : undefined}><ReasonTag reason={d?.reason} /></td>
+                <td title={d ? REASON_EXPLAIN[d.reason] + skippedText(d) : undefined}><ReasonTag reason={d?.reason} /></td>
               </tr>
             );
           })}
@@ -119,6 +137,7 @@ export function TraceView(props: { trace: Trace }) {
         </details>
       </Stage>
       <Stage n={5} title="Judge" meta={`${j.judge || "none"} · ${j.model || "—"} · ${j.calibrated ? "calibrated" : "uncalibrated"} · prompt ${j.prompt_version || "—"}`}>
+        <div class="muted small" data-testid="judge-defaults-source">Thresholds: {defaultsSource(t)}{(j.not_assessed ?? []).length ? ` · not assessed: ${(j.not_assessed ?? []).join(", ")}` : ""}</div>
         <div class="kv">
           <span>Status <strong class={`judge-status judge-${j.status}`}>{j.status}</strong></span>
           <span>Fresh <strong class="num">{j.fresh_passages}</strong></span>
@@ -130,11 +149,11 @@ export function TraceView(props: { trace: Trace }) {
         </div>
         <JudgeTable trace={t} />
       </Stage>
-      <Stage n={6} title="Prompt sent to the model">
+      <Stage n={6} title="Prompt sent to the model" meta={t.prompt ? undefined : "none: no model was asked"}>
         <div class="prompt-head"><span class="muted small">{t.prompt.length.toLocaleString("en-US")} characters</span><CopyButton text={t.prompt} label="Copy prompt" /></div>
         <pre class="prompt" tabIndex={0}>{t.prompt}</pre>
       </Stage>
-      <Stage n={7} title="Answer" meta={`${t.usage.prompt_tokens} prompt + ${t.usage.completion_tokens} completion tokens`}>
+      <Stage n={7} title="Answer" meta={`${ANSWERED_BY[t.answered_by] ?? t.answered_by} · ${t.usage.prompt_tokens} prompt + ${t.usage.completion_tokens} completion tokens`}>
         <div class="answer-box"><AnswerText text={t.answer} onCite={(n) => openSource(t, n)} known={(n) => t.sources.some((s) => s.number === n)} /></div>
         <div class="timings">
           {timings.map(([k, v]) => <span key={k} class="timing"><span class="muted">{k}</span> <span class="num">{fmt(v, v < 10 ? 1 : 0)} ms</span></span>)}

@@ -20,8 +20,25 @@ const MODES: { value: Mode; label: string }[] = [
   { value: "filter_and_rerank", label: "filter + rerank" },
 ];
 
-function withDefaults(p: PolicyOptions): PolicyOptions {
-  return { ...p, thresholds: { ...DEFAULT_THRESHOLDS, ...p.thresholds } };
+/** The run's policy with every threshold filled: the run's own, then its judge's defaults, then Spring's. */
+function withDefaults(p: PolicyOptions, t: Trace): PolicyOptions {
+  const judge = t.judge.defaults;
+  return {
+    ...p,
+    thresholds: { ...DEFAULT_THRESHOLDS, ...(judge?.thresholds ?? {}), ...p.thresholds },
+    min_relevance: p.min_relevance ?? judge?.min_relevance ?? 0,
+  };
+}
+
+/** The judge's own defaults (what "Reset to the judge's defaults" restores). */
+function judgeDefaults(t: Trace): PolicyOptions {
+  return withDefaults({ ...t.policy, thresholds: {}, min_relevance: null }, t);
+}
+
+/** Where the default thresholds come from, in words. */
+export function defaultsSource(t: Trace): string {
+  const s = t.judge.defaults?.source ?? "spring";
+  return s === "spring" ? "Spring AI's defaults (for Jev's calibrated probabilities)" : `the local judge's fitted operating points (${s})`;
 }
 
 type RowProps = {
@@ -103,7 +120,7 @@ function Slider(props: { testid: string; label: string; value: number; min?: num
 
 function ReplayPanel(props: { trace: Trace }) {
   const t = props.trace;
-  const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy));
+  const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy, t));
   const optionsRef = useRef(options);
   const [selection, setSelection] = useState<Selection>(t.selection);
   const [error, setError] = useState<unknown>(null);
@@ -180,13 +197,16 @@ function ReplayPanel(props: { trace: Trace }) {
           </select>
           <label class="check"><input type="checkbox" checked={options.shadow} onChange={(e) => update({ shadow: (e.target as HTMLInputElement).checked })} /> shadow (select, but send the original context)</label>
         </div>
+        <div class="muted small" data-testid="defaults-source">Default thresholds: {defaultsSource(t)}.</div>
         <div class="sliders">
           {THRESHOLD_KEYS.map((key) => {
             const q = QUESTIONS.find((x) => x.key === key)!;
+            const unassessed = (t.judge.not_assessed ?? []).includes(key);
             return <Slider key={key} testid={`threshold-${key}`} label={q.label} value={options.thresholds[key] ?? q.threshold!}
-              hint={`${q.direction}${classify ? "" : " (classify mode only)"}`} dim={!classify} onValue={(v) => setThreshold(key, v)} />;
+              hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classify mode only)"}`}
+              dim={!classify || unassessed} onValue={(v) => setThreshold(key, v)} />;
           })}
-          <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance} dim={classify || options.mode === "rerank"}
+          <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance ?? 0} dim={classify || options.mode === "rerank"}
             hint="usefulness below this is dropped (filter modes)" onValue={(v) => update({ min_relevance: v })} />
           <Slider testid="token-budget" label="Token budget" value={options.max_context_tokens ?? 0} min={0} max={4096} step={64}
             display={options.max_context_tokens == null ? "off" : String(options.max_context_tokens)} hint="0 = off"
@@ -203,7 +223,8 @@ function ReplayPanel(props: { trace: Trace }) {
           </div>
         </div>
         <div class="control-row">
-          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy); optionsRef.current = o; setOptions(o); scheduler.reset(); setSelection(t.selection); }}>Reset to run's policy</button>
+          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setSelection(t.selection); }}>Reset to run's policy</button>
+          <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
           <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(optionsRef.current).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
           <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>
           {saved && <span class="ok small" role="status">{saved}</span>}

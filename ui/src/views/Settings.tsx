@@ -160,6 +160,23 @@ export function Settings() {
           <div class="field"><label class="check"><input type="checkbox" checked={s.pipeline.rewrite} onChange={(e) => set((d) => (d.pipeline.rewrite = (e.target as HTMLInputElement).checked))} /> Rewrite the question before searching</label></div>
         </fieldset>
         <fieldset class="panel">
+          <legend>Selection and answers</legend>
+          <div class="field" data-testid="settings-defaults">
+            <span>Thresholds in force: {Object.keys(s.policy.thresholds).length === 0
+              ? <>the active judge's own defaults — {judge?.defaults ? (judge.defaults.source === "spring" ? "Spring AI's (0.70 / 0.70 / 0.45 / 0.55)" : `the local judge's fitted operating points (${judge.defaults.source})`) : "none (no judge)"}</>
+              : <>saved values ({Object.entries(s.policy.thresholds).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")})</>}
+              {judge && judge.not_assessed.length > 0 && <span class="muted"> · not assessed by this judge: {judge.not_assessed.join(", ")}</span>}</span>
+            {Object.keys(s.policy.thresholds).length > 0 && (
+              <button type="button" class="btn btn-ghost" data-testid="use-judge-defaults" onClick={() => set((d) => { d.policy.thresholds = {}; d.policy.min_relevance = null; })}>Use the judge's defaults</button>
+            )}
+          </div>
+          <Field label="Answer mode" name="pipeline.answer_mode" errors={errors} hint="auto: quoted sentences for a base model, generated for an instruction model or server">
+            <select {...a("pipeline.answer_mode")} class="input" value={s.pipeline.answer_mode} onChange={(e) => set((d) => (d.pipeline.answer_mode = str(e) as S["pipeline"]["answer_mode"]))}>
+              <option value="auto">auto</option><option value="extractive">extractive (quote the passages)</option><option value="generative">generative (the language model writes)</option>
+            </select>
+          </Field>
+        </fieldset>
+        <fieldset class="panel">
           <legend>Chunking</legend>
           <Field label="Chunk size (tokens)" name="chunk_tokens" errors={errors}>
             <input {...a("chunk_tokens")} class="input input-num" type="number" value={s.chunk_tokens} onInput={(e) => set((d) => (d.chunk_tokens = num(e)))} />

@@ -79,7 +79,7 @@
     }
     const decisions = rows.map((r) => ({
       chunk_id: r.c.chunk_id, input_index: r.i, selected: KEPT.has(r.reason), returned: KEPT.has(r.reason),
-      rank: r.rank ?? null, score: r.score, reason: r.reason, conflicting: r.reason === "conflicting",
+      rank: r.rank ?? null, score: r.score, reason: r.reason, conflicting: r.reason === "conflicting", skipped_rules: [],
     }));
     const sel = decisions.filter((d) => d.selected);
     const counts = {};
@@ -111,10 +111,11 @@
     })),
     candidates,
     judge: { judge: "jev", model: "jev-small", prompt_version: "rag-jev-v3", calibrated: true, status: "judged", error_code: null, error: null,
-      judgments, fresh_passages: 50, cached_passages: 150, input_tokens: 15500, output_tokens: 250, latency_ms: 812 },
+      judgments, fresh_passages: 50, cached_passages: 150, input_tokens: 15500, output_tokens: 250, latency_ms: 812,
+      not_assessed: [], defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } },
     policy, selection, sources,
     prompt: `Context information is below.\n\n---------------------\n${sources.map((s) => `[${s.number}] ${s.title} (p. ${s.page_start})\n${s.text}`).join("\n\n")}\n---------------------\n\nGiven the context information and no prior knowledge, answer the query.\n\nQuery: What does fault code E1xx mean?\n\nAnswer:\n`,
-    answer, citations: [1, 2, 3, 4], model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
+    answer, answered_by: "chat", citations: [1, 2, 3, 4], model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
     timings_ms: { query: 180.2, retrieval: 12.4, judge: 812.0, policy: 0.1, generation: 2310.7 }, fingerprint: "f".repeat(64),
   };
   const runsList = [
@@ -125,9 +126,10 @@
     embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
     embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128,
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
-    judge: { kind: "auto", base_url: "https://jev.example", model: null }, policy, pipeline: { rewrite: true, variants: 2, mode: "hybrid" },
+    judge: { kind: "auto", base_url: "https://jev.example", model: null }, policy, pipeline: { rewrite: true, variants: 2, mode: "hybrid", answer_mode: "auto" },
   };
-  const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true };
+  const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true, not_assessed: [],
+    defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } };
   const documents = docs.map((d, k) => ({
     id: d.id, path: d.path, title: d.title, kind: "pdf", checksum: "c".repeat(64), size_bytes: 1_200_000 + k * 1000,
     page_count: d.pages, chunk_count: 60 + k, warning: k === 2 ? "2 pages had no extractable text" : null,

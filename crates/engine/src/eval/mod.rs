@@ -13,7 +13,9 @@
 pub mod library;
 pub mod live;
 pub mod metrics;
+pub mod qa;
 pub mod ragjev;
+pub mod spans;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -313,14 +315,15 @@ fn selection<'a>(case: &'a EvalCase, trace: &Trace, policy: EvalPolicy, options:
             pinned: d.pinned,
             group: d.group_id.clone(),
             scores: BTreeMap::from([(USEFUL.to_string(), j.relevance as f32)]),
+            not_assessed: Vec::new(),
         })
         .collect();
     let policy_options = PolicyOptions {
         mode,
         min_relevance: if mode == Mode::Rerank {
-            0.0
+            None
         } else {
-            options.min_relevance as f32
+            Some(options.min_relevance as f32)
         },
         top_n: options.top_n,
         max_context_tokens: None,

@@ -142,7 +142,7 @@ impl Gutter {
     fn crossed_by(self, row: &[Segment]) -> bool {
         let margin = (self.x1 - self.x0) / 4.0;
         let (l, r) = (
-            row.iter().filter(|s| self.is_left(s)).last(),
+            row.iter().rev().find(|s| self.is_left(s)),
             row.iter().find(|s| !self.is_left(s)),
         );
         row.iter().any(|s| s.x0 <= self.x0 + margin && s.x1 >= self.x1 - margin)
@@ -280,7 +280,7 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     let lo = segs.iter().map(|s| s.x0).fold(f64::INFINITY, f64::min);
     let hi = segs.iter().map(|s| s.x1).fold(f64::NEG_INFINITY, f64::max);
     let width = hi - lo;
-    if !(width > 0.0) {
+    if width.is_nan() || width <= 0.0 {
         return None;
     }
     // Coverage: how many rows have ink in each 1pt bin, leaving out the rows that hold a stretch of text (no gap
@@ -310,7 +310,7 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     let mut best: Option<(usize, usize)> = None;
     let mut start = None;
     for b in from..=to + 1 {
-        let low = b <= to && coverage[b] <= allowed;
+        let low = coverage.get(b).is_some_and(|&c| b <= to && c <= allowed);
         match (low, start) {
             (true, None) => start = Some(b),
             (false, Some(s)) => {

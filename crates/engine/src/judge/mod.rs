@@ -1,12 +1,16 @@
 //! Judges: a batch of (question, passage) pairs → named yes/no probabilities per passage, the model that
-//! answered, usage and latency. `JevJudge` asks TypeSafe's Jev over HTTP; `LocalJudge` asks the local language
-//! model through its yes/no readout (uncalibrated). Failures are errors; the pipeline decides to fail open.
+//! answered, usage and latency. `JevJudge` asks TypeSafe's Jev over HTTP; `LocalJudge` (`local`) answers offline
+//! from measured signals combined by a fitted, calibrated model; `ReadoutJudge` is the language model's raw yes/no
+//! readout, kept as the baseline the local judge is measured against. Failures are errors; the pipeline decides
+//! to fail open.
 
 pub mod jev;
+pub mod local;
 
 use crate::llm::{yes_no_prompt, LanguageModel};
 use crate::{Error, Result};
 pub use jev::{default_questions, JudgeQuestion, PassageJudgment};
+pub use local::LocalJudge;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -22,6 +26,19 @@ pub trait Judge: Send + Sync {
     fn calibrated(&self) -> bool;
     /// One judgment per passage, in order. An error means the batch could not be judged completely.
     fn judge(&self, query: &str, passages: &[String], questions: &[JudgeQuestion]) -> Result<Vec<PassageJudgment>>;
+    /// Whether a passage's answers depend on the other passages judged with it (then they are cached per
+    /// candidate set, not per passage).
+    fn contextual(&self) -> bool {
+        false
+    }
+    /// Question keys this judge does not answer: absent from its judgments, reported as not assessed.
+    fn not_assessed(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The policy thresholds its probabilities are meant to be read with (Spring's unless fitted otherwise).
+    fn defaults(&self) -> crate::policy::JudgeDefaults {
+        crate::policy::JudgeDefaults::default()
+    }
 }
 
 /// The prompt version a stored run's judge must have used for its judgments to be replayed against today's
@@ -29,7 +46,8 @@ pub trait Judge: Send + Sync {
 pub fn expected_prompt_version(judge: &str) -> Option<String> {
     match judge {
         "jev" => Some(jev::PROMPT_VERSION.to_string()),
-        "local" => Some(format!("{LOCAL_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)),
+        "local" => Some(local::shipped_fit().version.clone()),
+        "readout" => Some(format!("{READOUT_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)),
         _ => None,
     }
 }
@@ -81,14 +99,15 @@ impl Judge for JevJudge {
     }
 }
 
-/// The same questions answered by a local language model's yes/no readout. Each passage's questions share the
-/// passage as prompt prefix, so an embedded model evaluates it once.
-pub struct LocalJudge<'m> {
+/// The same questions answered by a language model's raw yes/no readout (uncalibrated). Each passage's
+/// questions share the passage as prompt prefix, so an embedded model evaluates it once. This was the local
+/// judge before the fitted one; it stays as its measured baseline and for models the fit cannot use.
+pub struct ReadoutJudge<'m> {
     pub model: &'m dyn LanguageModel,
 }
 
-/// Version of the local judge's question rendering (bump when `local_question` changes).
-pub const LOCAL_PROMPT_VERSION: &str = "local-yesno-v1";
+/// Version of the readout judge's question rendering (bump when `local_question` changes).
+pub const READOUT_PROMPT_VERSION: &str = "local-yesno-v1";
 
 /// A Jev question rendered for a local model: backticked names become plain words, the query is inlined.
 pub fn local_question(q: &JudgeQuestion, query: &str) -> String {
@@ -102,15 +121,15 @@ pub fn local_question(q: &JudgeQuestion, query: &str) -> String {
         .replace("`passage`", "this passage")
 }
 
-impl Judge for LocalJudge<'_> {
+impl Judge for ReadoutJudge<'_> {
     fn name(&self) -> &'static str {
-        "local"
+        "readout"
     }
     fn model(&self) -> String {
         self.model.id().to_string()
     }
     fn prompt_version(&self) -> String {
-        format!("{LOCAL_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)
+        format!("{READOUT_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)
     }
     fn calibrated(&self) -> bool {
         false

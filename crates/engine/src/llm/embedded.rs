@@ -4,6 +4,7 @@
 //! for each question.
 
 use super::{ratio, CancelToken, ChatMessage, Completion, FinishReason, GenerateOptions, LanguageModel, Usage, YesNo};
+use super::{ScoreItem, TextScore};
 use crate::{compute, Error, Result};
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::context::LlamaContext;
@@ -20,6 +21,8 @@ use std::sync::OnceLock;
 const BATCH: usize = 512;
 const MAIN_SEQ: i32 = 0;
 const QUESTION_SEQ: i32 = 1;
+/// Items scored together in one decode call by `score_text` (each in its own sequence).
+const SCORE_PARALLEL: usize = 4;
 
 /// Settings of an embedded model.
 #[derive(Debug, Clone)]
@@ -54,6 +57,8 @@ pub struct EmbeddedModel {
     no: Vec<LlamaToken>,
     n_ctx: u32,
     threads: i32,
+    /// The file carries its own chat template (an instruction-tuned model); base models do not.
+    own_template: bool,
 }
 
 fn backend() -> Result<&'static LlamaBackend> {
@@ -97,6 +102,7 @@ impl EmbeddedModel {
                 path.display()
             ))
         })?;
+        let own_template = model.chat_template(None).is_ok();
         let template = match &options.template {
             Some(name) => LlamaChatTemplate::new(name),
             None => match model.chat_template(None) {
@@ -148,6 +154,7 @@ impl EmbeddedModel {
             no,
             n_ctx,
             threads,
+            own_template,
         })
     }
 
@@ -173,9 +180,13 @@ impl EmbeddedModel {
     }
 
     fn context(&self, sequences: u32) -> Result<LlamaContext<'_>> {
+        self.context_with_batch(sequences, BATCH)
+    }
+
+    fn context_with_batch(&self, sequences: u32, batch: usize) -> Result<LlamaContext<'_>> {
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(self.n_ctx))
-            .with_n_batch(BATCH as u32)
+            .with_n_batch(batch as u32)
             .with_n_ubatch(BATCH as u32)
             .with_n_seq_max(sequences)
             .with_kv_unified(true)
@@ -229,7 +240,8 @@ impl EmbeddedModel {
         Ok(toks)
     }
 
-    fn readout(&self, ctx: &LlamaContext<'_>, idx: i32, evaluated: usize) -> YesNo {
+    /// P(yes) / (P(yes) + P(no)) from the logits at batch index `idx`.
+    fn p_yes(&self, ctx: &LlamaContext<'_>, idx: i32) -> f32 {
         let logits = ctx.get_logits_ith(idx);
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mass = |ids: &[LlamaToken]| {
@@ -237,8 +249,142 @@ impl EmbeddedModel {
                 .map(|t| ((logits[t.0 as usize] - max) as f64).exp())
                 .sum::<f64>()
         };
+        ratio(mass(&self.yes), mass(&self.no))
+    }
+
+    /// Scores up to [`SCORE_PARALLEL`] items at once, each in its own sequence copied from the shared prefix
+    /// (sequence 0, `shared` tokens long).
+    fn score_group(
+        &self,
+        ctx: &mut LlamaContext<'_>,
+        shared: usize,
+        group: &[Vec<Vec<LlamaToken>>],
+    ) -> Result<Vec<TextScore>> {
+        let total: usize = group
+            .iter()
+            .map(|parts| parts.iter().map(Vec::len).sum::<usize>())
+            .sum();
+        let mut batch = LlamaBatch::new(total.max(1), group.len() as i32 + 1);
+        // For each item: the batch indices whose logits predict each target token, and the probe's last index.
+        let mut reads: Vec<(Vec<i32>, i32)> = Vec::with_capacity(group.len());
+        let mut at = 0i32;
+        for (j, parts) in group.iter().enumerate() {
+            let seq = j as i32 + 1;
+            ctx.kv_cache_seq_rm(seq, None, None).map_err(kv_err)?;
+            ctx.kv_cache_seq_cp(MAIN_SEQ, seq, None, None).map_err(kv_err)?;
+            let (context, target, probe) = (&parts[0], &parts[1], &parts[2]);
+            let tokens: Vec<LlamaToken> = context.iter().chain(target).chain(probe).copied().collect();
+            // The logits after token k predict token k + 1: target token t is predicted by the token before it.
+            let first_target = context.len();
+            let mut target_reads = Vec::with_capacity(target.len());
+            for (k, t) in tokens.iter().enumerate() {
+                let predicts_target = k + 1 >= first_target && k + 1 < first_target + target.len();
+                let last = k + 1 == tokens.len();
+                batch
+                    .add(*t, (shared + k) as i32, &[seq], predicts_target || last)
+                    .map_err(batch_err)?;
+                if predicts_target {
+                    target_reads.push(at + k as i32);
+                }
+            }
+            reads.push((target_reads, at + tokens.len() as i32 - 1));
+            at += tokens.len() as i32;
+        }
+        ctx.decode(&mut batch)
+            .map_err(|e| Error::Model(format!("decode: {e}")))?;
+        let mut out = Vec::with_capacity(group.len());
+        for (j, (target_reads, probe_idx)) in reads.iter().enumerate() {
+            let target = &group[j][1];
+            let target_logprobs = target_reads
+                .iter()
+                .zip(target)
+                .map(|(&idx, t)| log_softmax_at(ctx.get_logits_ith(idx), t.0 as usize))
+                .collect();
+            out.push(TextScore {
+                target_logprobs,
+                p_yes: self.p_yes(ctx, *probe_idx),
+                tokens: group[j].iter().map(Vec::len).sum::<usize>() as u32,
+            });
+        }
+        for j in 0..group.len() {
+            ctx.kv_cache_seq_rm(j as i32 + 1, None, None).map_err(kv_err)?;
+        }
+        Ok(out)
+    }
+
+    /// The decode loop: greedy (or sampled) continuation of `prompt`, streamed through `on_token`, ending at
+    /// end-of-generation, `max_tokens`, cancellation, or the first `stop` string (which is not emitted).
+    fn generate(
+        &self,
+        prompt: &[LlamaToken],
+        options: &GenerateOptions,
+        stop: &[&str],
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Completion> {
+        self.check_fits(prompt.len(), options.max_tokens as usize)?;
+        let _cores = compute::exclusive();
+        let mut ctx = self.context(1)?;
+        let mut idx = eval(&mut ctx, prompt, 0, MAIN_SEQ, true)?;
+        // A mild repetition penalty keeps small models from looping; greedy stays deterministic.
+        let penalties = || LlamaSampler::penalties(self.model.n_vocab(), 64, 1.15, 0.0, 0.0);
+        let mut sampler = if options.temperature <= 0.0 {
+            LlamaSampler::chain_simple([penalties(), LlamaSampler::greedy()])
+        } else {
+            LlamaSampler::chain_simple([
+                penalties(),
+                LlamaSampler::top_k(40),
+                LlamaSampler::top_p(0.95, 1),
+                LlamaSampler::temp(options.temperature),
+                LlamaSampler::dist(options.seed),
+            ])
+        };
+        let mut out = StopStream::new(stop);
+        let (mut pending, mut generated) = (Vec::new(), 0u32);
+        let mut batch = LlamaBatch::new(1, 1);
+        let mut finish = FinishReason::Length;
+        while generated < options.max_tokens {
+            if cancel.is_cancelled() {
+                finish = FinishReason::Cancelled;
+                break;
+            }
+            let token = sampler.sample(&ctx, idx);
+            if self.model.vocab().is_eog(token) {
+                finish = FinishReason::Stop;
+                break;
+            }
+            generated += 1;
+            pending.extend(self.model.vocab().token_to_piece(token, false, None));
+            let piece = take_utf8(&mut pending);
+            if out.push(&piece, on_token) {
+                finish = FinishReason::Stop;
+                break;
+            }
+            batch.clear();
+            batch
+                .add(token, (prompt.len() + generated as usize - 1) as i32, &[MAIN_SEQ], true)
+                .map_err(batch_err)?;
+            ctx.decode(&mut batch)
+                .map_err(|e| Error::Model(format!("decode: {e}")))?;
+            idx = 0;
+        }
+        if finish != FinishReason::Stop && !pending.is_empty() {
+            out.push(&String::from_utf8_lossy(&pending), on_token);
+        }
+        Ok(Completion {
+            text: out.finish(on_token),
+            model: self.id.clone(),
+            usage: Usage {
+                prompt_tokens: prompt.len() as u32,
+                completion_tokens: generated,
+            },
+            finish_reason: finish,
+        })
+    }
+
+    fn readout(&self, ctx: &LlamaContext<'_>, idx: i32, evaluated: usize) -> YesNo {
         YesNo {
-            p_yes: ratio(mass(&self.yes), mass(&self.no)),
+            p_yes: self.p_yes(ctx, idx),
             model: self.id.clone(),
             usage: Usage {
                 prompt_tokens: evaluated as u32,
@@ -262,65 +408,19 @@ impl LanguageModel for EmbeddedModel {
         cancel: &CancelToken,
     ) -> Result<Completion> {
         let prompt = self.tokenize(&self.format(messages)?);
-        self.check_fits(prompt.len(), options.max_tokens as usize)?;
-        let _cores = compute::exclusive();
-        let mut ctx = self.context(1)?;
-        let mut idx = eval(&mut ctx, &prompt, 0, MAIN_SEQ, true)?;
-        // A mild repetition penalty keeps small models from looping; greedy stays deterministic.
-        let penalties = || LlamaSampler::penalties(self.model.n_vocab(), 64, 1.15, 0.0, 0.0);
-        let mut sampler = if options.temperature <= 0.0 {
-            LlamaSampler::chain_simple([penalties(), LlamaSampler::greedy()])
-        } else {
-            LlamaSampler::chain_simple([
-                penalties(),
-                LlamaSampler::top_k(40),
-                LlamaSampler::top_p(0.95, 1),
-                LlamaSampler::temp(options.temperature),
-                LlamaSampler::dist(options.seed),
-            ])
-        };
-        let (mut text, mut pending, mut generated) = (String::new(), Vec::new(), 0u32);
-        let mut batch = LlamaBatch::new(1, 1);
-        let mut finish = FinishReason::Length;
-        while generated < options.max_tokens {
-            if cancel.is_cancelled() {
-                finish = FinishReason::Cancelled;
-                break;
-            }
-            let token = sampler.sample(&ctx, idx);
-            if self.model.vocab().is_eog(token) {
-                finish = FinishReason::Stop;
-                break;
-            }
-            generated += 1;
-            pending.extend(self.model.vocab().token_to_piece(token, false, None));
-            let piece = take_utf8(&mut pending);
-            if !piece.is_empty() {
-                on_token(&piece);
-                text.push_str(&piece);
-            }
-            batch.clear();
-            batch
-                .add(token, (prompt.len() + generated as usize - 1) as i32, &[MAIN_SEQ], true)
-                .map_err(batch_err)?;
-            ctx.decode(&mut batch)
-                .map_err(|e| Error::Model(format!("decode: {e}")))?;
-            idx = 0;
-        }
-        if !pending.is_empty() {
-            let rest = String::from_utf8_lossy(&pending).to_string();
-            on_token(&rest);
-            text.push_str(&rest);
-        }
-        Ok(Completion {
-            text,
-            model: self.id.clone(),
-            usage: Usage {
-                prompt_tokens: prompt.len() as u32,
-                completion_tokens: generated,
-            },
-            finish_reason: finish,
-        })
+        self.generate(&prompt, options, &[], on_token, cancel)
+    }
+
+    fn complete(
+        &self,
+        prompt: &str,
+        stop: &[&str],
+        options: &GenerateOptions,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Completion> {
+        let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, false);
+        self.generate(&tokens, options, stop, on_token, cancel)
     }
 
     fn yes_no(&self, prompts: &[Vec<ChatMessage>]) -> Result<Vec<YesNo>> {
@@ -340,6 +440,50 @@ impl LanguageModel for EmbeddedModel {
         }
         Ok(out)
     }
+
+    fn score_text(&self, shared: &str, items: &[ScoreItem]) -> Result<Vec<TextScore>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let vocab = self.model.vocab();
+        let plain = |s: &str| vocab.tokenize(s.as_bytes(), false, false);
+        let shared_tokens = vocab.tokenize(shared.as_bytes(), true, false);
+        let parts: Vec<Vec<Vec<LlamaToken>>> = items
+            .iter()
+            .map(|it| vec![plain(&it.context), plain(&it.target), plain(&it.probe)])
+            .collect();
+        let longest = parts
+            .iter()
+            .map(|p| p.iter().map(Vec::len).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        let need = shared_tokens.len() + SCORE_PARALLEL * longest;
+        self.check_fits(need, 1)?;
+        let _cores = compute::exclusive();
+        let mut ctx = self.context_with_batch(SCORE_PARALLEL as u32 + 1, (SCORE_PARALLEL * longest).max(BATCH))?;
+        if !shared_tokens.is_empty() {
+            eval(&mut ctx, &shared_tokens, 0, MAIN_SEQ, false)?;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for group in parts.chunks(SCORE_PARALLEL) {
+            out.extend(self.score_group(&mut ctx, shared_tokens.len(), group)?);
+        }
+        if let Some(first) = out.first_mut() {
+            first.tokens += shared_tokens.len() as u32;
+        }
+        Ok(out)
+    }
+
+    fn follows_instructions(&self) -> bool {
+        self.own_template
+    }
+}
+
+/// ln softmax(logits)[token], computed stably.
+fn log_softmax_at(logits: &[f32], token: usize) -> f32 {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = logits.iter().map(|&l| ((l - max) as f64).exp()).sum();
+    (logits[token] - max) - sum.ln() as f32
 }
 
 /// The token prefix all prompts share, leaving at least one token of each to evaluate on its own (0 for fewer
@@ -371,6 +515,60 @@ fn eval(ctx: &mut LlamaContext<'_>, tokens: &[LlamaToken], start: usize, seq: i3
         last = batch.n_tokens() - 1;
     }
     Ok(last)
+}
+
+/// Streams generated text while watching for stop strings: text that could be the start of a stop string is
+/// held back until it is known not to be one, so a stop string is never emitted.
+struct StopStream<'s> {
+    stops: &'s [&'s str],
+    text: String,
+    emitted: usize,
+    stopped: bool,
+}
+
+impl<'s> StopStream<'s> {
+    fn new(stops: &'s [&'s str]) -> Self {
+        StopStream {
+            stops,
+            text: String::new(),
+            emitted: 0,
+            stopped: false,
+        }
+    }
+
+    /// Adds a piece; returns true when a stop string has appeared (the text is cut before it).
+    fn push(&mut self, piece: &str, on_token: &mut dyn FnMut(&str)) -> bool {
+        if self.stopped {
+            return true;
+        }
+        self.text.push_str(piece);
+        if let Some(at) = self.stops.iter().filter_map(|s| self.text.find(s)).min() {
+            self.text.truncate(at);
+            self.stopped = true;
+            self.flush(self.text.len(), on_token);
+            return true;
+        }
+        let hold = self.stops.iter().map(|s| s.len().saturating_sub(1)).max().unwrap_or(0);
+        let mut safe = self.text.len().saturating_sub(hold);
+        while !self.text.is_char_boundary(safe) {
+            safe -= 1;
+        }
+        self.flush(safe, on_token);
+        false
+    }
+
+    fn flush(&mut self, upto: usize, on_token: &mut dyn FnMut(&str)) {
+        if upto > self.emitted {
+            on_token(&self.text[self.emitted..upto]);
+            self.emitted = upto;
+        }
+    }
+
+    fn finish(mut self, on_token: &mut dyn FnMut(&str)) -> String {
+        let end = self.text.len();
+        self.flush(end, on_token);
+        self.text
+    }
 }
 
 /// The longest valid UTF-8 prefix of `pending`, removed from it (a multi-byte character split across tokens
@@ -442,6 +640,26 @@ mod tests {
         p.extend(b"x");
         assert_eq!(take_utf8(&mut p), "éx");
         assert!(p.is_empty());
+    }
+
+    #[test]
+    fn stop_strings_are_never_emitted() {
+        let stops = ["\n\nQuestion:", "[END]"];
+        let mut seen = String::new();
+        let mut stream = StopStream::new(&stops);
+        for piece in ["The answer", " is 5 [1].", "\n\nQues", "tion: next"] {
+            if stream.push(piece, &mut |t| seen.push_str(t)) {
+                break;
+            }
+        }
+        let text = stream.finish(&mut |t| seen.push_str(t));
+        assert_eq!(text, "The answer is 5 [1].");
+        assert_eq!(seen, text);
+        let mut seen = String::new();
+        let mut stream = StopStream::new(&stops);
+        stream.push("no stop [EN", &mut |t| seen.push_str(t));
+        assert_eq!(stream.finish(&mut |t| seen.push_str(t)), "no stop [EN");
+        assert_eq!(seen, "no stop [EN");
     }
 
     #[test]

@@ -143,9 +143,74 @@ pub trait LanguageModel: Send + Sync {
         cancel: &CancelToken,
     ) -> Result<Completion>;
 
+    /// Continues `prompt` as plain text (no chat template), stopping before the first of `stop`. This is how a
+    /// base model (no instruction tuning) is asked; models that only chat answer [`Error::NotSupported`].
+    fn complete(
+        &self,
+        prompt: &str,
+        stop: &[&str],
+        options: &GenerateOptions,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Completion> {
+        let _ = (prompt, stop, options, on_token, cancel);
+        Err(Error::NotSupported(format!(
+            "{} only chats; it cannot continue plain text",
+            self.id()
+        )))
+    }
+
     /// P(yes) for each prompt (each a conversation whose answer is yes or no). Prompts that share a prefix
     /// (the same passage, different questions) may share its evaluation; the result is the same either way.
     fn yes_no(&self, prompts: &[Vec<ChatMessage>]) -> Result<Vec<YesNo>>;
+
+    /// Reads plain text (no chat template): `shared` then, for each item, its `context`, measuring the
+    /// log-probability of each token of `target`, then its `probe`, measuring P(yes) for the next token. This is
+    /// what query-likelihood ranking needs; models that cannot return token probabilities for arbitrary text
+    /// (most HTTP servers) answer [`Error::NotSupported`].
+    fn score_text(&self, shared: &str, items: &[ScoreItem]) -> Result<Vec<TextScore>> {
+        let _ = (shared, items);
+        Err(Error::NotSupported(format!(
+            "{} cannot score text (token log-probabilities of a given continuation)",
+            self.id()
+        )))
+    }
+
+    /// Whether the model follows a chat template (instruction-tuned), as opposed to a base model that only
+    /// continues text. Base models get completion-style prompts.
+    fn follows_instructions(&self) -> bool {
+        true
+    }
+}
+
+/// One text to score with [`LanguageModel::score_text`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreItem {
+    pub context: String,
+    pub target: String,
+    pub probe: String,
+}
+
+/// What [`LanguageModel::score_text`] measured for one item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextScore {
+    /// ln P(token | everything before it), one per token of `target`.
+    pub target_logprobs: Vec<f32>,
+    /// P(yes) / (P(yes) + P(no)) for the token after `probe`.
+    pub p_yes: f32,
+    /// Tokens evaluated for this item (its context, target and probe).
+    pub tokens: u32,
+}
+
+impl TextScore {
+    /// The mean log-probability of the target's tokens (0 for an empty target).
+    pub fn mean_logprob(&self) -> f32 {
+        if self.target_logprobs.is_empty() {
+            0.0
+        } else {
+            self.target_logprobs.iter().sum::<f32>() / self.target_logprobs.len() as f32
+        }
+    }
 }
 
 /// Opens the configured language model: the embedded GGUF (loading shows `progress`) or an

@@ -1,10 +1,12 @@
 //! The judge stage with its cache: cached answers are reused (keyed by judge, model, prompt version, question and
-//! the hashes of query and passage), only missing ones are asked, and a failed judge fails open (status
-//! `bypassed` with an error code, never a partial ranking) unless strict.
+//! the hashes of query and passage — for a contextual judge, of the query and the whole candidate set), only
+//! missing ones are asked, and a failed judge fails open (status `bypassed` with an error code, never a partial
+//! ranking) unless strict.
 
 use super::join::Candidate;
 use crate::ids::sha256_hex;
 use crate::judge::{Judge, JudgeQuestion};
+use crate::policy::JudgeDefaults;
 use crate::store::{CachedJudgment, Store};
 use crate::Result;
 use serde::{Deserialize, Serialize};
@@ -54,6 +56,12 @@ pub struct JudgeOutcome {
     pub input_tokens: u32,
     pub output_tokens: u32,
     pub latency_ms: f64,
+    /// Questions the judge does not assess: absent from every judgment, their policy rules skipped.
+    #[serde(default)]
+    pub not_assessed: Vec<String>,
+    /// The thresholds this judge's probabilities are read with by default.
+    #[serde(default)]
+    pub defaults: JudgeDefaults,
 }
 
 /// The cache key of one answer.
@@ -82,7 +90,24 @@ pub fn judge_candidates(
     strict: bool,
 ) -> Result<JudgeOutcome> {
     let start = Instant::now();
-    let qh = sha256_hex(query.as_bytes());
+    // A contextual judge's answer about a passage depends on the other candidates: key it by all of them.
+    let qh = if judge.contextual() {
+        let mut s = String::from(query);
+        for c in candidates {
+            s.push('\u{1e}');
+            s.push_str(&sha256_hex(c.text.as_bytes()));
+        }
+        sha256_hex(s.as_bytes())
+    } else {
+        sha256_hex(query.as_bytes())
+    };
+    let not_assessed = judge.not_assessed();
+    let questions: Vec<JudgeQuestion> = questions
+        .iter()
+        .filter(|q| !not_assessed.contains(&q.key))
+        .cloned()
+        .collect();
+    let questions = questions.as_slice();
     let mut outcome = JudgeOutcome {
         judge: judge.name().into(),
         model: judge.model(),
@@ -97,6 +122,8 @@ pub fn judge_candidates(
         input_tokens: 0,
         output_tokens: 0,
         latency_ms: 0.0,
+        not_assessed,
+        defaults: judge.defaults(),
     };
     let mut missing = Vec::new();
     for (i, c) in candidates.iter().enumerate() {
@@ -123,6 +150,9 @@ pub fn judge_candidates(
             }
         }
         outcome.judgments.push(j);
+    }
+    if judge.contextual() && !missing.is_empty() {
+        missing = (0..candidates.len()).collect();
     }
     outcome.cached_passages = candidates.len() - missing.len();
     if !missing.is_empty() {

@@ -2,6 +2,7 @@
 //! parallel) → joiner → judge (on the ORIGINAL query, cached) → selection policy → augmenter → answer — recording
 //! every stage in a [`Trace`] so that any run can be inspected and replayed.
 
+pub mod answer;
 pub mod augment;
 pub mod join;
 pub mod judging;
@@ -9,12 +10,14 @@ pub mod query;
 mod regenerate;
 pub mod trace;
 
+use crate::embed::Embedder;
 use crate::judge::{default_questions, Judge, JudgeQuestion};
 use crate::library::Library;
-use crate::llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel};
-use crate::policy::{select, ChunkJudgment, PolicyOptions, Selection};
+use crate::llm::{CancelToken, ChatMessage, Completion, FinishReason, GenerateOptions, LanguageModel};
+use crate::policy::{select, PolicyOptions, Reason, Selection};
 use crate::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
 use crate::Result;
+use answer::{AnswerMode, AnsweredBy};
 use augment::{augment, Source};
 use join::{ConcatenationJoiner, Joiner};
 use judging::{judge_candidates, JudgeOutcome, JudgeStatus};
@@ -48,6 +51,8 @@ pub struct PipelineOptions {
     /// Answer without context instead of Spring's "outside your knowledge base" prompt.
     pub allow_empty_context: bool,
     pub generate: GenerateOptions,
+    /// Extractive, generative, or chosen by the model (auto).
+    pub answer_mode: AnswerMode,
 }
 
 impl Default for PipelineOptions {
@@ -68,6 +73,7 @@ impl Default for PipelineOptions {
                 temperature: 0.0,
                 seed: 42,
             },
+            answer_mode: AnswerMode::Auto,
         }
     }
 }
@@ -78,6 +84,8 @@ pub struct Pipeline<'a> {
     pub retriever: &'a dyn Retriever,
     pub model: &'a dyn LanguageModel,
     pub judge: Option<&'a dyn Judge>,
+    /// Embeds sentences for the extractive answer (without it, sentences are ranked by word overlap).
+    pub embedder: Option<&'a dyn Embedder>,
     pub questions: Vec<JudgeQuestion>,
     pub options: PipelineOptions,
     /// Told the name of each stage as it starts (`transforming`, `retrieving`, `judging`, `selecting`,
@@ -92,6 +100,7 @@ impl<'a> Pipeline<'a> {
             retriever,
             model,
             judge: None,
+            embedder: None,
             questions: default_questions(),
             options: PipelineOptions::default(),
             observer: None,
@@ -181,13 +190,14 @@ impl<'a> Pipeline<'a> {
         timings.insert("judge".to_string(), ms(t));
         let t = Instant::now();
         self.stage("selecting");
-        let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments);
-        let selection = select(&chunk_judgments, &o.policy);
+        let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments, &outcome.not_assessed);
+        let policy = o.policy.resolved(&outcome.defaults);
+        let selection = select(&chunk_judgments, &policy);
         timings.insert("policy".to_string(), ms(t));
 
         let t = Instant::now();
         self.stage("generating");
-        let answer = self.answer(query, history, &candidates, &selection, on_token, cancel)?;
+        let answer = self.answer(query, history, &candidates, &outcome, &selection, on_token, cancel)?;
         timings.insert("generation".to_string(), ms(t));
 
         let trace = Trace::new(
@@ -200,7 +210,7 @@ impl<'a> Pipeline<'a> {
                 .collect(),
             candidates,
             outcome,
-            o.policy.clone(),
+            policy,
             selection,
             answer,
             timings,
@@ -209,24 +219,34 @@ impl<'a> Pipeline<'a> {
         Ok(trace)
     }
 
-    /// The augmenter and the answer: numbered sources from what `selection` returns, the prompt, the completion.
+    /// The augmenter and the answer: numbered sources from what `selection` returns, then the answer in the
+    /// configured mode (see `answer`).
+    #[allow(clippy::too_many_arguments)]
     fn answer(
         &self,
         query: &str,
         history: &[ChatMessage],
         candidates: &[join::Candidate],
+        outcome: &JudgeOutcome,
         selection: &Selection,
         on_token: &mut dyn FnMut(&str),
         cancel: &CancelToken,
     ) -> Result<Answer> {
-        let by_id: BTreeMap<&str, &join::Candidate> = candidates.iter().map(|c| (c.chunk_id.as_str(), c)).collect();
-        let sources: Vec<Source> = selection
+        let by_id: BTreeMap<&str, (usize, &join::Candidate)> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.chunk_id.as_str(), (i, c)))
+            .collect();
+        let kept: Vec<(usize, &join::Candidate)> = selection
             .returned_ids
             .iter()
-            .filter_map(|id| by_id.get(id.as_str()))
+            .filter_map(|id| by_id.get(id.as_str()).copied())
+            .collect();
+        let sources: Vec<Source> = kept
+            .iter()
             .enumerate()
-            .map(|(i, c)| Source {
-                number: i + 1,
+            .map(|(n, (_, c))| Source {
+                number: n + 1,
                 chunk_id: c.chunk_id.clone(),
                 document: c.document.clone(),
                 title: c.title.clone(),
@@ -235,14 +255,88 @@ impl<'a> Pipeline<'a> {
                 text: c.text.clone(),
             })
             .collect();
-        let prompt = augment(query, &sources, self.options.allow_empty_context);
-        let mut messages = history.to_vec();
-        messages.push(ChatMessage::user(prompt.clone()));
-        let completion = self.model.chat(&messages, &self.options.generate, on_token, cancel)?;
+        // The evidence probability of each source, when the judge gave one.
+        let evidence: Vec<Option<f32>> = kept
+            .iter()
+            .map(|(i, _)| {
+                outcome.judgments.get(*i).and_then(|j| {
+                    j.answers
+                        .get(crate::policy::CONTAINS_ANSWER_EVIDENCE)
+                        .or_else(|| j.answers.get(crate::policy::USEFUL))
+                        .copied()
+                })
+            })
+            .collect();
+        // A kept passage speaks to the question when its evidence reaches the judge's answer threshold, or when it
+        // was kept as conflicting (it corrects the question's premise) or pinned by the user.
+        let speaks = |(k, p): (usize, &Option<f32>)| {
+            let reason = selection
+                .decisions
+                .iter()
+                .find(|d| d.chunk_id == sources[k].chunk_id)
+                .map(|d| d.reason);
+            p.is_some_and(|p| p >= outcome.defaults.answer_threshold)
+                || matches!(reason, Some(Reason::Conflicting | Reason::Pinned))
+        };
+        let judged = evidence.iter().any(Option::is_some);
+        let no_evidence = judged && !evidence.iter().enumerate().any(speaks);
+        let base = !self.model.follows_instructions();
+        let empty = sources.is_empty() && !self.options.allow_empty_context;
+        let by = match self.options.answer_mode {
+            _ if empty || no_evidence => AnsweredBy::NoEvidence,
+            AnswerMode::Extractive => AnsweredBy::Extractive,
+            AnswerMode::Auto if base => AnsweredBy::Extractive,
+            AnswerMode::Generative if base => AnsweredBy::Completion,
+            _ => AnsweredBy::Chat,
+        };
+        let mut fixed = |text: String| {
+            on_token(&text);
+            (
+                String::new(),
+                Completion {
+                    text,
+                    model: String::new(),
+                    usage: Default::default(),
+                    finish_reason: FinishReason::Stop,
+                },
+            )
+        };
+        let (prompt, completion) = match by {
+            AnsweredBy::NoEvidence => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
+            AnsweredBy::Extractive => {
+                let stats: &dyn crate::judge::local::signals::TermStats = self.library.store();
+                let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;
+                fixed(answer::extractive(&ranked, &sources))
+            }
+            AnsweredBy::Completion => {
+                let prompt = answer::completion_prompt(query, &sources);
+                let c = self.model.complete(
+                    &prompt,
+                    answer::COMPLETION_STOPS,
+                    &self.options.generate,
+                    on_token,
+                    cancel,
+                )?;
+                (prompt, c)
+            }
+            AnsweredBy::Chat => {
+                let prompt = augment(query, &sources, self.options.allow_empty_context);
+                let mut messages = history.to_vec();
+                messages.push(ChatMessage::user(prompt.clone()));
+                let c = self.model.chat(&messages, &self.options.generate, on_token, cancel)?;
+                (prompt, c)
+            }
+        };
+        let cited = if by == AnsweredBy::NoEvidence {
+            Vec::new()
+        } else {
+            sources
+        };
         Ok(Answer {
-            sources,
+            sources: cited,
             prompt,
-            completion,
+            completion: answer::without_echo(completion),
+            answered_by: by,
         })
     }
 
@@ -304,10 +398,7 @@ fn unjudged(candidates: &[join::Candidate]) -> JudgeOutcome {
         input_tokens: 0,
         output_tokens: 0,
         latency_ms: 0.0,
+        not_assessed: Vec::new(),
+        defaults: Default::default(),
     }
-}
-
-/// Builds the policy's input from candidates and their judgments.
-pub fn policy_input(candidates: &[join::Candidate], judgments: &[judging::CandidateJudgment]) -> Vec<ChunkJudgment> {
-    trace::chunk_judgments(candidates, judgments)
 }

@@ -29,6 +29,7 @@ impl Pipeline<'_> {
             &previous.query,
             &previous.history,
             &previous.candidates,
+            &previous.judge,
             &selection,
             on_token,
             cancel,

@@ -1,6 +1,7 @@
 //! The trace of one run — every query, hit, judgment, decision, the prompt and the answer — and replay: the
 //! policy re-run over the trace's cached judgments with new options, with no judge call.
 
+use super::answer::AnsweredBy;
 use super::augment::{citations, Source};
 use super::join::Candidate;
 use super::judging::{CandidateJudgment, JudgeOutcome};
@@ -63,6 +64,7 @@ pub(super) struct Answer {
     pub sources: Vec<Source>,
     pub prompt: String,
     pub completion: Completion,
+    pub answered_by: AnsweredBy,
 }
 
 /// Everything about one answer.
@@ -80,8 +82,12 @@ pub struct Trace {
     pub policy: PolicyOptions,
     pub selection: Selection,
     pub sources: Vec<Source>,
+    /// The exact prompt sent to the model (empty when no model was asked: extractive or no evidence).
     pub prompt: String,
     pub answer: String,
+    /// Which answer mode produced `answer`.
+    #[serde(default = "chat")]
+    pub answered_by: AnsweredBy,
     pub citations: Vec<usize>,
     pub model: String,
     pub usage: Usage,
@@ -107,6 +113,7 @@ impl Trace {
             sources,
             prompt,
             completion,
+            answered_by,
         } = answer;
         let citations = citations(&completion.text, sources.len());
         let now = std::time::SystemTime::now()
@@ -129,6 +136,7 @@ impl Trace {
             sources,
             prompt,
             answer: completion.text,
+            answered_by,
             citations,
             model: completion.model,
             usage: completion.usage,
@@ -159,7 +167,7 @@ impl Trace {
 
     /// The policy's input as it was at run time.
     pub fn policy_input(&self) -> Vec<ChunkJudgment> {
-        chunk_judgments(&self.candidates, &self.judge.judgments)
+        chunk_judgments(&self.candidates, &self.judge.judgments, &self.judge.not_assessed)
     }
 
     /// Re-selects from the cached judgments with `options`: no judge, no model, no I/O. Refused when the trace's
@@ -181,15 +189,20 @@ impl Trace {
             }
         }
         options.validate().map_err(Error::Invalid)?;
-        let selection = select(&self.policy_input(), options);
+        let options = options.resolved(&self.judge.defaults);
+        let selection = select(&self.policy_input(), &options);
         let changes = diff(&self.selection, &selection);
         Ok(Replay {
             run_id: self.run_id.clone(),
-            options: options.clone(),
+            options,
             selection,
             changes,
         })
     }
+}
+
+fn chat() -> AnsweredBy {
+    AnsweredBy::Chat
 }
 
 /// The result of a replay, with what changed against the run's own selection.
@@ -214,8 +227,13 @@ pub fn fingerprint(query: &str, candidates: &[Candidate]) -> String {
     sha256_hex(s.as_bytes())
 }
 
-/// Candidates + judgments → the policy's input (input order = joined order).
-pub fn chunk_judgments(candidates: &[Candidate], judgments: &[CandidateJudgment]) -> Vec<ChunkJudgment> {
+/// Candidates + judgments → the policy's input (input order = joined order); `not_assessed` are the questions
+/// the judge does not answer.
+pub fn chunk_judgments(
+    candidates: &[Candidate],
+    judgments: &[CandidateJudgment],
+    not_assessed: &[String],
+) -> Vec<ChunkJudgment> {
     candidates
         .iter()
         .enumerate()
@@ -226,6 +244,7 @@ pub fn chunk_judgments(candidates: &[Candidate], judgments: &[CandidateJudgment]
             characters: c.text.chars().count() as u32,
             pinned: false,
             group: None,
+            not_assessed: not_assessed.to_vec(),
             scores: judgments
                 .get(i)
                 .filter(|j| j.chunk_id == c.chunk_id)

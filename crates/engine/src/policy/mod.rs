@@ -57,6 +57,10 @@ pub struct ChunkJudgment {
     /// Named yes/no probabilities; empty when the judge was bypassed or failed for this chunk.
     #[serde(default)]
     pub scores: BTreeMap<String, f32>,
+    /// Questions the judge does not assess (it has no meaningful score for them): their rules are skipped,
+    /// and the decision says so. A question missing from `scores` but not listed here makes the chunk unscored.
+    #[serde(default)]
+    pub not_assessed: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -85,10 +89,11 @@ impl Mode {
 #[serde(default)]
 pub struct PolicyOptions {
     pub mode: Mode,
-    /// Classification thresholds by question key; a missing key uses its default from [`DEFAULT_THRESHOLDS`].
+    /// Classification thresholds by question key. A missing key takes the judge's default
+    /// ([`PolicyOptions::resolved`]), and without one Spring's ([`DEFAULT_THRESHOLDS`]).
     pub thresholds: BTreeMap<String, f32>,
-    /// Lowest usefulness kept by the filter modes (inclusive).
-    pub min_relevance: f32,
+    /// Lowest usefulness kept by the filter modes (inclusive); `None` takes the judge's default (else 0).
+    pub min_relevance: Option<f32>,
     pub top_n: Option<usize>,
     pub max_context_tokens: Option<u32>,
     /// Report the proposed selection but return the original context.
@@ -100,8 +105,8 @@ impl Default for PolicyOptions {
     fn default() -> Self {
         PolicyOptions {
             mode: Mode::Classify,
-            thresholds: DEFAULT_THRESHOLDS.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
-            min_relevance: 0.0,
+            thresholds: BTreeMap::new(),
+            min_relevance: None,
             top_n: None,
             max_context_tokens: None,
             shadow: false,
@@ -125,11 +130,8 @@ impl PolicyOptions {
                 return Err(format!("threshold `{key}` must be between 0 and 1, got {value}"));
             }
         }
-        if !(0.0..=1.0).contains(&self.min_relevance) {
-            return Err(format!(
-                "min_relevance must be between 0 and 1, got {}",
-                self.min_relevance
-            ));
+        if let Some(m) = self.min_relevance.filter(|m| !(0.0..=1.0).contains(m)) {
+            return Err(format!("min_relevance must be between 0 and 1, got {m}"));
         }
         if self.top_n == Some(0) {
             return Err("top_n must be at least 1 when set".to_string());
@@ -157,7 +159,7 @@ impl PolicyOptions {
             algorithm: POLICY_ALGORITHM,
             keep_groups_together: self.keep_groups_together,
             max_context_tokens: self.max_context_tokens,
-            min_relevance: self.min_relevance,
+            min_relevance: self.min_relevance(),
             mode: self.mode,
             thresholds,
             top_n: self.top_n,
@@ -168,6 +170,51 @@ impl PolicyOptions {
 
     fn question_thresholds(&self) -> [f32; 4] {
         DEFAULT_THRESHOLDS.map(|(key, default)| self.thresholds.get(key).copied().unwrap_or(default))
+    }
+
+    /// The filter modes' minimum usefulness in force (0 when none is set).
+    pub fn min_relevance(&self) -> f32 {
+        self.min_relevance.unwrap_or(0.0)
+    }
+
+    /// These options with every threshold and the minimum relevance they leave open taken from `defaults`.
+    pub fn resolved(&self, defaults: &JudgeDefaults) -> PolicyOptions {
+        let mut out = self.clone();
+        for (key, &value) in &defaults.thresholds {
+            out.thresholds.entry(key.clone()).or_insert(value);
+        }
+        for (key, value) in DEFAULT_THRESHOLDS {
+            out.thresholds.entry(key.to_string()).or_insert(value);
+        }
+        if out.min_relevance.is_none() {
+            out.min_relevance = defaults.min_relevance;
+        }
+        out
+    }
+}
+
+/// The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
+/// operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct JudgeDefaults {
+    pub source: String,
+    pub thresholds: BTreeMap<String, f32>,
+    pub min_relevance: Option<f32>,
+    /// The evidence probability a kept passage needs for the answer to use it; below it, on every kept
+    /// passage, the answer says the documents do not say.
+    pub answer_threshold: f32,
+}
+
+impl Default for JudgeDefaults {
+    /// Spring AI's `JevDocumentFilter.Policy.defaults()`; no minimum relevance.
+    fn default() -> Self {
+        JudgeDefaults {
+            source: "spring".into(),
+            thresholds: DEFAULT_THRESHOLDS.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
+            min_relevance: None,
+            answer_threshold: DEFAULT_THRESHOLDS[3].1,
+        }
     }
 }
 
@@ -265,6 +312,10 @@ pub struct Decision {
     pub reason: Reason,
     /// Classified as contradicting the query premise, whatever happened to it afterwards.
     pub conflicting: bool,
+    /// Classification rules skipped because the judge does not assess their question (e.g. the contradicted
+    /// premise, offline): the reason was reached without them.
+    #[serde(default)]
+    pub skipped_rules: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -298,30 +349,39 @@ pub struct Change {
 fn verdict(chunk: &ChunkJudgment, options: &PolicyOptions, t: &[f32; 4]) -> (Reason, Option<f32>) {
     let get = |key: &str| chunk.scores.get(key).copied().filter(|s| s.is_finite());
     if options.mode == Mode::Classify {
+        // Per rule: Some(Some(p)) scored, Some(None) not assessed (rule skipped), None missing (unscored).
+        let rule = |key: &str| match get(key) {
+            Some(p) => Some(Some(p)),
+            None if chunk.not_assessed.iter().any(|k| k == key) => Some(None),
+            None => None,
+        };
         let (Some(inj), Some(con), Some(rel), Some(evi)) = (
-            get(CONTAINS_PROMPT_INJECTION),
-            get(CONTRADICTS_QUERY_PREMISE),
-            get(IS_RELEVANT),
-            get(CONTAINS_ANSWER_EVIDENCE),
+            rule(CONTAINS_PROMPT_INJECTION),
+            rule(CONTRADICTS_QUERY_PREMISE),
+            rule(IS_RELEVANT),
+            rule(CONTAINS_ANSWER_EVIDENCE),
         ) else {
             return (Reason::Unscored, None);
         };
-        let (reason, score) = if inj > t[0] {
-            (Reason::Injection, inj)
-        } else if con > t[1] {
-            (Reason::Conflicting, con)
-        } else if rel < t[2] {
-            (Reason::NotRelevant, rel)
-        } else if evi > t[3] {
-            (Reason::Retained, evi)
+        let (reason, score) = if let Some(p) = inj.filter(|&p| p > t[0]) {
+            (Reason::Injection, Some(p))
+        } else if let Some(p) = con.filter(|&p| p > t[1]) {
+            (Reason::Conflicting, Some(p))
+        } else if let Some(p) = rel.filter(|&p| p < t[2]) {
+            (Reason::NotRelevant, Some(p))
         } else {
-            (Reason::NoEvidence, evi)
+            match evi {
+                Some(p) if p > t[3] => (Reason::Retained, Some(p)),
+                Some(p) => (Reason::NoEvidence, Some(p)),
+                // Without an evidence score, relevance decides: it passed its rule.
+                None => (Reason::Retained, rel),
+            }
         };
-        return (reason, Some(score));
+        return (reason, score);
     }
     match get(USEFUL).or_else(|| get(IS_RELEVANT)) {
         None => (Reason::Unscored, None),
-        Some(s) if options.mode.filters() && s < options.min_relevance => (Reason::BelowThreshold, Some(s)),
+        Some(s) if options.mode.filters() && s < options.min_relevance() => (Reason::BelowThreshold, Some(s)),
         Some(s) => (Reason::Retained, Some(s)),
     }
 }
@@ -348,7 +408,7 @@ pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection
     let version = options.policy_version();
     if n > 0 && verdicts.iter().all(|v| v.0 == Reason::Unscored) {
         let (all, reasons) = ((0..n).collect::<Vec<_>>(), vec![Reason::Bypassed; n]);
-        return assemble(&rows, &verdicts, &all, &reasons, Status::Bypassed, version);
+        return assemble(&rows, &verdicts, &all, &reasons, Status::Bypassed, version, false);
     }
 
     // Units, numbered in order of first appearance; `members[start[u]..start[u + 1]]` in input order.
@@ -461,7 +521,15 @@ pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection
     } else {
         Status::Applied
     };
-    assemble(&rows, &verdicts, &selected, &reasons, status, version)
+    assemble(
+        &rows,
+        &verdicts,
+        &selected,
+        &reasons,
+        status,
+        version,
+        options.mode == Mode::Classify,
+    )
 }
 
 fn assemble(
@@ -471,7 +539,16 @@ fn assemble(
     reasons: &[Reason],
     status: Status,
     policy_version: String,
+    mode_classifies: bool,
 ) -> Selection {
+    let skipped = |j: &ChunkJudgment| -> Vec<String> {
+        DEFAULT_THRESHOLDS
+            .iter()
+            .map(|&(k, _)| k)
+            .filter(|k| !j.scores.contains_key(*k) && j.not_assessed.iter().any(|n| n == k))
+            .map(String::from)
+            .collect()
+    };
     let mut rank = vec![None; rows.len()];
     for (position, &i) in selected.iter().enumerate() {
         rank[i] = Some(position + 1);
@@ -492,6 +569,7 @@ fn assemble(
                 score: verdicts[i].1,
                 reason: reasons[i],
                 conflicting: verdicts[i].0 == Reason::Conflicting,
+                skipped_rules: if mode_classifies { skipped(j) } else { Vec::new() },
             }
         })
         .collect();

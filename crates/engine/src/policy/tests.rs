@@ -14,6 +14,7 @@ fn cls(i: usize, probabilities: [f32; 4]) -> ChunkJudgment {
         pinned: false,
         group: None,
         scores,
+        not_assessed: Vec::new(),
     }
 }
 
@@ -316,4 +317,73 @@ fn three_hundred_chunks_take_well_under_a_millisecond() {
         elapsed.as_secs_f64() * 1e6 / 1000.0
     );
     assert!(elapsed.as_secs_f64() < 2.0, "{elapsed:?}");
+}
+
+#[test]
+fn unassessed_questions_skip_their_rule_and_say_so() {
+    // The local judge does not assess the contradicted premise: its rule is skipped, the others decide.
+    let offline = |i: usize, inj: f32, rel: f32, evi: f32| ChunkJudgment {
+        scores: BTreeMap::from([
+            (CONTAINS_PROMPT_INJECTION.to_string(), inj),
+            (IS_RELEVANT.to_string(), rel),
+            (CONTAINS_ANSWER_EVIDENCE.to_string(), evi),
+        ]),
+        not_assessed: vec![CONTRADICTS_QUERY_PREMISE.to_string()],
+        ..cls(i, [0.0; 4])
+    };
+    let s = run(
+        &[
+            offline(0, 0.0, 0.9, 0.9),
+            offline(1, 0.9, 0.9, 0.9),
+            offline(2, 0.0, 0.1, 0.9),
+            offline(3, 0.0, 0.9, 0.1),
+        ],
+        &PolicyOptions::default(),
+    );
+    assert_eq!(reasons(&s), "retained injection not_relevant no_evidence");
+    assert!(s
+        .decisions
+        .iter()
+        .all(|d| d.skipped_rules == vec![CONTRADICTS_QUERY_PREMISE.to_string()]));
+    // The same chunk without the declaration is missing a score: unscored, not silently classified.
+    let mut missing = offline(0, 0.0, 0.9, 0.9);
+    missing.not_assessed.clear();
+    let s = run(&[missing, cls(1, [0.0, 0.0, 0.9, 0.9])], &PolicyOptions::default());
+    assert_eq!(reasons(&s), "unscored retained");
+    assert!(s.decisions.iter().all(|d| d.skipped_rules.is_empty()));
+}
+
+#[test]
+fn judge_defaults_fill_only_what_the_options_leave_open() {
+    let local = JudgeDefaults {
+        source: "local-signals-x".into(),
+        thresholds: BTreeMap::from([
+            (IS_RELEVANT.to_string(), 0.2),
+            (CONTAINS_ANSWER_EVIDENCE.to_string(), 0.1),
+        ]),
+        min_relevance: Some(0.1),
+        answer_threshold: 0.3,
+    };
+    let r = options(r#"{"thresholds":{"is_relevant":0.6}}"#).resolved(&local);
+    assert_eq!(r.thresholds[IS_RELEVANT], 0.6, "an explicit threshold wins");
+    assert_eq!(
+        r.thresholds[CONTAINS_ANSWER_EVIDENCE], 0.1,
+        "the judge's default fills the gap"
+    );
+    assert_eq!(
+        r.thresholds[CONTAINS_PROMPT_INJECTION], 0.70,
+        "Spring's default fills the rest"
+    );
+    assert_eq!(r.min_relevance, Some(0.1));
+    assert_eq!(
+        options(r#"{"min_relevance":0.4}"#).resolved(&local).min_relevance,
+        Some(0.4)
+    );
+    // At the fitted evidence threshold a 0.15 chunk is kept; with Spring's 0.55 it is not.
+    let chunk = [cls(0, [0.0, 0.0, 0.5, 0.15])];
+    assert_eq!(
+        run(&chunk, &PolicyOptions::default().resolved(&local)).decisions[0].reason,
+        Retained
+    );
+    assert_eq!(run(&chunk, &PolicyOptions::default()).decisions[0].reason, NoEvidence);
 }

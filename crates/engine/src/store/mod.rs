@@ -282,6 +282,24 @@ impl Store {
         Ok(rows)
     }
 
+    /// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
+    pub fn term_frequency(&self, word: &str) -> Result<u64> {
+        let conn = self.conn();
+        let n: Option<i64> = conn
+            .query_row("SELECT doc FROM chunks_vocab WHERE term = ?1", params![word], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    /// Number of chunks in the library.
+    pub fn chunk_count(&self) -> Result<u64> {
+        let conn = self.conn();
+        let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+
     /// SQLite's own integrity check plus the FTS index's consistency with the chunks table.
     pub fn integrity_check(&self) -> Result<Vec<String>> {
         let conn = self.conn();

@@ -81,6 +81,10 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_by_time ON runs(created_at);
 "#,
+    r#"
+-- Document frequencies of the keyword index's terms (IDF weights for the local judge).
+CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+"#,
 ];
 
 /// Brings the database up to the latest schema.

@@ -50,6 +50,10 @@ pub struct JudgeInfo {
     pub calibrated: bool,
     /// Whether a Jev key is stored or in `TYPESAFE_API_KEY` (the key itself never leaves the backend).
     pub key_set: bool,
+    /// The thresholds this judge's probabilities are read with by default (`None` without a judge).
+    pub defaults: Option<crate::policy::JudgeDefaults>,
+    /// Questions this judge does not assess.
+    pub not_assessed: Vec<String>,
 }
 
 /// The app's state.
@@ -230,15 +234,26 @@ impl Workbench {
             ("none", _) => "none",
             _ => "local",
         };
+        let fit = crate::judge::local::shipped_fit();
         JudgeInfo {
             kind: kind.into(),
             model: match kind {
                 "jev" => jev.map(|c| c.model).unwrap_or_default(),
-                "local" => "the chat model's yes/no readout".into(),
+                "local" => format!("fitted signals ({}, {})", fit.embedding_model, fit.version),
                 _ => String::new(),
             },
-            calibrated: kind == "jev",
+            calibrated: kind != "none",
             key_set,
+            defaults: match kind {
+                "jev" => Some(crate::policy::JudgeDefaults::default()),
+                "local" => Some(fit.defaults()),
+                _ => None,
+            },
+            not_assessed: if kind == "local" {
+                fit.not_assessed.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 

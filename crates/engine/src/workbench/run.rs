@@ -94,6 +94,7 @@ impl Workbench {
                 (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
             o.generate.max_tokens = ask.max_tokens;
             o.similarity_threshold = s.similarity_threshold;
+            o.answer_mode = s.pipeline.answer_mode;
             o.policy = s.policy.clone();
             pipeline.ask(&request.question, &request.history, on_token, cancel)
         })
@@ -139,6 +140,7 @@ impl Workbench {
         let jev;
         let local;
         let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
+        pipeline.embedder = Some(embedder.as_ref());
         pipeline.judge = match self.judge_info().kind.as_str() {
             _ if !judged => None,
             "jev" => {
@@ -146,7 +148,7 @@ impl Workbench {
                 Some(&jev as &dyn Judge)
             }
             "local" => {
-                local = LocalJudge { model: model.as_ref() };
+                local = LocalJudge::new(embedder.as_ref(), Some(model.as_ref()), Some(lib.store()));
                 Some(&local as &dyn Judge)
             }
             _ => None,
@@ -182,7 +184,7 @@ impl Workbench {
         let traces = match &request.traces_path {
             Some(path) => eval::load_traces(path).map_err(invalid)?,
             None => {
-                let model;
+                let (model, embedder, lib) = (self.model(None)?, self.embedder()?, self.library());
                 let local;
                 let jev;
                 let judge: &dyn Judge = match request.judge.as_str() {
@@ -191,8 +193,7 @@ impl Workbench {
                         &jev
                     }
                     _ => {
-                        model = self.model(None)?;
-                        local = LocalJudge { model: model.as_ref() };
+                        local = LocalJudge::new(embedder.as_ref(), Some(model.as_ref()), Some(lib.store()));
                         &local
                     }
                 };

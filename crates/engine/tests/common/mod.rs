@@ -80,3 +80,14 @@ pub fn temp_docs(files: &[PathBuf]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// The default chat model (Gemma 3 270M, a base model), loaded once per test binary.
+pub fn gemma() -> &'static ragsift_engine::llm::embedded::EmbeddedModel {
+    use ragsift_engine::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
+    static M: OnceLock<EmbeddedModel> = OnceLock::new();
+    M.get_or_init(|| {
+        let home = ragsift_engine::config::data_dir().unwrap();
+        let models = ragsift_engine::config::models_dir(&home).expect("run ./scripts/setup.sh");
+        EmbeddedModel::load(&default_model_path(&models), &EmbeddedOptions::default(), None).expect("Gemma loads")
+    })
+}

@@ -1,0 +1,222 @@
+//! `ragsift-bench answers`: the whole pipeline on the labelled set, per answer mode — whether the selected context
+//! keeps the evidence, how much of the retrieved text it cuts, whether the answer contains the labelled answer
+//! phrase, abstains on unanswerable questions, and never echoes its prompt — against today's default (the
+//! yes/no readout judge with Spring's thresholds and Spring's chat prompt) and no judge at all.
+
+use crate::qaset::{self, QaSet};
+use ragsift_engine::eval::qa::QuestionKind;
+use ragsift_engine::eval::spans::contains;
+use ragsift_engine::judge::{Judge, LocalJudge, ReadoutJudge};
+use ragsift_engine::pipeline::answer::{echoes_prompt, AnswerMode, AnsweredBy};
+use ragsift_engine::pipeline::{Pipeline, Trace};
+use ragsift_engine::{CancelToken, LanguageModel, LibraryRetriever, Result};
+
+/// The configurations compared by default: the shipped default first, today's default and no judge last.
+pub const DEFAULT_CONFIGS: &[&str] = &[
+    "local-extractive",
+    "local-completion",
+    "local-chat",
+    "readout-chat",
+    "none-chat",
+];
+
+pub struct Options {
+    pub top_k: usize,
+    /// Only N questions, evenly spaced over the set (0 = all).
+    pub limit: usize,
+    pub configs: Vec<String>,
+}
+
+/// Figures of one configuration over the set.
+#[derive(Default, Debug, Clone)]
+pub struct Figures {
+    pub answerable: usize,
+    pub evidence_retrieved: usize,
+    pub evidence_kept: usize,
+    pub chars_retrieved: usize,
+    pub chars_kept: usize,
+    pub phrase_hits: usize,
+    pub phrase_hits_300: usize,
+    pub unanswerable: usize,
+    pub abstained_unanswerable: usize,
+    pub abstained_answerable: usize,
+    pub echoes: usize,
+    pub seconds: f64,
+    pub questions: usize,
+}
+
+pub fn run(o: &Options) -> Result<()> {
+    let embedder = crate::embedder(0)?;
+    let set = qaset::load(&embedder, o.top_k)?;
+    let model = crate::judge::load_model()?;
+    println!(
+        "\n## Answers on the labelled set (top-k {}, {} questions)\n",
+        o.top_k,
+        limit(&set, o.limit)
+    );
+    println!("| configuration | evidence kept | retrieved chars cut | answer phrase | in first 300 chars | abstains when unanswerable | abstains when answerable | echoes prompt | s/question |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for config in &o.configs {
+        let f = measure(&set, &embedder, &model, config, o.limit, o.top_k)?;
+        print_row(config, &f);
+    }
+    Ok(())
+}
+
+fn limit(set: &QaSet, n: usize) -> usize {
+    if n == 0 {
+        set.cases.len()
+    } else {
+        n.min(set.cases.len())
+    }
+}
+
+fn pct(a: usize, b: usize) -> String {
+    if b == 0 {
+        "—".into()
+    } else {
+        format!("{:.0}% ({a}/{b})", 100.0 * a as f64 / b as f64)
+    }
+}
+
+pub fn print_row(name: &str, f: &Figures) {
+    println!(
+        "| {name} | {} | {:.0}% | {} | {} | {} | {} | {} | {:.1} |",
+        pct(f.evidence_kept, f.evidence_retrieved),
+        100.0 * (1.0 - f.chars_kept as f64 / f.chars_retrieved.max(1) as f64),
+        pct(f.phrase_hits, f.answerable),
+        pct(f.phrase_hits_300, f.answerable),
+        pct(f.abstained_unanswerable, f.unanswerable),
+        pct(f.abstained_answerable, f.answerable),
+        f.echoes,
+        f.seconds / f.questions.max(1) as f64
+    );
+}
+
+/// Runs configuration `config` — `local-extractive`, `local-completion`, `local-chat`, `readout-chat` (today's
+/// default) or `none-chat` — over the set.
+pub fn measure(
+    set: &QaSet,
+    embedder: &ragsift_engine::FastEmbedder,
+    model: &dyn LanguageModel,
+    config: &str,
+    limit_n: usize,
+    top_k: usize,
+) -> Result<Figures> {
+    let (judge_kind, mode) = config.split_once('-').unwrap_or((config, "extractive"));
+    let retriever = LibraryRetriever {
+        library: &set.library,
+        embedder,
+    };
+    let local = LocalJudge::new(embedder, Some(model), Some(set.library.store()));
+    let readout = ReadoutJudge { model };
+    let mut pipeline = Pipeline::new(&set.library, &retriever, model);
+    pipeline.embedder = Some(embedder);
+    pipeline.judge = match judge_kind {
+        "local" => Some(&local as &dyn Judge),
+        "readout" => Some(&readout as &dyn Judge),
+        _ => None,
+    };
+    pipeline.options.top_k = top_k;
+    pipeline.options.answer_mode = match mode {
+        "extractive" => AnswerMode::Extractive,
+        "completion" => AnswerMode::Generative,
+        _ => AnswerMode::Auto,
+    };
+    if mode == "chat" {
+        pipeline.options.answer_mode = AnswerMode::Generative;
+    }
+    let chat_forced = mode == "chat";
+    let mut f = Figures::default();
+    let start = std::time::Instant::now();
+    let n = limit(set, limit_n);
+    let step = (set.cases.len() / n.max(1)).max(1);
+    for case in set.cases.iter().step_by(step).take(n) {
+        let trace = if chat_forced {
+            ask_chat(&pipeline, &case.question.query)?
+        } else {
+            pipeline.ask(&case.question.query, &[], &mut |_| {}, &CancelToken::new())?
+        };
+        score(&mut f, case, &trace);
+    }
+    f.seconds = start.elapsed().as_secs_f64();
+    Ok(f)
+}
+
+/// Spring's chat prompt even for a base model (today's behaviour).
+fn ask_chat(pipeline: &Pipeline<'_>, query: &str) -> Result<Trace> {
+    let chat = ChatOnly(pipeline.model);
+    let mut p = Pipeline::new(pipeline.library, pipeline.retriever, &chat);
+    p.judge = pipeline.judge;
+    p.embedder = pipeline.embedder;
+    p.options = pipeline.options.clone();
+    p.ask(query, &[], &mut |_| {}, &CancelToken::new())
+}
+
+/// A model presented as instruction-following, so the pipeline sends it Spring's chat prompt.
+struct ChatOnly<'m>(&'m dyn LanguageModel);
+
+impl LanguageModel for ChatOnly<'_> {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn chat(
+        &self,
+        messages: &[ragsift_engine::ChatMessage],
+        options: &ragsift_engine::GenerateOptions,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<ragsift_engine::llm::Completion> {
+        self.0.chat(messages, options, on_token, cancel)
+    }
+    fn yes_no(&self, prompts: &[Vec<ragsift_engine::ChatMessage>]) -> Result<Vec<ragsift_engine::llm::YesNo>> {
+        self.0.yes_no(prompts)
+    }
+    fn score_text(
+        &self,
+        shared: &str,
+        items: &[ragsift_engine::llm::ScoreItem],
+    ) -> Result<Vec<ragsift_engine::llm::TextScore>> {
+        self.0.score_text(shared, items)
+    }
+    fn follows_instructions(&self) -> bool {
+        true
+    }
+}
+
+fn score(f: &mut Figures, case: &qaset::Case, trace: &Trace) {
+    f.questions += 1;
+    let kept: std::collections::BTreeSet<&str> = trace.selection.returned_ids.iter().map(String::as_str).collect();
+    let retrieved_chars: usize = trace.candidates.iter().map(|c| c.text.chars().count()).sum();
+    let kept_chars: usize = trace
+        .candidates
+        .iter()
+        .filter(|c| kept.contains(c.chunk_id.as_str()))
+        .map(|c| c.text.chars().count())
+        .sum();
+    f.chars_retrieved += retrieved_chars;
+    f.chars_kept += kept_chars;
+    let abstained = trace.answered_by == AnsweredBy::NoEvidence;
+    f.echoes += usize::from(echoes_prompt(&trace.answer));
+    if case.question.kind == QuestionKind::Unanswerable {
+        f.unanswerable += 1;
+        f.abstained_unanswerable += usize::from(abstained);
+        return;
+    }
+    f.answerable += 1;
+    f.abstained_answerable += usize::from(abstained);
+    let evidence_ids: Vec<&str> = case
+        .candidates
+        .iter()
+        .filter(|c| c.evidence)
+        .map(|c| c.hit.chunk.id.as_str())
+        .collect();
+    if !evidence_ids.is_empty() {
+        f.evidence_retrieved += 1;
+        f.evidence_kept += usize::from(evidence_ids.iter().any(|id| kept.contains(id)));
+    }
+    let phrases = case.question.answer_phrases();
+    let head: String = trace.answer.chars().take(300).collect();
+    f.phrase_hits += usize::from(phrases.iter().any(|p| contains(&trace.answer, p)));
+    f.phrase_hits_300 += usize::from(phrases.iter().any(|p| contains(&head, p)));
+}

@@ -1,0 +1,551 @@
+//! `ragsift-bench judge`: the local judge measured on the labelled set. Every signal's ROC AUC against the chunk
+//! labels, the fitted combinations' out-of-fold AUC, Brier score and reliability, beside the retrieval score's
+//! AUC (the baseline) and the old yes/no readout; `--refit` writes the fitted models the engine ships.
+
+use crate::qaset::{self, QaSet};
+use ragsift_engine::judge::local::signals::{compute, SignalSources, FEATURES};
+use ragsift_engine::judge::local::{injection, model};
+use ragsift_engine::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
+use ragsift_engine::{LanguageModel, Result};
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
+
+pub struct Options {
+    pub top_k: usize,
+    pub dump: Option<std::path::PathBuf>,
+    /// Also measure the language-model signals (query likelihood, yes/no readout).
+    pub lm: bool,
+    /// Write the fitted judge to the engine's `fit.json`.
+    pub refit: bool,
+    /// Also measure the embedded model's readout for the contradicted premise.
+    pub premise: bool,
+    /// Time both judges on this many questions (0 = skip).
+    pub speed: usize,
+}
+
+/// The signals the shipped fit combines (chosen by held-out AUC; the others are measured and reported).
+pub const SIGNALS: &[&str] = &[
+    "cos_sent",
+    "cos_sent_gap",
+    "coverage_window",
+    "bm25",
+    "bm25_gap",
+    "rank_recip",
+];
+/// The language-model signals a refit adds when they raise held-out AUC by at least 0.01.
+pub const LM_SIGNALS: &[&str] = &["lm_ql", "lm_ql_gain", "lm_ql_gap", "lm_yes"];
+/// Candidates per question of the default pipeline: operating points are chosen at this depth.
+pub const DEFAULT_TOP_K: usize = 4;
+
+pub fn run(o: &Options) -> Result<()> {
+    let embedder = crate::embedder(0)?;
+    let set = qaset::load(&embedder, o.top_k)?;
+    let model = if o.lm { Some(load_model()?) } else { None };
+    let signals = signal_rows(&set, &embedder, model.as_ref().map(|m| m as &dyn LanguageModel))?;
+    if let Some(path) = &o.dump {
+        write_dump(path, &set, &signals)?;
+    }
+    let rows = rows(&set, &signals);
+    let fit = crate::judge_fit::report_and_fit(
+        &set,
+        &rows,
+        &embedder,
+        model.as_ref().map(|m| m.id().to_string()),
+        signals.seconds_per_chunk,
+    )?;
+    injection_report(
+        &set,
+        &embedder,
+        &fit.without_model[ragsift_engine::policy::CONTAINS_PROMPT_INJECTION],
+    )?;
+    if o.premise {
+        premise_report(&set, DEFAULT_TOP_K)?;
+        injection_readout_report()?;
+    }
+    if o.speed > 0 {
+        speed_report(&set, &embedder, o.speed)?;
+    }
+    if o.refit {
+        let path = crate::repo_root().join("crates/engine/src/judge/local/fit.json");
+        let json = serde_json::to_string_pretty(&fit).unwrap_or_default();
+        std::fs::write(&path, json + "\n")
+            .map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", path.display())))?;
+        println!("\nwrote {}", path.display());
+    }
+    Ok(())
+}
+
+pub fn load_model() -> Result<EmbeddedModel> {
+    let home = ragsift_engine::config::data_dir()?;
+    let path = default_model_path(&ragsift_engine::config::models_dir(&home)?);
+    EmbeddedModel::load(&path, &EmbeddedOptions::default(), None)
+}
+
+/// Signals per case and candidate, with the seconds spent per chunk.
+pub struct SignalRows {
+    pub values: Vec<Vec<Vec<f32>>>,
+    pub seconds_per_chunk: f64,
+}
+
+pub fn signal_rows(
+    set: &QaSet,
+    embedder: &dyn ragsift_engine::Embedder,
+    model: Option<&dyn LanguageModel>,
+) -> Result<SignalRows> {
+    let sources = SignalSources {
+        embedder,
+        model,
+        stats: Some(set.library.store()),
+    };
+    let t = Instant::now();
+    let mut chunks = 0usize;
+    let mut values = Vec::with_capacity(set.cases.len());
+    for (i, case) in set.cases.iter().enumerate() {
+        let passages = case.passages();
+        chunks += passages.len();
+        let s = compute(&case.question.query, &passages, &sources)?;
+        values.push(s.into_iter().map(|x| x.values).collect());
+        if (i + 1) % 10 == 0 {
+            eprintln!("  signals: {}/{} questions", i + 1, set.cases.len());
+        }
+    }
+    Ok(SignalRows {
+        values,
+        seconds_per_chunk: t.elapsed().as_secs_f64() / chunks.max(1) as f64,
+    })
+}
+
+fn write_dump(path: &Path, set: &QaSet, rows: &SignalRows) -> Result<()> {
+    let mut out = Vec::new();
+    for (case, vals) in set.cases.iter().zip(&rows.values) {
+        for (rank, (c, v)) in case.candidates.iter().zip(vals).enumerate() {
+            let mut row = json!({
+                "qid": case.question.id, "kind": case.question.kind, "fold": case.fold, "rank": rank,
+                "chunk": c.hit.chunk.id, "document": c.hit.chunk.document_path, "page_start": c.hit.chunk.page_start,
+                "evidence": c.evidence, "answer_page": c.answer_page, "similarity": c.hit.score,
+            });
+            for (name, x) in FEATURES.iter().zip(v) {
+                row[*name] = if x.is_finite() { json!(x) } else { json!(null) };
+            }
+            let inj = injection::scan(&c.hit.chunk.text).values();
+            for (name, x) in injection::FEATURES.iter().zip(inj) {
+                row[*name] = json!(x);
+            }
+            out.push(row);
+        }
+    }
+    let doc = json!({"seconds_per_chunk": rows.seconds_per_chunk, "rows": out});
+    std::fs::write(path, serde_json::to_vec_pretty(&doc).unwrap_or_default())
+        .map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", path.display())))?;
+    eprintln!("wrote {} rows to {}", out.len(), path.display());
+    Ok(())
+}
+
+/// A labelled row for fitting: one candidate's signals (plus injection counts) and its labels.
+#[derive(Clone)]
+pub struct Row {
+    pub case: usize,
+    /// Position in the question's retrieved list.
+    pub rank: usize,
+    pub fold: usize,
+    pub values: Vec<f64>,
+    pub evidence: bool,
+    pub answer_page: bool,
+    pub similarity: f64,
+    pub characters: usize,
+}
+
+/// Column names of [`Row::values`]: the signals, then the injection pattern counts.
+pub fn columns() -> Vec<String> {
+    FEATURES
+        .iter()
+        .chain(injection::FEATURES.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+pub fn rows(set: &QaSet, signals: &SignalRows) -> Vec<Row> {
+    let mut out = Vec::new();
+    for (ci, (case, vals)) in set.cases.iter().zip(&signals.values).enumerate() {
+        for (rank, (c, v)) in case.candidates.iter().zip(vals).enumerate() {
+            let mut values: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+            values.extend(injection::scan(&c.hit.chunk.text).values());
+            out.push(Row {
+                case: ci,
+                rank,
+                fold: case.fold,
+                values,
+                evidence: c.evidence,
+                answer_page: c.answer_page,
+                similarity: f64::from(c.hit.score),
+                characters: c.hit.chunk.text.chars().count(),
+            });
+        }
+    }
+    out
+}
+
+/// The planted prompt-injection set: passages with an injection somewhere inside, and benign look-alikes.
+#[derive(serde::Deserialize)]
+pub struct InjectionSet {
+    pub injected: Vec<Planted>,
+    pub benign: Vec<Planted>,
+}
+
+#[derive(serde::Deserialize)]
+pub struct Planted {
+    pub id: String,
+    pub style: String,
+    pub text: String,
+}
+
+pub fn injection_set() -> Result<InjectionSet> {
+    injection_file("injections.json")
+}
+
+/// The held-out planted set, written after the patterns by someone who saw neither them nor the development set.
+pub fn injection_heldout() -> Result<InjectionSet> {
+    injection_file("injections-heldout.json")
+}
+
+fn injection_file(name: &str) -> Result<InjectionSet> {
+    let path = crate::repo_root().join("fixtures/qa").join(name);
+    let bytes = std::fs::read(&path).map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", path.display())))?;
+    serde_json::from_slice(&bytes).map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", path.display())))
+}
+
+/// Recall of the injection probability on planted injections by style, and its false-positive rate on the benign
+/// look-alikes and on every chunk of the labelled papers — on the development set and on the held-out set.
+pub fn injection_report(set: &QaSet, embedder: &dyn ragsift_engine::Embedder, model: &model::Logistic) -> Result<()> {
+    let mut texts: Vec<String> = Vec::new();
+    for d in set.library.documents()? {
+        texts.extend(set.library.store().chunks_of(&d.id)?.into_iter().map(|c| c.text));
+    }
+    let dev = injection_set()?;
+    let held = injection_heldout()?;
+    for s in [&dev, &held] {
+        texts.extend(s.injected.iter().chain(&s.benign).map(|x| x.text.clone()));
+    }
+    let rows = injection_rows(embedder, &texts)?;
+    let probs: std::collections::HashMap<&str, f64> = texts
+        .iter()
+        .map(String::as_str)
+        .zip(rows.iter().map(|r| model.predict(r)))
+        .collect();
+    let p = |t: &str| probs.get(t).copied().unwrap_or(0.0);
+    let flagged = |t: &str| p(t) > 0.5;
+    let chunks = texts.len()
+        - [&dev, &held]
+            .iter()
+            .map(|s| s.injected.len() + s.benign.len())
+            .sum::<usize>();
+    let fp_chunks = texts[..chunks].iter().filter(|t| flagged(t)).count();
+    for (title, planted) in [("development set", dev), ("held-out set", held)] {
+        let mut by_style: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+        for x in &planted.injected {
+            let style = x.style.split(':').next().unwrap_or("?").to_string();
+            let e = by_style.entry(style).or_default();
+            e.1 += 1;
+            e.0 += usize::from(flagged(&x.text));
+        }
+        println!("\n### Prompt injection offline, {title} (probability > 0.5)\n");
+        println!("| style | planted | flagged | recall |\n| --- | ---: | ---: | ---: |");
+        let (mut hit, mut all) = (0, 0);
+        for (style, (h, n)) in &by_style {
+            println!(
+                "| {style} ({}) | {n} | {h} | {:.2} |",
+                style_name(style),
+                *h as f64 / *n as f64
+            );
+            hit += h;
+            all += n;
+        }
+        println!(
+            "| **all** | {all} | {hit} | **{:.2}** |",
+            hit as f64 / all.max(1) as f64
+        );
+        let fp = planted.benign.iter().filter(|x| flagged(&x.text)).count();
+        let (scores, labels): (Vec<f64>, Vec<bool>) = planted
+            .injected
+            .iter()
+            .map(|x| (p(&x.text), true))
+            .chain(planted.benign.iter().map(|x| (p(&x.text), false)))
+            .unzip();
+        println!(
+            "\nFalse positives: {fp} of {} benign look-alikes ({:.2}); AUC planted vs look-alikes {:.3}.",
+            planted.benign.len(),
+            fp as f64 / planted.benign.len().max(1) as f64,
+            model::auc(&scores, &labels).unwrap_or(f64::NAN)
+        );
+        if std::env::var_os("RAGSIFT_BENCH_VERBOSE").is_some() {
+            for x in planted.injected.iter().filter(|x| !flagged(&x.text)) {
+                eprintln!("  missed {} ({})", x.id, x.style);
+            }
+            for x in planted.benign.iter().filter(|x| flagged(&x.text)) {
+                eprintln!("  false positive {} ({})", x.id, x.style);
+            }
+        }
+    }
+    println!(
+        "\nOn the labelled papers: {fp_chunks} of {chunks} chunks flagged ({:.3}).",
+        fp_chunks as f64 / chunks.max(1) as f64
+    );
+    Ok(())
+}
+
+fn style_name(letter: &str) -> &'static str {
+    match letter {
+        "a" => "override",
+        "b" => "chat-format tags",
+        "c" => "answer manipulation",
+        "d" => "persona switch",
+        "e" => "hidden text",
+        "f" => "note to AI readers",
+        "g" => "other languages",
+        "h" => "subtle steering",
+        _ => "other",
+    }
+}
+
+/// What a question's model is fitted to predict.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Label {
+    /// The chunk holds a quoted answer span.
+    Evidence,
+    /// The chunk lies on a page that states the answer.
+    AnswerPage,
+}
+
+impl Label {
+    pub fn of(self, r: &Row) -> bool {
+        match self {
+            Label::Evidence => r.evidence,
+            Label::AnswerPage => r.answer_page,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Label::Evidence => "holds the quoted evidence",
+            Label::AnswerPage => "on an answer page",
+        }
+    }
+}
+
+/// L2 penalty of every fit (on standardised signals).
+pub const L2: f64 = 1.0;
+
+/// Out-of-fold probabilities of a logistic model over `features`, folds by document.
+pub fn oof(rows: &[Row], features: &[&str], label: Label) -> Vec<f64> {
+    let (names, x) = matrix(rows, features);
+    let y: Vec<bool> = rows.iter().map(|r| label.of(r)).collect();
+    let groups: Vec<usize> = rows.iter().map(|r| r.fold).collect();
+    model::cross_validate(&names, &x, &y, &groups, L2)
+}
+
+/// The fitted model over all rows.
+pub fn fit_all(rows: &[Row], features: &[&str], label: Label) -> model::Logistic {
+    let (names, x) = matrix(rows, features);
+    let y: Vec<bool> = rows.iter().map(|r| label.of(r)).collect();
+    model::Logistic::fit(&names, &x, &y, L2)
+}
+
+fn matrix(rows: &[Row], features: &[&str]) -> (Vec<String>, Vec<Vec<f64>>) {
+    let cols = columns();
+    let idx: Vec<usize> = features
+        .iter()
+        .map(|f| {
+            cols.iter()
+                .position(|c| c == f)
+                .unwrap_or_else(|| panic!("unknown signal {f}"))
+        })
+        .collect();
+    let x = rows
+        .iter()
+        .map(|r| {
+            idx.iter()
+                .map(|&i| if r.values[i].is_finite() { r.values[i] } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    (features.iter().map(|s| s.to_string()).collect(), x)
+}
+
+/// AUC of one column (or of the retrieval similarity) against a label.
+pub fn signal_auc(rows: &[Row], column: &str, label: Label) -> Option<f64> {
+    let y: Vec<bool> = rows.iter().map(|r| label.of(r)).collect();
+    let s: Vec<f64> = if column == "similarity" {
+        rows.iter().map(|r| r.similarity).collect()
+    } else {
+        let i = columns().iter().position(|c| c == column)?;
+        rows.iter().map(|r| r.values[i]).collect()
+    };
+    model::auc(&s, &y)
+}
+
+/// The injection model's signals: the pattern counts, then the closest prototype sentence.
+pub const INJECTION_SIGNALS: &[&str] = &["inj_strong", "inj_weak", "inj_hidden", "inj_proto"];
+
+/// The injection signals of whole texts.
+pub fn injection_rows(embedder: &dyn ragsift_engine::Embedder, texts: &[String]) -> Result<Vec<Vec<f64>>> {
+    let proto = injection::prototype_similarities(embedder, texts)?;
+    Ok(texts
+        .iter()
+        .zip(proto)
+        .map(|(t, p)| {
+            let mut v = injection::scan(t).values().to_vec();
+            v.push(f64::from(p));
+            v
+        })
+        .collect())
+}
+
+/// The injection model: a logistic over the injection signals, fitted on the planted injections of the
+/// development set (positives) and its benign look-alikes plus every chunk of the labelled papers (negatives);
+/// reported over 5 interleaved folds of that set (the held-out set is reported by [`injection_report`]).
+pub fn injection_model() -> Result<model::Logistic> {
+    let planted = injection_set()?;
+    let embedder = crate::embedder(0)?;
+    let library = qaset::library(&embedder)?;
+    let mut texts: Vec<(String, bool)> = planted.injected.iter().map(|p| (p.text.clone(), true)).collect();
+    texts.extend(planted.benign.iter().map(|p| (p.text.clone(), false)));
+    for d in library.documents()? {
+        texts.extend(library.store().chunks_of(&d.id)?.into_iter().map(|c| (c.text, false)));
+    }
+    let names: Vec<String> = INJECTION_SIGNALS.iter().map(|s| s.to_string()).collect();
+    let x = injection_rows(&embedder, &texts.iter().map(|t| t.0.clone()).collect::<Vec<_>>())?;
+    let y: Vec<bool> = texts.iter().map(|(_, l)| *l).collect();
+    let groups: Vec<usize> = (0..x.len()).map(|i| i % 5).collect();
+    let p = model::cross_validate(&names, &x, &y, &groups, L2);
+    let recall =
+        (0..y.len()).filter(|&i| y[i] && p[i] > 0.5).count() as f64 / y.iter().filter(|&&v| v).count().max(1) as f64;
+    let fpr =
+        (0..y.len()).filter(|&i| !y[i] && p[i] > 0.5).count() as f64 / y.iter().filter(|&&v| !v).count().max(1) as f64;
+    let proto_auc = model::auc(&x.iter().map(|r| r[3]).collect::<Vec<_>>(), &y).unwrap_or(f64::NAN);
+    println!(
+        "\nInjection probability (logistic over patterns and prototype similarity; development set, 5 folds): recall {recall:.2} and \
+         false-positive rate {fpr:.3} at 0.5; AUC {:.3} (prototype similarity alone {proto_auc:.3}).",
+        model::auc(&p, &y).unwrap_or(f64::NAN)
+    );
+    Ok(model::Logistic::fit(&names, &x, &y, L2))
+}
+
+/// The contradicted premise offline: the yes/no readout of the embedded model (the only offline candidate) on the
+/// top candidates of the false-premise questions and of as many answerable ones. Positives are the chunks that
+/// hold the evidence correcting a false premise. Reported so that "not assessed" rests on a measurement.
+pub fn premise_report(set: &QaSet, top_k: usize) -> Result<f64> {
+    use ragsift_engine::eval::qa::QuestionKind;
+    use ragsift_engine::judge::{default_questions, Judge, ReadoutJudge};
+    let model = load_model()?;
+    let judge = ReadoutJudge { model: &model };
+    let question: Vec<_> = default_questions()
+        .into_iter()
+        .filter(|q| q.key == ragsift_engine::policy::CONTRADICTS_QUERY_PREMISE)
+        .collect();
+    let false_premise: Vec<&qaset::Case> = set
+        .cases
+        .iter()
+        .filter(|c| c.question.kind == QuestionKind::FalsePremise)
+        .collect();
+    let answerable: Vec<&qaset::Case> = set
+        .cases
+        .iter()
+        .filter(|c| c.question.kind == QuestionKind::Answerable)
+        .step_by(6)
+        .take(false_premise.len())
+        .collect();
+    let (mut scores, mut labels) = (Vec::new(), Vec::new());
+    for case in false_premise.iter().chain(&answerable) {
+        let passages: Vec<String> = case.passages().into_iter().take(top_k).collect();
+        let judged = judge.judge(&case.question.query, &passages, &question)?;
+        for (j, c) in judged.iter().zip(&case.candidates) {
+            scores.push(f64::from(j.answers[&question[0].key]));
+            labels.push(case.question.kind == QuestionKind::FalsePremise && c.evidence);
+        }
+    }
+    let auc = model::auc(&scores, &labels).unwrap_or(f64::NAN);
+    println!(
+        "\n### Contradicted premise\n\nThe embedded model's yes/no readout for `contradicts_query_premise` on the top {top_k} candidates of \
+         {} false-premise and {} answerable questions ({} chunks, {} of them hold the evidence that corrects a false \
+         premise): AUC {auc:.3}. No offline signal tells these apart measurably better than chance, so the local \
+         judge reports the question as not assessed and the policy skips its rule.",
+        false_premise.len(),
+        answerable.len(),
+        scores.len(),
+        labels.iter().filter(|&&l| l).count()
+    );
+    Ok(auc)
+}
+
+/// Seconds per chunk of the local judge (every question it answers) against the yes/no readout judge it replaces
+/// (the five questions through the embedded model, shared passage prefix), on the same real chunks.
+pub fn speed_report(set: &QaSet, embedder: &dyn ragsift_engine::Embedder, questions: usize) -> Result<()> {
+    use ragsift_engine::judge::{default_questions, Judge, LocalJudge, ReadoutJudge};
+    let model = load_model()?;
+    let cases: Vec<&qaset::Case> = set
+        .cases
+        .iter()
+        .step_by((set.cases.len() / questions.max(1)).max(1))
+        .take(questions)
+        .collect();
+    let local = LocalJudge::new(embedder, Some(&model), Some(set.library.store()));
+    let readout = ReadoutJudge { model: &model };
+    let qs = default_questions();
+    let mut per_chunk = Vec::new();
+    for judge in [&local as &dyn Judge, &readout] {
+        let t = Instant::now();
+        let mut chunks = 0;
+        for case in &cases {
+            let passages: Vec<String> = case.passages().into_iter().take(DEFAULT_TOP_K).collect();
+            chunks += passages.len();
+            judge.judge(&case.question.query, &passages, &qs)?;
+        }
+        per_chunk.push((
+            judge.name(),
+            judge.model(),
+            t.elapsed().as_secs_f64() / chunks.max(1) as f64,
+            chunks,
+        ));
+    }
+    println!(
+        "\n### Judge speed ({} questions, top {DEFAULT_TOP_K} real chunks each)\n",
+        cases.len()
+    );
+    println!("| judge | model | ms per chunk | chunks |\n| --- | --- | ---: | ---: |");
+    for (name, model, s, n) in &per_chunk {
+        let name = if *name == "readout" {
+            "yes/no readout (baseline: the local judge before)"
+        } else {
+            "local (fitted signals)"
+        };
+        println!("| {name} | {model} | {:.0} | {n} |", s * 1e3);
+    }
+    Ok(())
+}
+
+/// The embedded model's yes/no readout for the injection question on the planted sets (planted vs look-alikes).
+pub fn injection_readout_report() -> Result<()> {
+    use ragsift_engine::judge::{default_questions, Judge, ReadoutJudge};
+    let model = load_model()?;
+    let judge = ReadoutJudge { model: &model };
+    let question: Vec<_> = default_questions()
+        .into_iter()
+        .filter(|q| q.key == ragsift_engine::policy::CONTAINS_PROMPT_INJECTION)
+        .collect();
+    for (title, set) in [("development", injection_set()?), ("held-out", injection_heldout()?)] {
+        let texts: Vec<String> = set.injected.iter().chain(&set.benign).map(|x| x.text.clone()).collect();
+        let labels: Vec<bool> = set
+            .injected
+            .iter()
+            .map(|_| true)
+            .chain(set.benign.iter().map(|_| false))
+            .collect();
+        let judged = judge.judge("", &texts, &question)?;
+        let scores: Vec<f64> = judged.iter().map(|j| f64::from(j.answers[&question[0].key])).collect();
+        println!(
+            "\nThe embedded model's yes/no readout for `contains_prompt_injection`, {title} set: AUC {:.3} (planted vs look-alikes).",
+            model::auc(&scores, &labels).unwrap_or(f64::NAN)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! The labelled set as the judge and answer benchmarks use it: the papers of `fixtures/qa/documents` ingested
+//! into a library (kept in the cache dir between runs; unchanged files are not re-embedded), each question's
+//! evidence located in it, and each question's retrieved candidates labelled by span overlap.
+
+use ragsift_engine::eval::qa::{load_questions, locate_evidence, LocatedEvidence, QaQuestion, QuestionKind};
+use ragsift_engine::eval::spans::ChunkExtent;
+use ragsift_engine::retrieve::Hit;
+use ragsift_engine::{FastEmbedder, Library, LibraryRetriever, Result, Retriever, SearchRequest, Settings};
+use std::path::PathBuf;
+
+/// One retrieved candidate with its labels.
+pub struct Candidate {
+    pub hit: Hit,
+    /// Holds a quoted answer span.
+    pub evidence: bool,
+    /// Lies on a page that states the answer.
+    pub answer_page: bool,
+}
+
+/// One question with its candidates.
+pub struct Case {
+    pub question: QaQuestion,
+    pub candidates: Vec<Candidate>,
+    /// Document fold (the question's family) for cross-validation.
+    pub fold: usize,
+}
+
+pub struct QaSet {
+    pub library: Library,
+    pub cases: Vec<Case>,
+    pub folds: Vec<String>,
+}
+
+/// The library of the labelled papers, in `~/.cache/ragsift/bench/qa-library`.
+pub fn library(embedder: &FastEmbedder) -> Result<Library> {
+    let home = dirs_cache().join("qa-library");
+    std::fs::create_dir_all(&home).map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", home.display())))?;
+    let library = Library::open(&home, Settings::default())?;
+    let docs = crate::repo_root().join("fixtures/qa/documents");
+    let report = library.ingest(embedder, &[docs], &|_| {})?;
+    if report.failed() > 0 {
+        return Err(ragsift_engine::Error::Invalid(
+            "a labelled document failed to ingest".into(),
+        ));
+    }
+    Ok(library)
+}
+
+fn dirs_cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("ragsift/bench")
+}
+
+/// Loads the questions, locates their evidence and retrieves `top_k` vector candidates for each.
+pub fn load(embedder: &FastEmbedder, top_k: usize) -> Result<QaSet> {
+    let library = library(embedder)?;
+    let questions = load_questions(&crate::repo_root().join("fixtures/qa/cases.json"))?;
+    let (located, missing) = locate_evidence(&library, &questions)?;
+    for m in &missing {
+        eprintln!("warning: evidence not found in the extracted text: {m}");
+    }
+    let retriever = LibraryRetriever {
+        library: &library,
+        embedder,
+    };
+    let mut folds: Vec<String> = Vec::new();
+    let mut cases = Vec::with_capacity(questions.len());
+    for (q, ev) in questions.into_iter().zip(located) {
+        let hits = retriever.retrieve(&SearchRequest {
+            top_k,
+            ..SearchRequest::new(q.query.clone())
+        })?;
+        let family = q.family_id.clone().unwrap_or_default();
+        let fold = match folds.iter().position(|f| *f == family) {
+            Some(i) => i,
+            None => {
+                folds.push(family);
+                folds.len() - 1
+            }
+        };
+        cases.push(Case {
+            candidates: hits.into_iter().map(|h| label(h, &ev)).collect(),
+            question: q,
+            fold,
+        });
+    }
+    Ok(QaSet { library, cases, folds })
+}
+
+fn label(hit: Hit, ev: &LocatedEvidence) -> Candidate {
+    let extent = ChunkExtent {
+        page_start: hit.chunk.page_start,
+        page_end: hit.chunk.page_end,
+        char_start: hit.chunk.char_start,
+        char_end: hit.chunk.char_end,
+    };
+    Candidate {
+        evidence: ev.holds(&hit.chunk.document_id, &extent),
+        answer_page: ev.on_answer_page(&hit.chunk.document_id, &extent),
+        hit,
+    }
+}
+
+impl Case {
+    pub fn answerable(&self) -> bool {
+        self.question.kind != QuestionKind::Unanswerable
+    }
+    pub fn passages(&self) -> Vec<String> {
+        self.candidates.iter().map(|c| c.hit.chunk.text.clone()).collect()
+    }
+}
