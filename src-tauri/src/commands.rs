@@ -1,6 +1,7 @@
 //! The app's commands: each pulls the workbench, calls one engine function off the UI thread and maps the error.
 
 use crate::error::{IpcError, Result};
+use ragsift_engine::error::FieldProblem;
 use ragsift_engine::pipeline::{trace::Replay, Trace};
 use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
@@ -94,12 +95,12 @@ pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
     blocking(&wb, move |wb| wb.run(&id).map(|t| (*t).clone())).await
 }
 
-/// Synchronous on purpose: a replay is a pure function of cached judgments (microseconds), and answering it
-/// directly keeps a slider drag within a frame.
+/// Async, so never on the UI thread: a replay of the cached run is a pure function of cached judgments
+/// (microseconds), but another run is loaded from SQLite first.
 #[tauri::command]
 #[specta::specta]
-pub fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<Replay> {
-    wb.replay(&run_id, &options).map_err(IpcError::from)
+pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<Replay> {
+    blocking(&wb, move |wb| wb.replay(&run_id, &options)).await
 }
 
 #[tauri::command]
@@ -119,6 +120,13 @@ pub async fn regenerate(
 #[specta::specta]
 pub fn settings(wb: Wb<'_>) -> Settings {
     wb.settings()
+}
+
+/// Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy.
+#[tauri::command]
+#[specta::specta]
+pub fn check_settings(wb: Wb<'_>, settings: Settings) -> Vec<FieldProblem> {
+    wb.check_settings(&settings)
 }
 
 #[tauri::command]

@@ -39,20 +39,24 @@ impl IpcError {
 
 impl From<Error> for IpcError {
     fn from(e: Error) -> Self {
-        let code = match e.code() {
-            "encrypted" | "corrupt" | "no_text" | "too_large" | "unsupported" | "timeout" => IpcCode::BadFile,
-            "setup" | "model" | "model_not_found" => IpcCode::Setup,
-            "auth" => IpcCode::Auth,
-            "rate_limited" | "unreachable" | "protocol" => IpcCode::Unreachable,
-            "judge" => match &e {
-                Error::Judge { code: "auth", .. } => IpcCode::Auth,
-                _ => IpcCode::Unreachable,
-            },
-            "invalid" | "context_overflow" => IpcCode::Invalid,
-            "not_found" => IpcCode::NotFound,
-            "stale" => IpcCode::Stale,
-            "cancelled" => IpcCode::Cancelled,
-            _ => IpcCode::Internal,
+        // Exhaustive over the engine's variants: a new one fails to compile until it is mapped here.
+        let code = match &e {
+            Error::Encrypted { .. }
+            | Error::Corrupt { .. }
+            | Error::NoText { .. }
+            | Error::TooLarge { .. }
+            | Error::Unsupported { .. }
+            | Error::Timeout { .. } => IpcCode::BadFile,
+            Error::Setup(_) | Error::Model(_) | Error::ModelNotFound(_) => IpcCode::Setup,
+            Error::Auth(_) | Error::Judge { code: "auth", .. } => IpcCode::Auth,
+            Error::RateLimited(_) | Error::Unreachable(_) | Error::Protocol(_) | Error::Judge { .. } => {
+                IpcCode::Unreachable
+            }
+            Error::Invalid(_) | Error::ContextOverflow { .. } | Error::NotSupported(_) => IpcCode::Invalid,
+            Error::NotFound(_) => IpcCode::NotFound,
+            Error::Stale(_) => IpcCode::Stale,
+            Error::Cancelled => IpcCode::Cancelled,
+            Error::Io { .. } | Error::Db(_) | Error::Index(_) => IpcCode::Internal,
         };
         IpcError {
             code,
@@ -90,6 +94,16 @@ mod tests {
             (Error::Cancelled, IpcCode::Cancelled),
             (Error::NotFound("run x".into()), IpcCode::NotFound),
             (Error::Index("broken".into()), IpcCode::Internal),
+            (Error::NotSupported("logprobs".into()), IpcCode::Invalid),
+            (
+                Error::ContextOverflow {
+                    prompt: 5000,
+                    reserve: 256,
+                    context: 4096,
+                },
+                IpcCode::Invalid,
+            ),
+            (Error::Protocol("bad json".into()), IpcCode::Unreachable),
         ];
         for (error, code) in cases {
             let message = error.to_string();

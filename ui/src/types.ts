@@ -8,7 +8,8 @@ export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreacha
 export type IpcError = { code: IpcCode; message: string };
 
 export type JudgeDefaults = { source: string; thresholds: { [key in string]: number }; min_relevance: number | null; answer_threshold: number };
-export type JudgeInfo = { kind: "jev" | "local" | "none"; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
+export type JudgeKind = "auto" | "jev" | "local" | "none";
+export type JudgeInfo = { kind: JudgeKind; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
 export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; problems: string[] };
 
 export type DocumentRow = { id: string; path: string; title: string; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };
@@ -18,9 +19,10 @@ export type IngestEvent =
   | { event: "file_started"; file: number; total: number; path: string }
   | { event: "extracted"; file: number; pages: number; chunks: number }
   | { event: "embedding"; file: number; done: number; total: number }
-  | { event: "file_finished"; file: number; total: number; path: string; status: string }
+  | { event: "file_finished"; file: number; total: number; path: string; status: IngestStatus }
   | { event: "saving" };
-export type FileReport = { path: string; status: string; pages: number; chunks: number; error_code: string | null; error: string | null; warning: string | null };
+export type IngestStatus = "ingested" | "unchanged" | "failed" | "cancelled";
+export type FileReport = { path: string; status: IngestStatus; pages: number; chunks: number; error_code: string | null; error: string | null; warning: string | null };
 export type IngestReport = { files: FileReport[] };
 
 export type PageChunk = { chunk_id: string; index: number; char_start: number; char_end: number };
@@ -29,7 +31,7 @@ export type PageView = { document_id: string; title: string; path: string; page:
 export type Role = "system" | "user" | "assistant";
 export type ChatMessage = { role: Role; content: string };
 export type SearchMode = "vector" | "keyword" | "hybrid";
-export type AskOptions = { rewrite: boolean; variants: number; top_k: number; mode: SearchMode; max_tokens: number };
+export type AskOptions = { rewrite: boolean; variants: number; top_k: number; mode: SearchMode; max_tokens: number; similarity_threshold: number; judge: JudgeKind; strict: boolean; answer_mode: AnswerMode; policy: PolicyOptions };
 export type AskRequest = { question: string; history: ChatMessage[]; options: AskOptions | null };
 export type AskEvent =
   | { event: "stage"; stage: string }
@@ -42,9 +44,9 @@ export type VariantHit = { chunk_id: string; rank: number; score: number; simila
 export type VariantHits = { query: string; hits: VariantHit[] };
 export type Provenance = { variant: number; rank: number; score: number };
 export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[] };
-export type JudgeStatus = "judged" | "cached" | "bypassed" | "none";
+export type JudgeStatus = "judged" | "cached" | "partial" | "bypassed" | "none";
 export type CandidateJudgment = { chunk_id: string; answers: { [key in string]: number }; model: string; cached: boolean; input_tokens: number; output_tokens: number; latency_ms: number };
-export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
+export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; unscreened_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
 export type Source = { number: number; chunk_id: string; document: string; title: string; page_start: number; page_end: number; text: string };
 
 export type Mode = "classify" | "filter" | "rerank" | "filter_and_rerank";
@@ -59,14 +61,17 @@ export type Replay = { run_id: string; options: PolicyOptions; selection: Select
 export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; citations: number[]; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string };
 export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string };
 
-export type ChatSettings = { backend: string; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };
-export type JudgeSettings = { kind: "auto" | "jev" | "local" | "none"; base_url: string | null; model: string | null };
+export type ChatBackend = "embedded" | "openai";
+export type ChatSettings = { backend: ChatBackend; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };
+export type JudgeSettings = { kind: JudgeKind; base_url: string | null; model: string | null };
 export type AnswerMode = "auto" | "extractive" | "generative";
 export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence";
 export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
-export type Settings = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
+export type FieldProblem = { field: string; message: string };
+export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number };
+export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
 
-export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: string; min_relevance: number; top_n: number | null };
+export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; min_relevance: number; top_n: number | null };
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key in string]: JsonValue };
 export type ByPolicy<T> = { baseline: T; filter: T; rerank: T; filter_and_rerank: T };
 export type Metrics = { precision: number; evidence_recall: number | null; ndcg: number | null; relevant_dropped: number; documents: number; characters: number; context_tokens: number; all_evidence_lost: boolean; correctly_empty: boolean | null; answer_correct: boolean | null };

@@ -31,11 +31,11 @@ pub fn run(n: usize, threads: usize) -> Result<()> {
     let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
     embedder.embed(&refs[..BATCH.min(refs.len())])?; // warm-up
     let batches = pretokenise(&tokenizer, &texts)?;
-    let home = ragsift_engine::config::data_dir()?;
+    let home = ragsift_engine::paths::data_dir()?;
     let runtime = ragsift_engine::RuntimePaths::discover(&home)?;
     let env = ragsift_engine::embed::init_onnxruntime(&runtime.onnxruntime)?;
     let model = runtime
-        .model_dir(ragsift_engine::config::DEFAULT_EMBEDDING_MODEL)?
+        .model_dir(ragsift_engine::paths::DEFAULT_EMBEDDING_MODEL)?
         .join("model.onnx");
     // The same session options fastembed uses: graph optimisation level 3, `threads` intra-op threads.
     let mut session = ort::session::Session::builder(&env)

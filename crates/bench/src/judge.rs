@@ -77,8 +77,8 @@ pub fn run(o: &Options) -> Result<()> {
 }
 
 pub fn load_model() -> Result<EmbeddedModel> {
-    let home = ragsift_engine::config::data_dir()?;
-    let path = default_model_path(&ragsift_engine::config::models_dir(&home)?);
+    let home = ragsift_engine::paths::data_dir()?;
+    let path = default_model_path(&ragsift_engine::paths::models_dir(&home)?);
     EmbeddedModel::load(&path, &EmbeddedOptions::default(), None)
 }
 

@@ -9,8 +9,8 @@ use std::time::Instant;
 const RUNS: usize = 3;
 
 pub fn run() -> Result<()> {
-    let home = ragsift_engine::config::data_dir()?;
-    let path = default_model_path(&ragsift_engine::config::models_dir(&home)?);
+    let home = ragsift_engine::paths::data_dir()?;
+    let path = default_model_path(&ragsift_engine::paths::models_dir(&home)?);
     let t = Instant::now();
     let model = EmbeddedModel::load(&path, &EmbeddedOptions::default(), None)?;
     println!(

@@ -175,7 +175,7 @@ pub fn repo_root() -> PathBuf {
 
 /// Loads the default embedder from the installed runtime.
 pub fn embedder(threads: usize) -> ragsift_engine::Result<ragsift_engine::FastEmbedder> {
-    let home = ragsift_engine::config::data_dir()?;
+    let home = ragsift_engine::paths::data_dir()?;
     let runtime = ragsift_engine::RuntimePaths::discover(&home)?;
-    ragsift_engine::FastEmbedder::load(&runtime, ragsift_engine::config::DEFAULT_EMBEDDING_MODEL, threads, 32)
+    ragsift_engine::FastEmbedder::load(&runtime, ragsift_engine::paths::DEFAULT_EMBEDDING_MODEL, threads, 32)
 }

@@ -5,7 +5,7 @@
 use ragsift_engine::eval::qa::{load_questions, locate_evidence, LocatedEvidence, QaQuestion, QuestionKind};
 use ragsift_engine::eval::spans::ChunkExtent;
 use ragsift_engine::retrieve::Hit;
-use ragsift_engine::{FastEmbedder, Library, LibraryRetriever, Result, Retriever, SearchRequest, Settings};
+use ragsift_engine::{FastEmbedder, Library, LibraryConfig, LibraryRetriever, Result, Retriever, SearchRequest};
 use std::path::PathBuf;
 
 /// One retrieved candidate with its labels.
@@ -35,7 +35,7 @@ pub struct QaSet {
 pub fn library(embedder: &FastEmbedder) -> Result<Library> {
     let home = dirs_cache().join("qa-library");
     std::fs::create_dir_all(&home).map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", home.display())))?;
-    let library = Library::open(&home, Settings::default())?;
+    let library = Library::open(&home, LibraryConfig::default())?;
     let docs = crate::repo_root().join("fixtures/qa/documents");
     let report = library.ingest(embedder, &[docs], &|_| {})?;
     if report.failed() > 0 {

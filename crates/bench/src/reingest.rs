@@ -1,6 +1,7 @@
 //! Re-ingest benchmark: a library's first ingest vs ingesting the same unchanged files again.
 
-use ragsift_engine::{Library, Result, Settings};
+use ragsift_engine::progress::IngestStatus;
+use ragsift_engine::{Library, LibraryConfig, Result};
 use std::time::Instant;
 
 pub fn run(copies: usize) -> Result<()> {
@@ -24,7 +25,7 @@ pub fn run(copies: usize) -> Result<()> {
         }
     }
     let embedder = crate::embedder(0)?;
-    let lib = Library::open(&tmp.path().join("home"), Settings::default())?;
+    let lib = Library::open(&tmp.path().join("home"), LibraryConfig::default())?;
     let inputs = [docs.clone()];
     let t = Instant::now();
     let first = lib.ingest(&embedder, &inputs, &|_| {})?;
@@ -33,7 +34,11 @@ pub fn run(copies: usize) -> Result<()> {
     let again = lib.ingest(&embedder, &inputs, &|_| {})?;
     let again_s = t.elapsed().as_secs_f64();
     let chunks: u32 = first.files.iter().map(|f| f.chunks).sum();
-    let unchanged = again.files.iter().filter(|f| f.status == "unchanged").count();
+    let unchanged = again
+        .files
+        .iter()
+        .filter(|f| f.status == IngestStatus::Unchanged)
+        .count();
     println!(
         "\n## re-ingest: {n} files ({} ingested, {} failed as intended, {chunks} chunks)",
         n - first.failed(),

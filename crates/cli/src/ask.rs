@@ -1,43 +1,50 @@
-//! `ragsift ask`, `runs` and `replay`: the judged pipeline with its stored trace, and re-selection from cached
-//! judgments with new policy options (no judge call).
+//! `ragsift ask`: the judged pipeline through the workbench, streaming the answer, then its trace; and the
+//! policy flags `replay` shares.
 
 use crate::chat::ModelArgs;
-use crate::{load_embedder, open_library, print_json};
-use ragsift_engine::judge::{JevJudge, Judge, LocalJudge};
-use ragsift_engine::pipeline::{Pipeline, Trace};
+use crate::print_json;
+use ragsift_engine::pipeline::Trace;
 use ragsift_engine::policy::PolicyOptions;
-use ragsift_engine::{CancelToken, Error, LibraryRetriever, SearchMode};
+use ragsift_engine::workbench::{AskEvent, AskRequest, Events, JudgeKind};
+use ragsift_engine::{Error, SearchMode};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 #[derive(clap::Args)]
 pub struct AskArgs {
     question: String,
-    /// jev (needs TYPESAFE_API_KEY), local (the language model's yes/no readout) or none.
-    /// Default: jev when TYPESAFE_API_KEY is set, else local.
+    /// auto, jev, local (the offline judge) or none. Default: the saved setting (auto: Jev when a key is
+    /// stored in the home or in TYPESAFE_API_KEY, else local).
     #[arg(long)]
-    judge: Option<String>,
+    judge: Option<JudgeKind>,
     /// Raise when the judge fails instead of answering from the unfiltered context.
     #[arg(long)]
     strict: bool,
     /// Rewrite the question for search first.
     #[arg(long)]
     rewrite: bool,
-    /// Multi-query expansion: this many variants besides the original (0 = off).
-    #[arg(long, default_value_t = 0)]
-    variants: usize,
-    #[arg(long, default_value_t = 4)]
-    top_k: usize,
-    #[arg(long, default_value = "vector")]
-    search_mode: SearchMode,
+    /// Multi-query expansion: this many variants besides the original (0 = off). Default: the saved setting.
+    #[arg(long)]
+    variants: Option<u32>,
+    /// Hits per variant. Default: the saved top_k.
+    #[arg(long)]
+    top_k: Option<u32>,
+    /// vector, keyword or hybrid. Default: the saved mode.
+    #[arg(long)]
+    search_mode: Option<SearchMode>,
+    /// Drop hits below this similarity. Default: the saved similarity_threshold.
+    #[arg(long)]
+    similarity_threshold: Option<f32>,
     #[command(flatten)]
     policy: PolicyArgs,
-    #[arg(long, default_value_t = 256)]
-    max_tokens: u32,
+    #[arg(long)]
+    max_tokens: Option<u32>,
     /// auto (extractive for base models, chat for instruction models), extractive or generative.
-    #[arg(long, default_value = "auto")]
-    answer_mode: String,
+    /// Default: the saved setting.
+    #[arg(long)]
+    answer_mode: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
     /// Print the whole trace as JSON (after the streamed answer on stderr).
@@ -99,73 +106,51 @@ impl PolicyArgs {
     }
 }
 
+/// Answers through the workbench, as the app does: the saved settings and default policy, the key file, the
+/// same judge choice and events; flags override.
 pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
-    let lib = open_library(home)?;
-    let embedder = load_embedder(home, lib.settings())?;
-    let model = args.model.open(home)?;
-    let retriever = LibraryRetriever {
-        library: &lib,
-        embedder: &embedder,
-    };
-    let jev;
-    let local;
-    let judge: Option<&dyn Judge> = match args.judge.as_deref() {
-        Some("none") => None,
-        Some("local") => {
-            local = LocalJudge::new(&embedder, Some(model.as_ref()), Some(lib.store()));
-            Some(&local)
-        }
-        Some("jev") => {
-            jev = JevJudge::from_env().ok_or_else(|| Error::Invalid("--judge jev needs TYPESAFE_API_KEY".into()))??;
-            Some(&jev)
-        }
-        None => match JevJudge::from_env() {
-            Some(j) => {
-                jev = j?;
-                Some(&jev)
-            }
-            None => {
-                local = LocalJudge::new(&embedder, Some(model.as_ref()), Some(lib.store()));
-                Some(&local)
-            }
-        },
-        Some(other) => return Err(Error::Invalid(format!("unknown judge '{other}' (jev, local or none)"))),
-    };
-    let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
-    pipeline.judge = judge;
-    pipeline.embedder = Some(&embedder);
-    let o = &mut pipeline.options;
-    o.rewrite = args.rewrite;
-    o.variants = args.variants;
-    o.top_k = args.top_k;
-    o.mode = args.search_mode;
+    let wb = args.model.workbench(home)?;
+    let mut o = wb.ask_defaults();
+    o.rewrite |= args.rewrite;
+    o.variants = args.variants.unwrap_or(o.variants);
+    o.top_k = args.top_k.unwrap_or(o.top_k);
+    o.mode = args.search_mode.unwrap_or(o.mode);
+    o.similarity_threshold = args.similarity_threshold.unwrap_or(o.similarity_threshold);
+    o.max_tokens = args.max_tokens.unwrap_or(o.max_tokens);
+    o.judge = args.judge.unwrap_or(o.judge);
     o.strict = args.strict;
-    o.generate.max_tokens = args.max_tokens;
-    o.answer_mode = serde_json::from_value(serde_json::Value::String(args.answer_mode.clone())).map_err(|_| {
-        Error::Invalid(format!(
-            "unknown answer mode '{}' (auto, extractive, generative)",
-            args.answer_mode
-        ))
-    })?;
-    o.policy = args.policy.apply(PolicyOptions::default())?;
-    let cancel = CancelToken::new();
-    let c = cancel.clone();
-    let _ = ctrlc::set_handler(move || c.cancel());
+    if let Some(mode) = &args.answer_mode {
+        o.answer_mode = serde_json::from_value(serde_json::Value::String(mode.clone()))
+            .map_err(|_| Error::Invalid(format!("unknown answer mode '{mode}' (auto, extractive, generative)")))?;
+    }
+    o.policy = args.policy.apply(o.policy)?;
+    let job = format!("cli-ask-{}", std::process::id());
+    let (w, j) = (wb.clone(), job.clone());
+    let _ = ctrlc::set_handler(move || {
+        w.jobs.cancel(&j);
+    });
     let json = args.json;
-    let mut sink: Box<dyn Write> = if json {
+    let _ = args.model.open(&wb)?;
+    let sink: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(if json {
         Box::new(std::io::stderr())
     } else {
         Box::new(std::io::stdout())
+    }));
+    let out = sink.clone();
+    let events: Events<AskEvent> = Arc::new(move |e| {
+        if let AskEvent::Token { text } = e {
+            let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = w.write_all(text.as_bytes());
+            let _ = w.flush();
+        }
+    });
+    let request = AskRequest {
+        question: args.question.clone(),
+        history: Vec::new(),
+        options: Some(o),
     };
-    let trace = pipeline.ask(
-        &args.question,
-        &[],
-        &mut |p| {
-            let _ = sink.write_all(p.as_bytes());
-            let _ = sink.flush();
-        },
-        &cancel,
-    )?;
+    let trace = wb.ask(&request, &job, events)?;
+    let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
     let _ = writeln!(sink);
     if json {
         print_json(&trace_json(&trace));
@@ -174,8 +159,8 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
             let cited = if trace.citations.contains(&s.number) { "*" } else { " " };
             println!("{cited}[{}] {} ({})", s.number, s.document, s.pages());
         }
-        if trace.judge.error.is_some() {
-            eprintln!("judge bypassed: {}", trace.judge.error.as_deref().unwrap_or(""));
+        if let Some(note) = trace.judge.unscreened_note() {
+            eprintln!("judge: {note}: {}", trace.judge.error.as_deref().unwrap_or(""));
         }
         let answered = serde_json::to_value(trace.answered_by).unwrap_or_default();
         println!(
@@ -199,13 +184,13 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
 }
 
 /// The trace with a flat per-chunk decision list (chunk, selected, reason) in front.
-fn trace_json(trace: &Trace) -> serde_json::Value {
+pub fn trace_json(trace: &Trace) -> serde_json::Value {
     let mut v = serde_json::to_value(trace).unwrap_or_default();
     v["decisions"] = decisions_json(trace, &trace.selection);
     v
 }
 
-fn decisions_json(trace: &Trace, selection: &ragsift_engine::policy::Selection) -> serde_json::Value {
+pub fn decisions_json(trace: &Trace, selection: &ragsift_engine::policy::Selection) -> serde_json::Value {
     serde_json::Value::Array(
         selection
             .decisions
@@ -220,84 +205,4 @@ fn decisions_json(trace: &Trace, selection: &ragsift_engine::policy::Selection) 
             })
             .collect(),
     )
-}
-
-#[derive(clap::Subcommand)]
-pub enum RunsAction {
-    /// The latest runs.
-    List {
-        #[arg(long, default_value_t = 20)]
-        limit: usize,
-        #[arg(long)]
-        json: bool,
-    },
-    /// One run's whole trace as JSON.
-    Show { id: String },
-}
-
-pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
-    let lib = open_library(home)?;
-    match action {
-        RunsAction::List { limit, json } => {
-            let runs = lib.store().runs(limit)?;
-            if json {
-                print_json(&serde_json::json!({ "runs": runs }));
-            } else {
-                for r in runs {
-                    println!("{}  {:<6} {}", r.id, r.judge, r.query);
-                }
-            }
-        }
-        RunsAction::Show { id } => print_json(&trace_json(&Trace::load(lib.store(), &id)?)),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[derive(clap::Args)]
-pub struct ReplayArgs {
-    id: String,
-    #[command(flatten)]
-    policy: PolicyArgs,
-    #[arg(long)]
-    json: bool,
-}
-
-pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
-    let lib = open_library(home)?;
-    let trace = Trace::load(lib.store(), &args.id)?;
-    let options = args.policy.apply(trace.policy.clone())?;
-    let expected = ragsift_engine::judge::expected_prompt_version(&trace.judge.judge);
-    let started = std::time::Instant::now();
-    let replay = trace.replay(&options, expected.as_deref())?;
-    let micros = started.elapsed().as_secs_f64() * 1e6;
-    if args.json {
-        let mut v = serde_json::to_value(&replay).unwrap_or_default();
-        v["decisions"] = decisions_json(&trace, &replay.selection);
-        v["judge_calls"] = 0.into();
-        v["elapsed_us"] = micros.into();
-        print_json(&v);
-    } else {
-        for d in &replay.selection.decisions {
-            let mark = if d.selected { "keep" } else { "drop" };
-            let was = trace.selection.decisions.get(d.input_index).map(|b| b.reason);
-            let changed = if was != Some(d.reason) {
-                format!("  (was {:?})", was.unwrap_or(d.reason))
-            } else {
-                String::new()
-            };
-            println!(
-                "{mark} {:<22} {} {}{changed}",
-                format!("{:?}", d.reason),
-                d.chunk_id,
-                trace.candidates[d.input_index].title
-            );
-        }
-        println!(
-            "{} changed; {} selected, {} tokens; no judge call ({micros:.0} µs)",
-            replay.changes.len(),
-            replay.selection.selected_ids.len(),
-            replay.selection.selected_tokens
-        );
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -3,12 +3,14 @@
 
 use crate::print_json;
 use indicatif::{ProgressBar, ProgressStyle};
-use ragsift_engine::config::ChatSettings;
-use ragsift_engine::llm::{self, yes_no_prompt, CancelToken, ChatMessage, GenerateOptions, LanguageModel};
-use ragsift_engine::{Error, Settings};
+use ragsift_engine::llm::{yes_no_prompt, CancelToken, ChatMessage, GenerateOptions, LanguageModel};
+use ragsift_engine::llm::{ChatBackend, ChatSettings};
+use ragsift_engine::workbench::Workbench;
+use ragsift_engine::Error;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Which model to use; flags override `settings.json`.
 #[derive(clap::Args)]
@@ -30,11 +32,11 @@ pub struct ModelArgs {
 impl ModelArgs {
     fn settings(&self, mut chat: ChatSettings) -> ChatSettings {
         if let Some(p) = &self.model {
-            chat.backend = "embedded".into();
+            chat.backend = ChatBackend::Embedded;
             chat.model_path = Some(p.clone());
         }
         if let Some(e) = &self.endpoint {
-            chat.backend = "openai".into();
+            chat.backend = ChatBackend::OpenAi;
             chat.endpoint = Some(e.clone());
             chat.model_name = self.model_name.clone();
         }
@@ -44,11 +46,17 @@ impl ModelArgs {
         chat
     }
 
-    /// Opens the model, with a progress bar while an embedded model loads.
-    pub fn open(&self, home: &Path) -> Result<Box<dyn LanguageModel>, Error> {
-        let chat = self.settings(Settings::load(home)?.chat);
+    /// Opens the workbench over `home` (the same one the app uses), with these flags over the saved model.
+    pub fn workbench(&self, home: &Path) -> Result<Arc<Workbench>, Error> {
+        let wb = Workbench::open(Some(home))?;
+        wb.use_chat_model(self.settings(wb.settings().chat));
+        Ok(Arc::new(wb))
+    }
+
+    /// The workbench's language model, with a progress bar while an embedded model loads.
+    pub fn open(&self, wb: &Workbench) -> Result<Arc<dyn LanguageModel>, Error> {
         let bar = ProgressBar::new(100);
-        if std::io::stderr().is_terminal() && chat.backend == "embedded" {
+        if std::io::stderr().is_terminal() && wb.settings().chat.backend == ChatBackend::Embedded {
             bar.set_style(
                 ProgressStyle::with_template("loading model [{bar:30}] {pos}%")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -57,7 +65,7 @@ impl ModelArgs {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         }
         let b = bar.clone();
-        let model = llm::open_model(&chat, home, Some(Box::new(move |p| b.set_position((p * 100.0) as u64))));
+        let model = wb.model(Some(Box::new(move |p| b.set_position((p * 100.0) as u64))));
         bar.finish_and_clear();
         model
     }
@@ -82,7 +90,7 @@ pub struct ChatArgs {
 }
 
 pub fn chat(home: &Path, args: ChatArgs) -> Result<ExitCode, Error> {
-    let model = args.model.open(home)?;
+    let model = args.model.open(args.model.workbench(home)?.as_ref())?;
     let cancel = CancelToken::new();
     let c = cancel.clone();
     let _ = ctrlc::set_handler(move || c.cancel());
@@ -132,7 +140,7 @@ pub struct YesNoArgs {
 }
 
 pub fn yesno(home: &Path, args: YesNoArgs) -> Result<ExitCode, Error> {
-    let model = args.model.open(home)?;
+    let model = args.model.open(args.model.workbench(home)?.as_ref())?;
     let prompt = yes_no_prompt(args.passage.as_deref().unwrap_or(""), &args.question);
     let answer = model.yes_no(&[prompt])?.remove(0);
     print_json(&serde_json::json!({

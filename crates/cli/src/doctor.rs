@@ -1,7 +1,7 @@
 //! `ragsift doctor`: is the runtime installed, do the models load and embed, is the library consistent?
 
 use crate::{load_embedder, open_library, print_json};
-use ragsift_engine::{config, Embedder, Error, RuntimePaths, Settings};
+use ragsift_engine::{paths, Embedder, Error, RuntimePaths, Settings};
 use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,7 +23,7 @@ pub fn run(home: &Path, json: bool) -> Result<ExitCode, Error> {
         checks.push(Check { name, ok, detail });
     };
     let settings = Settings::load(home).unwrap_or_default();
-    add("data dir", config::data_dir().map(|d| d.display().to_string()));
+    add("data dir", paths::data_dir().map(|d| d.display().to_string()));
     add(
         "runtime",
         RuntimePaths::discover(home)
@@ -31,7 +31,7 @@ pub fn run(home: &Path, json: bool) -> Result<ExitCode, Error> {
     );
     add(
         "embedding model",
-        load_embedder(home, &settings).and_then(|e| {
+        load_embedder(home, &settings.library).and_then(|e| {
             let v = e.embed(&["ragsift doctor"])?;
             Ok(format!(
                 "{} loaded, {} dimensions, max {} tokens",

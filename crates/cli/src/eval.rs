@@ -4,7 +4,7 @@
 use crate::chat::ModelArgs;
 use crate::print_json;
 use ragsift_engine::eval::{self, EvalOptions};
-use ragsift_engine::judge::{JevJudge, Judge, LocalJudge};
+use ragsift_engine::workbench::JudgeKind;
 use ragsift_engine::{CancelToken, Error, LibraryRetriever};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,9 +25,9 @@ pub struct EvalArgs {
     /// Write the cases as evaluated (with retrieved documents) here, to --replay their traces later.
     #[arg(long, value_name = "FILE")]
     save_cases: Option<PathBuf>,
-    /// When scoring live: jev (needs TYPESAFE_API_KEY) or local.
+    /// When scoring live: local, jev (a key in the home or TYPESAFE_API_KEY), or auto (Jev with a key).
     #[arg(long, default_value = "local")]
-    judge: String,
+    judge: JudgeKind,
     #[arg(long, default_value_t = 0.0)]
     min_relevance: f64,
     #[arg(long)]
@@ -118,26 +118,15 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Scores every case's documents with the usefulness question, as rag-jev's traces.
-fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<eval::Trace>, Error> {
-    let (model, embedder, lib);
-    let local;
-    let jev;
-    let judge: &dyn Judge = match args.judge.as_str() {
-        "jev" => {
-            jev = JevJudge::from_env().ok_or_else(|| Error::Invalid("--judge jev needs TYPESAFE_API_KEY".into()))??;
-            &jev
-        }
-        "local" => {
-            model = args.model.open(home)?;
-            lib = crate::open_library(home)?;
-            embedder = crate::load_embedder(home, lib.settings())?;
-            local = LocalJudge::new(&embedder, Some(model.as_ref()), Some(lib.store()));
-            &local
-        }
-        other => return Err(Error::Invalid(format!("unknown judge '{other}' (jev or local)"))),
-    };
-    eval::live::score_cases(judge, cases, &CancelToken::new(), &mut |_, _| {})
+/// Scores every case's documents with the usefulness question, as rag-jev's traces, with the judge the
+/// workbench builds (the same choice as for answers).
+fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<eval::RagJevTrace>, Error> {
+    let wb = args.model.workbench(home)?;
+    let (model, embedder, lib) = (args.model.open(&wb)?, wb.embedder()?, wb.library());
+    let judge = wb
+        .build_judge(args.judge, embedder.as_ref(), model.as_ref(), lib.store())?
+        .ok_or_else(|| Error::Invalid("scoring cases live needs a judge: --judge local or jev".into()))?;
+    eval::live::score_cases(judge.as_ref(), cases, &CancelToken::new(), &mut |_, _| {})
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {

@@ -5,10 +5,11 @@ mod chat;
 mod doctor;
 mod eval;
 mod ingest;
+mod runs;
 mod search;
 
 use clap::{Parser, Subcommand};
-use ragsift_engine::{config, Error, Library, RuntimePaths, Settings};
+use ragsift_engine::{paths, Error, Library, LibraryConfig, RuntimePaths, Settings};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -52,10 +53,10 @@ enum Command {
     /// List runs or show one run's trace.
     Runs {
         #[command(subcommand)]
-        action: ask::RunsAction,
+        action: runs::RunsAction,
     },
     /// Re-select a run's chunks from its cached judgments with other policy options (no judge call).
-    Replay(ask::ReplayArgs),
+    Replay(runs::ReplayArgs),
     /// Evaluate selection policies on rag-jev eval cases (scored live or replayed from saved traces).
     Eval(eval::EvalArgs),
     /// Check the runtime, the models and the library's consistency.
@@ -95,7 +96,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
-    let home = config::resolve_home(cli.home.as_deref())?;
+    let home = paths::resolve_home(cli.home.as_deref())?;
     match cli.command {
         Command::Ingest(args) => ingest::run(&home, args),
         Command::Extract { file, json } => extract(&home, &file, json),
@@ -104,8 +105,8 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Chat(args) => chat::chat(&home, args),
         Command::Yesno(args) => chat::yesno(&home, args),
         Command::Ask(args) => ask::ask(&home, args),
-        Command::Runs { action } => ask::runs(&home, action),
-        Command::Replay(args) => ask::replay(&home, args),
+        Command::Runs { action } => runs::runs(&home, action),
+        Command::Replay(args) => runs::replay(&home, args),
         Command::Eval(args) => eval::run(&home, args),
         Command::Doctor { json } => doctor::run(&home, json),
     }
@@ -113,11 +114,11 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
 
 /// Opens the library in `home` with its settings.
 pub fn open_library(home: &Path) -> Result<Library, Error> {
-    Library::open(home, Settings::load(home)?)
+    Library::open(home, Settings::load(home)?.library)
 }
 
 /// Loads the configured embedding model.
-pub fn load_embedder(home: &Path, settings: &Settings) -> Result<ragsift_engine::FastEmbedder, Error> {
+pub fn load_embedder(home: &Path, settings: &LibraryConfig) -> Result<ragsift_engine::FastEmbedder, Error> {
     let runtime = RuntimePaths::discover(home)?;
     ragsift_engine::FastEmbedder::load(
         &runtime,
@@ -134,8 +135,8 @@ pub fn print_json(value: &serde_json::Value) {
 fn extract(home: &Path, file: &Path, json: bool) -> Result<ExitCode, Error> {
     let s = Settings::load(home)?;
     let limits = ragsift_engine::extract::Limits {
-        max_file_mb: s.max_file_mb,
-        timeout: std::time::Duration::from_secs(s.extract_timeout_secs),
+        max_file_mb: s.library.max_file_mb,
+        timeout: std::time::Duration::from_secs(s.library.extract_timeout_secs),
     };
     match ragsift_engine::extract::extract_file(file, limits) {
         Ok(ex) => {

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{ragsift, repo};
-use ragsift_engine::{Library, Settings};
+use ragsift_engine::{Library, LibraryConfig};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -156,7 +156,7 @@ fn a_killed_ingest_leaves_a_consistent_library() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
-    let lib = Library::open(home.path(), Settings::default()).unwrap();
+    let lib = Library::open(home.path(), LibraryConfig::default()).unwrap();
     let keys = lib.store().chunk_keys().unwrap();
     assert!(keys.iter().all(|k| lib.index().contains(*k)));
     assert_eq!(lib.index().len(), keys.len());

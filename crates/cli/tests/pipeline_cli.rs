@@ -15,8 +15,8 @@ fn run_json(cmd: &mut Command) -> (i32, Value, String) {
     (out.status.code().unwrap_or(-1), v, stderr)
 }
 
-#[test]
-fn ask_stores_a_trace_that_replays_without_judging() {
+/// A fresh library home with the multipage fixture ingested through the CLI.
+fn ingested_home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     let (code, _, err) = run_json(
         ragsift(home.path())
@@ -24,6 +24,12 @@ fn ask_stores_a_trace_that_replays_without_judging() {
             .arg(repo().join("fixtures/pdf/multipage.pdf")),
     );
     assert_eq!(code, 0, "{err}");
+    home
+}
+
+#[test]
+fn ask_stores_a_trace_that_replays_without_judging() {
+    let home = ingested_home();
     let (code, v, err) = run_json(ragsift(home.path()).args([
         "ask",
         "How long is the battery warranty?",
@@ -191,4 +197,80 @@ fn eval_cases_can_draw_their_candidates_from_the_library() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(replayed["summary"], live["summary"]);
+}
+
+#[path = "../../engine/tests/common/http.rs"]
+mod http;
+
+/// One assembly: `ragsift ask` goes through the workbench as the app does, so with a key in
+/// `<home>/jev-api-key` and `judge.base_url` in the settings (no environment variable) it asks that Jev server
+/// with that key, and answers with the saved default policy and the saved retrieval defaults.
+#[test]
+fn ask_uses_the_key_file_and_the_saved_defaults() {
+    let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.6, 0.8, 0.7));
+    let home = ingested_home();
+    std::fs::write(home.path().join("jev-api-key"), "key-from-the-file").unwrap();
+    let policy = serde_json::json!({
+        "mode": "filter_and_rerank", "min_relevance": 0.25, "thresholds": {"is_relevant": 0.3},
+        "top_n": 2, "max_context_tokens": 900, "shadow": false, "keep_groups_together": true,
+    });
+    let settings = serde_json::json!({
+        "top_k": 3,
+        "judge": {"kind": "auto", "base_url": server.url},
+        "policy": policy,
+    });
+    std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
+
+    let (code, v, err) = run_json(ragsift(home.path()).args([
+        "ask",
+        "How long is the battery warranty?",
+        "--max-tokens",
+        "16",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["judge"]["judge"], "jev", "{}", v["judge"]);
+    let requests = server.requests();
+    assert!(!requests.is_empty(), "the judge asked the configured server");
+    for r in &requests {
+        assert_eq!(
+            r.header("authorization"),
+            Some("Bearer key-from-the-file"),
+            "{:?}",
+            r.headers
+        );
+    }
+    // The trace's policy is the saved default, field for field (in f32, as the policy reads it); the trace also
+    // records the judge's defaults for the thresholds the user did not set (Spring's, for Jev).
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join("settings.json")).unwrap()).unwrap();
+    let close = |a: &serde_json::Value, b: &serde_json::Value| match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => (x - y).abs() < 1e-6,
+        _ => a == b,
+    };
+    for (k, want) in saved["policy"].as_object().unwrap() {
+        if k == "thresholds" {
+            for (q, t) in want.as_object().unwrap() {
+                assert!(
+                    close(&v["policy"]["thresholds"][q], t),
+                    "policy.thresholds.{q}: {}",
+                    v["policy"]
+                );
+            }
+            assert!(close(
+                &v["policy"]["thresholds"]["contains_answer_evidence"],
+                &serde_json::json!(0.55)
+            ));
+        } else {
+            assert!(close(&v["policy"][k], want), "policy.{k}: {} vs {want}", v["policy"][k]);
+        }
+    }
+    assert_eq!(v["policy"]["mode"], "filter_and_rerank");
+    // The saved top_k: three hits for the one variant.
+    assert_eq!(
+        v["variants"][0]["hits"].as_array().unwrap().len(),
+        3,
+        "{}",
+        v["variants"]
+    );
 }

@@ -1,29 +1,21 @@
-//! ragsift's engine: PDFs and text in, token chunks embedded with a local ONNX model, stored in SQLite and a
-//! usearch index, and retrieved by vector, keyword or hybrid search. No GUI dependency; the CLI and the
-//! desktop shell are thin layers over it. See ARCHITECTURE.md for the stages and the data on disk.
+//! ragsift's engine under one name: the layer crates re-exported at the paths the CLI, the app and the
+//! benchmarks use (as swiftide's facade crate does). Each module lives in its own crate, dependencies only
+//! downward: core → policy → ingest → models → store → judge → pipeline / eval → workbench. See ARCHITECTURE.md.
 
-pub mod chunk;
-pub mod compute;
-pub mod config;
-pub mod embed;
-pub mod error;
-pub mod eval;
-pub mod extract;
-pub mod ids;
-pub mod index;
-pub mod judge;
-pub mod library;
-pub mod llm;
-pub mod pipeline;
-pub mod policy;
-pub mod progress;
-pub mod retrieve;
-pub mod store;
-pub mod workbench;
+pub use ragsift_core::{cancel, compute, error, ids, paths, progress};
+pub use ragsift_eval as eval;
+pub use ragsift_ingest::{chunk, extract};
+pub use ragsift_judge as judge;
+pub use ragsift_models::{embed, llm};
+pub use ragsift_pipeline as pipeline;
+pub use ragsift_policy as policy;
+pub use ragsift_store::{config as library_config, index, library, retrieve, store};
+pub use ragsift_workbench as workbench;
+pub use ragsift_workbench::settings;
 
-pub use config::{RuntimePaths, Settings};
-pub use embed::{Embedder, FastEmbedder};
-pub use error::{Error, Result};
-pub use library::{FileReport, IngestReport, Library};
-pub use llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel};
-pub use retrieve::{Hit, LibraryRetriever, Retriever, SearchMode, SearchRequest};
+pub use ragsift_core::{CancelToken, Error, Result, RuntimePaths};
+pub use ragsift_models::{ChatMessage, Embedder, FastEmbedder, GenerateOptions, LanguageModel};
+pub use ragsift_store::{
+    FileReport, Hit, IngestReport, Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest,
+};
+pub use ragsift_workbench::Settings;

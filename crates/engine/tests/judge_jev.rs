@@ -371,6 +371,26 @@ fn dropped_connection_is_retried() {
     assert_eq!(server.requests().len(), 2);
 }
 
+/// A 429 whose rate-limit window resets after the deadline fails at once with a clear error, instead of
+/// retrying on our own backoff into a server that said to wait.
+#[test]
+fn rate_limit_reset_past_the_deadline_fails_fast() {
+    let server = Server::start(vec![
+        reply_with(429, vec![("x-ratelimit-reset", "120".into())], "{}"),
+        ok_one(0.9),
+    ]);
+    let started = Instant::now();
+    let err = client_with(&server, |c| c.deadline = Duration::from_secs(5))
+        .judge(QUERY, PASSAGE, &one_question())
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    let JevError::DeadlineExceeded { last: Some(last), .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(matches!(**last, JevError::RateLimited { .. }), "{last:?}");
+    assert_eq!(server.requests().len(), 1, "no retry into the closed window");
+}
+
 #[test]
 fn retry_that_would_pass_the_deadline_is_not_attempted() {
     // retry-after in seconds, longer than what is left of a 1 s deadline.

@@ -5,11 +5,12 @@ mod common;
 
 use common::{embedder, fixture, temp_docs, Counting};
 use ragsift_engine::library::INDEX_FILE;
-use ragsift_engine::{Library, LibraryRetriever, Retriever, SearchMode, SearchRequest, Settings};
+use ragsift_engine::progress::IngestStatus;
+use ragsift_engine::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use std::path::{Path, PathBuf};
 
 fn open(home: &Path) -> Library {
-    Library::open(home, Settings::default()).unwrap()
+    Library::open(home, LibraryConfig::default()).unwrap()
 }
 
 /// Every chunk has its vector and no vector lacks its chunk.
@@ -53,10 +54,10 @@ fn a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest() {
             .unwrap_or_else(|| panic!("{name} in report"))
             .clone()
     };
-    assert_eq!(status("multipage.pdf").status, "ingested");
+    assert_eq!(status("multipage.pdf").status, IngestStatus::Ingested);
     assert_eq!(status("multipage.pdf").pages, 3);
     assert!(status("multipage.pdf").chunks >= 1);
-    assert_eq!(status("encrypted_empty_pw.pdf").status, "ingested");
+    assert_eq!(status("encrypted_empty_pw.pdf").status, IngestStatus::Ingested);
     assert_eq!(
         status("mixed_scanned.pdf").warning.as_deref(),
         Some("no extractable text on pages 2")
@@ -75,7 +76,7 @@ fn a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest() {
         );
         assert!(f.error.unwrap().contains(name));
     }
-    assert_eq!(status("notes.md").status, "ingested");
+    assert_eq!(status("notes.md").status, IngestStatus::Ingested);
     assert_consistent(&lib);
 }
 
@@ -140,7 +141,7 @@ fn re_ingesting_unchanged_files_embeds_nothing() {
     let again = Counting::new(embedder());
     let report = lib.ingest(&again, &[docs.path().to_path_buf()], &|_| {}).unwrap();
     assert_eq!(again.count(), 0, "no embedding for unchanged files");
-    assert!(report.files.iter().all(|f| f.status == "unchanged"));
+    assert!(report.files.iter().all(|f| f.status == IngestStatus::Unchanged));
     assert_eq!(
         lib.documents()
             .unwrap()
@@ -166,7 +167,7 @@ fn a_changed_file_replaces_its_chunks_and_vectors() {
     std::fs::write(&file, "The new launch code is bravo zulu.\n\nIt expires in June.").unwrap();
     let counter = Counting::new(embedder());
     let report = lib.ingest(&counter, std::slice::from_ref(&file), &|_| {}).unwrap();
-    assert_eq!(report.files[0].status, "ingested");
+    assert_eq!(report.files[0].status, IngestStatus::Ingested);
     assert!(counter.count() > 0);
     let docs_now = lib.documents().unwrap();
     assert_eq!(docs_now.len(), 1);

@@ -18,7 +18,7 @@ use ragsift_engine::pipeline::answer::{echoes_prompt, AnsweredBy};
 use ragsift_engine::pipeline::Pipeline;
 use ragsift_engine::policy::{select, ChunkJudgment, PolicyOptions, CONTAINS_ANSWER_EVIDENCE, IS_RELEVANT};
 use ragsift_engine::retrieve::Hit;
-use ragsift_engine::{CancelToken, LibraryRetriever, Retriever, SearchRequest, Settings};
+use ragsift_engine::{CancelToken, LibraryConfig, LibraryRetriever, Retriever, SearchRequest};
 
 const PAPERS: [&str; 2] = ["TLSH_CTC_final.pdf", "bdb_usenix.pdf"];
 const TOP_K: usize = 4;
@@ -45,7 +45,7 @@ fn fixture() -> &'static Fixture {
 fn build() -> Fixture {
     let docs = common::temp_docs(&PAPERS.map(|p| repo().join("fixtures/qa/documents").join(p)));
     let home = tempfile::tempdir().unwrap();
-    let library = ragsift_engine::Library::open(home.path(), Settings::default()).unwrap();
+    let library = ragsift_engine::Library::open(home.path(), LibraryConfig::default()).unwrap();
     let report = library
         .ingest(embedder(), &[docs.path().to_path_buf()], &|_| {})
         .unwrap();

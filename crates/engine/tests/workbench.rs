@@ -10,7 +10,7 @@ use common::fixture;
 use http::{jev_judgment, Request, Server};
 use ragsift_engine::policy::{PolicyOptions, Reason};
 use ragsift_engine::progress::IngestEvent;
-use ragsift_engine::workbench::{AskEvent, AskOptions, AskRequest, Workbench};
+use ragsift_engine::workbench::{AskEvent, AskOptions, AskRequest, JudgeKind, Workbench};
 use ragsift_engine::SearchMode;
 use std::sync::{Arc, Mutex};
 
@@ -25,7 +25,7 @@ fn workbench(server: &Server) -> (tempfile::TempDir, Workbench) {
     let mut s = wb.settings();
     s.judge.base_url = Some(server.url.clone());
     wb.save_settings(s).unwrap();
-    assert_eq!(wb.set_judge_key(Some("secret-key-123")).unwrap().kind, "jev");
+    assert_eq!(wb.set_judge_key(Some("secret-key-123")).unwrap().kind, JudgeKind::Jev);
     (dir, wb)
 }
 
@@ -33,22 +33,23 @@ fn ingest(wb: &Workbench, path: &str) -> (Vec<String>, Vec<IngestEvent>) {
     let events = Mutex::new(Vec::new());
     let report = wb
         .ingest(&[fixture(path).display().to_string()], "job-ingest", &|e| {
-            events.lock().unwrap().push(e.clone())
+            events.lock().unwrap().push(e.clone());
         })
         .unwrap();
     (
-        report.files.iter().map(|f| f.status.clone()).collect(),
+        report.files.iter().map(|f| f.status.to_string()).collect(),
         events.into_inner().unwrap(),
     )
 }
 
-fn options() -> Option<AskOptions> {
+fn options(wb: &Workbench) -> Option<AskOptions> {
     Some(AskOptions {
         rewrite: false,
         variants: 0,
         top_k: 3,
         mode: SearchMode::Vector,
         max_tokens: 16,
+        ..wb.ask_defaults()
     })
 }
 
@@ -70,7 +71,7 @@ fn ingest_ask_replay_regenerate_and_page() {
     let request = AskRequest {
         question: "How long is the battery warranty?".into(),
         history: vec![],
-        options: options(),
+        options: options(&wb),
     };
     let trace = wb
         .ask(&request, "job-ask", Arc::new(move |e| sink.lock().unwrap().push(e)))
@@ -164,13 +165,17 @@ fn ingest_ask_replay_regenerate_and_page() {
 fn settings_are_validated_and_the_default_policy_is_saved() {
     let server = jev_server();
     let (dir, wb) = workbench(&server);
+    let current = wb.settings();
+    assert_eq!(wb.check_settings(&current), Vec::new());
+    assert_eq!(wb.save_settings(current.clone()).unwrap(), current, "saved unchanged");
     let mut bad = wb.settings();
     bad.judge.base_url = Some("ftp://nowhere".into());
+    assert_eq!(wb.check_settings(&bad)[0].field, "judge.base_url");
     let e = wb.save_settings(bad).unwrap_err();
     assert_eq!(e.code(), "invalid");
     assert!(e.to_string().contains("judge.base_url"), "{e}");
     let mut bad = wb.settings();
-    bad.overlap_tokens = bad.chunk_tokens;
+    bad.library.overlap_tokens = bad.library.chunk_tokens;
     assert_eq!(wb.save_settings(bad).unwrap_err().code(), "invalid");
 
     let policy = PolicyOptions {

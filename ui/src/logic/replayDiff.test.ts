@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Decision, Reason, Selection } from "../api";
+import type { Change, Decision, Reason, Selection } from "../api";
 import { diffSelections } from "./replayDiff";
 import { isKept, reasonTone, REASON_EXPLAIN, REASONS } from "./reasons";
 
@@ -18,23 +18,26 @@ function sel(reasons: Reason[], tokens = 10): Selection {
   };
 }
 
+/** Rust's replay `changes` for these chunk ids (the diff only reads which chunks changed). */
+const ch = (...ids: string[]): Change[] => ids.map((chunk_id) => ({ chunk_id, before_reason: null, after_reason: null, now_selected: false }));
+
 describe("diffSelections", () => {
   it("reports no change for identical selections", () => {
     const a = sel(["retained", "not_relevant"]);
-    const d = diffSelections(a, sel(["retained", "not_relevant"]));
+    const d = diffSelections(a, sel(["retained", "not_relevant"]), ch());
     expect(d.changed).toBe(0);
     expect(d.rows.every((r) => !r.changed)).toBe(true);
     expect(d.tokens.delta).toBe(0);
   });
-  it("flags reason and kept/dropped changes per chunk", () => {
-    const d = diffSelections(sel(["retained", "not_relevant", "no_evidence"]), sel(["not_relevant", "not_relevant", "not_relevant"]));
+  it("marks the chunks Rust reports as changed", () => {
+    const d = diffSelections(sel(["retained", "not_relevant", "no_evidence"]), sel(["not_relevant", "not_relevant", "not_relevant"]), ch("c0", "c2"));
     expect(d.rows.map((r) => r.changed)).toEqual([true, false, true]);
     expect(d.changed).toBe(2);
     expect(d.selected).toEqual({ now: 0, before: 1 });
     expect(d.tokens).toEqual({ now: 0, before: 10, delta: -10 });
   });
   it("counts reasons now vs before, omitting reasons absent from both", () => {
-    const d = diffSelections(sel(["retained", "retained"]), sel(["retained", "injection"]));
+    const d = diffSelections(sel(["retained", "retained"]), sel(["retained", "injection"]), ch("c1"));
     expect(d.counts).toEqual([
       { reason: "retained", now: 1, before: 2 },
       { reason: "injection", now: 1, before: 0 },
@@ -43,12 +46,12 @@ describe("diffSelections", () => {
   it("orders rows by input index even when decisions are ranked", () => {
     const now = sel(["retained", "retained", "retained"]);
     now.decisions.reverse();
-    const d = diffSelections(sel(["retained", "retained", "retained"]), now);
+    const d = diffSelections(sel(["retained", "retained", "retained"]), now, ch());
     expect(d.rows.map((r) => r.chunk_id)).toEqual(["c0", "c1", "c2"]);
   });
-  it("treats chunks missing on one side as changed", () => {
+  it("keeps chunks missing on one side, as changed when Rust says so", () => {
     const before = sel(["retained"]);
-    const d = diffSelections(before, sel(["retained", "retained"]));
+    const d = diffSelections(before, sel(["retained", "retained"]), ch("c1"));
     expect(d.rows[1]).toMatchObject({ chunk_id: "c1", before: null, changed: true });
   });
 });

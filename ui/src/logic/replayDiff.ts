@@ -1,4 +1,4 @@
-import type { Decision, Reason, Selection } from "../api";
+import type { Change, Decision, Reason, Selection } from "../api";
 import { REASONS } from "./reasons";
 
 export type DiffRow = {
@@ -6,7 +6,7 @@ export type DiffRow = {
   input_index: number;
   now: Decision | null;
   before: Decision | null;
-  /** kept/dropped or the reason differs from the original selection. */
+  /** Rust's replay reports a change for this chunk (kept/dropped or its reason differs from the run's). */
   changed: boolean;
 };
 
@@ -27,20 +27,20 @@ function countOf(sel: Selection, r: Reason): number {
   return 0;
 }
 
-/** Compares a replayed selection with the run's original one, chunk by chunk (ordered by input index). */
-export function diffSelections(before: Selection, now: Selection): SelectionDiff {
+/**
+ * Lays a replayed selection beside the run's original one, chunk by chunk (ordered by input index). Which chunks
+ * changed is Rust's answer (`Replay.changes`), not recomputed here.
+ */
+export function diffSelections(before: Selection, now: Selection, changes: Change[]): SelectionDiff {
+  const changed = new Set(changes.map((c) => c.chunk_id));
   const byId = new Map<string, DiffRow>();
   for (const d of before.decisions) {
-    byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: d, now: null, changed: true });
+    byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: d, now: null, changed: changed.has(d.chunk_id) });
   }
   for (const d of now.decisions) {
     const row = byId.get(d.chunk_id);
-    if (row) {
-      row.now = d;
-      row.changed = row.before!.reason !== d.reason || row.before!.selected !== d.selected;
-    } else {
-      byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: null, now: d, changed: true });
-    }
+    if (row) row.now = d;
+    else byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: null, now: d, changed: changed.has(d.chunk_id) });
   }
   const rows = [...byId.values()].sort((a, b) => a.input_index - b.input_index);
   const counts = REASONS.map((reason) => ({ reason, now: countOf(now, reason), before: countOf(before, reason) })).filter(

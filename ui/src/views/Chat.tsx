@@ -100,6 +100,11 @@ export function Chat() {
                 <div class="msg msg-user">{t.question}</div>
                 <div class="msg msg-assistant" data-testid="answer" data-state={t.state} data-run-id={t.trace?.run_id}
                   onClick={() => setFocus(t.key)}>
+                  {t.trace?.judge.status === "partial" && (
+                    <Banner tone="warning" testid="judge-partial">
+                      Could not screen {t.trace.judge.unscreened_passages} of {t.trace.judge.judgments.length} passages: they were kept unscreened.
+                    </Banner>
+                  )}
                   {t.trace?.judge.status === "bypassed" && (
                     <Banner tone="warning" testid="judge-bypassed">
                       Judge unavailable — answer used the unfiltered context: {t.trace.judge.error ?? t.trace.judge.error_code ?? "unknown error"}

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
-import type { EvalPolicy, EvalView, Summary, Sweep } from "../api";
+import type { EvalPolicy, EvalView, JudgeKind, Summary, Sweep } from "../api";
 import { Empty, ErrorBanner } from "../components/common";
 import { fmt, fmtInt } from "../logic/format";
 import { sweepGeometry } from "../logic/plot";
@@ -62,7 +62,7 @@ export function Evaluation() {
   const [casesPath, setCasesPath] = useState("");
   const [tracesPath, setTracesPath] = useState("");
   const [fromLibrary, setFromLibrary] = useState(false);
-  const [judge, setJudge] = useState("jev");
+  const [judge, setJudge] = useState<JudgeKind>("jev");
   const [minRel, setMinRel] = useState(0.5);
   const [topN, setTopN] = useState("");
   const [topK, setTopK] = useState(10);
@@ -124,7 +124,7 @@ export function Evaluation() {
         <div class="field-row">
           <label class="check"><input type="checkbox" checked={fromLibrary} onChange={(e) => setFromLibrary((e.target as HTMLInputElement).checked)} /> candidates from the library</label>
           <div class="field"><label for="eval-judge">Judge</label>
-            <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value)}><option value="jev">Jev</option><option value="local">local</option></select></div>
+            <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><option value="jev">Jev</option><option value="local">local</option></select></div>
           <div class="field"><label for="eval-topk">Top-k</label><input id="eval-topk" class="input input-num" type="number" value={topK} onInput={(e) => setTopK(Number((e.target as HTMLInputElement).value))} /></div>
           <div class="field"><label for="eval-minrel">Min relevance</label><input id="eval-minrel" class="input input-num" type="number" step={0.05} min={0} max={1} value={minRel} onInput={(e) => setMinRel(Number((e.target as HTMLInputElement).value))} /></div>
           <div class="field"><label for="eval-topn">Top-N</label><input id="eval-topn" class="input input-num" type="number" placeholder="off" value={topN} onInput={(e) => setTopN((e.target as HTMLInputElement).value)} /></div>

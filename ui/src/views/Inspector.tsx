@@ -2,7 +2,7 @@ import { useMemo } from "preact/hooks";
 import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, CopyButton, ProbBar, ReasonTag } from "../components/common";
-import { RunView } from "../components/RunPicker";
+import { RunView } from "../components/RunView";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
 import { go, openSource, pageTarget } from "../state";
@@ -97,6 +97,11 @@ export function TraceView(props: { trace: Trace }) {
       {j.status === "bypassed" && (
         <Banner tone="error" testid="judge-bypassed" title="Judge bypassed">
           the answer used the unfiltered context. {j.error_code ? <code>{j.error_code}</code> : null} {j.error}
+        </Banner>
+      )}
+      {j.status === "partial" && (
+        <Banner tone="warning" testid="judge-partial" title={`Could not screen ${j.unscreened_passages} of ${j.judgments.length} passages`}>
+          they were kept unscreened; the other passages' scores apply. {j.error_code ? <code>{j.error_code}</code> : null} {j.error}
         </Banner>
       )}
       <Stage n={1} title="Question">

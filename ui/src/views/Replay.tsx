@@ -1,10 +1,10 @@
 import { Component } from "preact";
 import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { Candidate, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
+import type { Candidate, Change, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, ReasonTag } from "../components/common";
-import { RunView } from "../components/RunPicker";
+import { RunView } from "../components/RunView";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from "../logic/reasons";
 import { diffSelections } from "../logic/replayDiff";
@@ -122,7 +122,7 @@ function ReplayPanel(props: { trace: Trace }) {
   const t = props.trace;
   const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy, t));
   const optionsRef = useRef(options);
-  const [selection, setSelection] = useState<Selection>(t.selection);
+  const [{ selection, changes }, setResult] = useState<{ selection: Selection; changes: Change[] }>({ selection: t.selection, changes: [] });
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
@@ -131,7 +131,7 @@ function ReplayPanel(props: { trace: Trace }) {
   const scheduler = useMemo(
     () => createLatestScheduler(
       (o: PolicyOptions) => api.replay(t.run_id, o),
-      (r) => { setSelection(r.selection); setError(null); },
+      (r) => { setResult({ selection: r.selection, changes: r.changes }); setError(null); },
       (e) => { setError(e); measure.current = false; },
     ),
     [t.run_id],
@@ -159,7 +159,7 @@ function ReplayPanel(props: { trace: Trace }) {
   const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } });
 
   const candidates = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
-  const diff = useMemo(() => diffSelections(t.selection, selection), [t, selection]);
+  const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
   const classify = options.mode === "classify";
 
   const regenerate = async () => {
@@ -223,7 +223,7 @@ function ReplayPanel(props: { trace: Trace }) {
           </div>
         </div>
         <div class="control-row">
-          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setSelection(t.selection); }}>Reset to run's policy</button>
+          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [] }); }}>Reset to run's policy</button>
           <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
           <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(optionsRef.current).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
           <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>

@@ -1,10 +1,25 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { JudgeInfo, SearchMode, Settings as S } from "../api";
+import type { ChatBackend, JudgeInfo, SearchMode, Settings as S } from "../api";
 import { Banner, ErrorBanner } from "../components/common";
-import { validateSettings } from "../logic/settingsValidation";
-import type { FieldErrors } from "../logic/settingsValidation";
 import { appInfo, refreshAppInfo } from "../state";
+
+/** Field path → message, from Rust's `Settings::problems` (the same rules `save_settings` applies). */
+type FieldErrors = Record<string, string>;
+
+/** Asks the backend which fields are wrong; numbers that are not numbers never reach it. */
+async function check(s: S): Promise<FieldErrors> {
+  const errors: FieldErrors = {};
+  const numbers: [string, number][] = [
+    ["chunk_tokens", s.chunk_tokens], ["overlap_tokens", s.overlap_tokens], ["top_k", s.top_k],
+    ["similarity_threshold", s.similarity_threshold], ["pipeline.variants", s.pipeline.variants],
+    ["chat.context_length", s.chat.context_length], ["chat.threads", s.chat.threads],
+  ];
+  for (const [field, v] of numbers) if (!Number.isFinite(v)) errors[field] = "Enter a number.";
+  if (Object.keys(errors).length) return errors;
+  for (const p of await api.checkSettings(s)) errors[p.field] ??= p.message.charAt(0).toUpperCase() + p.message.slice(1) + ".";
+  return errors;
+}
 
 type FieldProps = { label: string; name: string; errors: FieldErrors; hint?: string; children: preact.ComponentChildren };
 function Field(p: FieldProps) {
@@ -43,14 +58,14 @@ export function Settings() {
     f(d);
     setS(d);
     setSaved(false);
-    if (Object.keys(errors).length) setErrors(validateSettings(d));
+    if (Object.keys(errors).length) void check(d).then(setErrors, setError);
   };
   const save = async (e: Event) => {
     e.preventDefault();
-    const errs = validateSettings(s);
-    setErrors(errs);
-    if (Object.keys(errs).length) return;
     try {
+      const errs = await check(s);
+      setErrors(errs);
+      if (Object.keys(errs).length) return;
       setS(await api.saveSettings(s));
       setError(null);
       setSaved(true);
@@ -108,7 +123,7 @@ export function Settings() {
         <fieldset class="panel">
           <legend>Language model</legend>
           <Field label="Backend" name="chat.backend" errors={errors}>
-            <select {...a("chat.backend")} class="input" value={s.chat.backend} onChange={(e) => set((d) => (d.chat.backend = str(e)))}>
+            <select {...a("chat.backend")} class="input" value={s.chat.backend} onChange={(e) => set((d) => (d.chat.backend = str(e) as ChatBackend))}>
               <option value="embedded">embedded (GGUF file)</option><option value="openai">OpenAI-compatible server</option>
             </select>
           </Field>

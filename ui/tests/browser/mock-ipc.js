@@ -111,7 +111,7 @@
     })),
     candidates,
     judge: { judge: "jev", model: "jev-small", prompt_version: "rag-jev-v3", calibrated: true, status: "judged", error_code: null, error: null,
-      judgments, fresh_passages: 50, cached_passages: 150, input_tokens: 15500, output_tokens: 250, latency_ms: 812,
+      judgments, fresh_passages: 50, cached_passages: 150, unscreened_passages: 0, input_tokens: 15500, output_tokens: 250, latency_ms: 812,
       not_assessed: [], defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } },
     policy, selection, sources,
     prompt: `Context information is below.\n\n---------------------\n${sources.map((s) => `[${s.number}] ${s.title} (p. ${s.page_start})\n${s.text}`).join("\n\n")}\n---------------------\n\nGiven the context information and no prior knowledge, answer the query.\n\nQuery: What does fault code E1xx mean?\n\nAnswer:\n`,
@@ -126,7 +126,7 @@
     embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
     embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128,
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
-    judge: { kind: "auto", base_url: "https://jev.example", model: null }, policy, pipeline: { rewrite: true, variants: 2, mode: "hybrid", answer_mode: "auto" },
+    judge: { kind: "auto", base_url: null, model: null }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
   };
   const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true, not_assessed: [],
     defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } };
@@ -195,16 +195,26 @@
   }
   const tokens = (text) => text.match(/\S+\s*|\s+/g).map((t) => ({ event: "token", text: t }));
   window.__MOCK_IPC_CALLS__ = [];
+  window.__MOCK_SETTINGS__ = settings;
   const handlers = {
     app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, problems: [] }),
     documents: () => documents,
     settings: () => settings,
-    save_settings: (a) => a.settings,
+    check_settings: () => [],
+    save_settings: (a) => { window.__MOCK_SAVED_SETTINGS__ = a.settings; return a.settings; },
     set_judge_key: (a) => ({ ...judgeInfo, key_set: a.key != null }),
     save_default_policy: () => settings,
     runs: () => runsList,
     run: (a) => { if (a.id === RUN_ID) return trace; throw { code: "not_found", message: `no run '${a.id}'` }; },
-    replay: (a) => ({ run_id: a.runId, options: a.options, selection: select(a.options), changes: [] }),
+    replay: (a) => {
+      const selection = select(a.options);
+      // What Rust's replay reports: the chunks whose reason or kept/dropped differ from the run's selection.
+      const before = new Map(trace.selection.decisions.map((d) => [d.chunk_id, d]));
+      const changes = selection.decisions
+        .filter((d) => { const b = before.get(d.chunk_id); return !b || b.reason !== d.reason || b.selected !== d.selected; })
+        .map((d) => ({ chunk_id: d.chunk_id, before_reason: before.get(d.chunk_id)?.reason ?? null, after_reason: d.reason, now_selected: d.selected }));
+      return { run_id: a.runId, options: a.options, selection, changes };
+    },
     page: (a) => pageView(a.documentId, a.page),
     page_image: () => null,
     cancel: () => true,

@@ -133,6 +133,15 @@ try {
     await page.click('[data-testid="nav-settings"]');
     await page.waitForSelector('[data-testid="settings-save"]');
     await page.screenshot({ path: join(shots, `settings-${scheme}.png`) });
+    if (scheme === "light") {
+      // The defaults as loaded save unchanged: the form adds, drops and rewrites nothing.
+      await page.click('[data-testid="settings-save"]');
+      await page.waitForFunction(() => window.__MOCK_SAVED_SETTINGS__ !== undefined);
+      const same = await page.evaluate(() => JSON.stringify(window.__MOCK_SAVED_SETTINGS__) === JSON.stringify(window.__MOCK_SETTINGS__));
+      check(same, "the Settings form saves the loaded settings unchanged");
+      const errors = await page.locator('[data-testid="view-settings"] [aria-invalid="true"]').count();
+      check(errors === 0, `no field is flagged on the loaded settings (${errors})`);
+    }
 
     await page.click('[data-testid="nav-eval"]');
     await page.fill('[data-testid="eval-cases"]', "/cases.json");

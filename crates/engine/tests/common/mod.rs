@@ -21,9 +21,9 @@ pub fn fixture(rel: &str) -> PathBuf {
 pub fn embedder() -> &'static FastEmbedder {
     static E: OnceLock<FastEmbedder> = OnceLock::new();
     E.get_or_init(|| {
-        let data = ragsift_engine::config::data_dir().unwrap();
+        let data = ragsift_engine::paths::data_dir().unwrap();
         let runtime = RuntimePaths::discover(&data).expect("runtime missing: run ./scripts/setup.sh");
-        FastEmbedder::load(&runtime, ragsift_engine::config::DEFAULT_EMBEDDING_MODEL, 2, 32).expect("model loads")
+        FastEmbedder::load(&runtime, ragsift_engine::paths::DEFAULT_EMBEDDING_MODEL, 2, 32).expect("model loads")
     })
 }
 
@@ -86,8 +86,8 @@ pub fn gemma() -> &'static ragsift_engine::llm::embedded::EmbeddedModel {
     use ragsift_engine::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
     static M: OnceLock<EmbeddedModel> = OnceLock::new();
     M.get_or_init(|| {
-        let home = ragsift_engine::config::data_dir().unwrap();
-        let models = ragsift_engine::config::models_dir(&home).expect("run ./scripts/setup.sh");
+        let home = ragsift_engine::paths::data_dir().unwrap();
+        let models = ragsift_engine::paths::models_dir(&home).expect("run ./scripts/setup.sh");
         EmbeddedModel::load(&default_model_path(&models), &EmbeddedOptions::default(), None).expect("Gemma loads")
     })
 }

@@ -1,0 +1,198 @@
+//! The engine's one error type: every failure a caller can branch on, with a message a person understands.
+
+use std::path::PathBuf;
+
+/// Result alias used throughout the engine.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the engine.
+///
+/// Per-file ingest failures (`Encrypted`, `Corrupt`, `NoText`, `TooLarge`, `Unsupported`) carry the file so a
+/// batch can report them and go on; the others are about the library, the runtime or the models.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The PDF needs a password.
+    #[error("{path}: the PDF is encrypted and needs a password (the empty password did not open it)")]
+    Encrypted {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file cannot be parsed.
+    #[error("{path}: the file is damaged or not a valid {kind} ({detail})")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What it should have been (`PDF`, `UTF-8 text`).
+        kind: &'static str,
+        /// The parser's complaint.
+        detail: String,
+    },
+    /// No page has text (a scan without OCR, or images only).
+    #[error("{path}: no extractable text on pages {pages} (scanned or image-only; OCR is not supported)")]
+    NoText {
+        /// The file.
+        path: PathBuf,
+        /// The pages, as a range list.
+        pages: String,
+    },
+    /// Over the configured size limit.
+    #[error("{path}: the file is {size_mb:.1} MB, over the {limit_mb} MB limit")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size_mb: f64,
+        /// The limit (`max_file_mb`).
+        limit_mb: u64,
+    },
+    /// Not a file type any loader reads.
+    #[error("{path}: unsupported file type (ragsift reads .pdf, .txt and .md)")]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Extraction ran past its deadline and was abandoned.
+    #[error("{path}: text extraction took longer than {seconds} s and was abandoned")]
+    Timeout {
+        /// The file.
+        path: PathBuf,
+        /// The deadline.
+        seconds: u64,
+    },
+    /// Something set-up installs is missing (runtime, model files).
+    #[error("{0}")]
+    Setup(String),
+    /// A model failed to load or run.
+    #[error("model error: {0}")]
+    Model(String),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// SQLite failed.
+    #[error("database error: {0}")]
+    Db(#[from] rusqlite::Error),
+    /// The usearch index failed.
+    #[error("vector index error: {0}")]
+    Index(String),
+    /// A server refused the credentials.
+    #[error("{0}")]
+    Auth(String),
+    /// A server does not know the model asked for.
+    #[error("{0}")]
+    ModelNotFound(String),
+    /// A server kept answering 429 after the retries.
+    #[error("{0}")]
+    RateLimited(String),
+    /// A server or database could not be reached.
+    #[error("{0}")]
+    Unreachable(String),
+    /// A server answered something its wire format does not allow.
+    #[error("{0}")]
+    Protocol(String),
+    /// The prompt does not fit the model's context.
+    #[error("the prompt is {prompt} tokens and {reserve} more are reserved for the answer, over the model's context of {context} tokens")]
+    ContextOverflow {
+        /// Tokens in the prompt.
+        prompt: usize,
+        /// Tokens kept for the answer.
+        reserve: usize,
+        /// The model's context window.
+        context: usize,
+    },
+    /// The judge failed; the pipeline fails open and records the code.
+    #[error("judge failed ({code}): {message}")]
+    Judge {
+        /// The judge's own short code (e.g. `jev_timeout`).
+        code: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+    /// A document, run, page or file does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The caller's input is not acceptable (the message names the field).
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    /// A stored run can no longer be replayed (its inputs changed, or the judge's questions did).
+    #[error("{0}")]
+    Stale(String),
+    /// The user cancelled the work.
+    #[error("cancelled")]
+    Cancelled,
+    /// The component cannot do this (e.g. an HTTP model asked for token log-probabilities of given text).
+    #[error("not supported: {0}")]
+    NotSupported(String),
+}
+
+impl Error {
+    /// A short stable code for machines (CLI JSON; the app maps it to its few IPC codes).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Encrypted { .. } => "encrypted",
+            Error::Corrupt { .. } => "corrupt",
+            Error::NoText { .. } => "no_text",
+            Error::TooLarge { .. } => "too_large",
+            Error::Unsupported { .. } => "unsupported",
+            Error::Timeout { .. } => "timeout",
+            Error::Setup(_) => "setup",
+            Error::Model(_) => "model",
+            Error::Io { .. } => "io",
+            Error::Db(_) => "database",
+            Error::Index(_) => "index",
+            Error::Auth(_) => "auth",
+            Error::ModelNotFound(_) => "model_not_found",
+            Error::RateLimited(_) => "rate_limited",
+            Error::Unreachable(_) => "unreachable",
+            Error::Protocol(_) => "protocol",
+            Error::ContextOverflow { .. } => "context_overflow",
+            Error::Judge { .. } => "judge",
+            Error::NotFound(_) => "not_found",
+            Error::Invalid(_) => "invalid",
+            Error::Stale(_) => "stale",
+            Error::Cancelled => "cancelled",
+            Error::NotSupported(_) => "not_supported",
+        }
+    }
+
+    /// An [`Error::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// One problem with one setting, keyed by its path (`chunk_tokens`, `chat.endpoint`), so a form can show it next
+/// to the field. The rules live in Rust only; the app asks for them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FieldProblem {
+    /// The setting's path.
+    pub field: String,
+    /// What is wrong and what is allowed, in plain words.
+    pub message: String,
+}
+
+impl FieldProblem {
+    /// A problem with `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldProblem {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The first of `problems` as an [`Error::Invalid`] naming the field, or `Ok` when there are none.
+    pub fn first_as_error(problems: &[FieldProblem]) -> Result<()> {
+        match problems.first() {
+            Some(p) => Err(Error::Invalid(format!("{}: {}", p.field, p.message))),
+            None => Ok(()),
+        }
+    }
+}

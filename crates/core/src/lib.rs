@@ -1,0 +1,14 @@
+//! ragsift's core, which every other crate builds on: the one error enum, content ids, cancel tokens, progress
+//! events, the lock that keeps CPU-heavy models from running at once, and where the runtime and models live.
+#![deny(missing_docs)]
+
+pub mod cancel;
+pub mod compute;
+pub mod error;
+pub mod ids;
+pub mod paths;
+pub mod progress;
+
+pub use cancel::CancelToken;
+pub use error::{Error, FieldProblem, Result};
+pub use paths::RuntimePaths;

@@ -1,0 +1,9 @@
+//! ragsift's models: the local ONNX embedder (`embed`) and the language models (`llm`: an embedded GGUF through
+//! llama.cpp, or an OpenAI-compatible server).
+
+pub mod embed;
+pub mod llm;
+
+pub use embed::{Embedder, FastEmbedder};
+pub use llm::{ChatMessage, GenerateOptions, LanguageModel};
+pub use ragsift_core::{Error, Result};

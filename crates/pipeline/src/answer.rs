@@ -1,0 +1,377 @@
+//! The answer stage. Three ways to answer from the selected sources, chosen by [`AnswerMode`]:
+//! - extractive: the sentence(s) of the kept passages that best answer the question, quoted with `[n]` and their
+//!   page — what a small base model cannot get wrong, and the measured default for it;
+//! - completion: a plain-text prompt that a base model (no chat template) continues, cut at stop sequences;
+//! - chat: Spring AI's contextual-augmenter prompt through the model's chat template (instruction models and
+//!   OpenAI-compatible servers).
+//!
+//! With no kept passage, or none whose evidence probability reaches the judge's answer threshold, the answer
+//! says the documents do not say, and cites nothing. No answer ever repeats the prompt's instructions.
+
+use super::augment::Source;
+use crate::Result;
+use ragsift_judge::local::model::Logistic;
+use ragsift_judge::local::signals::{rank_desc, Lexicon, TermStats};
+use ragsift_judge::local::text::{answer_kind, content_stems, fits_kind, sentences};
+use ragsift_models::embed::Embedder;
+use serde::{Deserialize, Serialize};
+
+/// How answers are produced.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerMode {
+    /// Extractive for base models (no chat template), chat for instruction models and servers.
+    #[default]
+    Auto,
+    Extractive,
+    /// Completion-style prompt for base models, chat otherwise.
+    Generative,
+}
+
+/// What actually produced an answer (recorded in the trace and shown beside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum AnsweredBy {
+    /// Quoted sentences from the kept passages.
+    Extractive,
+    /// A base model continuing a plain-text prompt.
+    Completion,
+    /// A model answering Spring's augmented prompt through its chat template.
+    Chat,
+    /// No kept passage held evidence: the fixed "the documents do not say" answer, no model call.
+    NoEvidence,
+}
+
+/// The answer when no kept passage holds evidence.
+pub const NO_EVIDENCE_ANSWER: &str =
+    "The documents do not say: none of the retrieved passages holds evidence that answers this question.";
+
+/// The completion prompt's instruction line (also checked for echoes).
+pub const COMPLETION_INSTRUCTION: &str =
+    "Answer the question with one sentence copied from the numbered passages above, followed by its number in brackets.";
+
+/// Stops for the completion prompt: the model starting another question, passage or paragraph.
+pub const COMPLETION_STOPS: &[&str] = &["\n\n", "\nQuestion:", "\n[", "\nPassage", "\nAnswer:"];
+
+/// The plain-text prompt a base model continues.
+pub fn completion_prompt(query: &str, sources: &[Source]) -> String {
+    let mut p = String::new();
+    for s in sources {
+        p.push_str(&format!(
+            "[{}] ({}, {})\n{}\n\n",
+            s.number,
+            s.title,
+            s.pages(),
+            one_line(&s.text)
+        ));
+    }
+    p.push_str(COMPLETION_INSTRUCTION);
+    p.push_str(&format!("\n\nQuestion: {}\nAnswer:", query.trim()));
+    p
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Lines of our own prompts that an answer must never repeat.
+const PROMPT_LINES: &[&str] = &[
+    "Context information is below",
+    "Given the context information and no prior knowledge",
+    "Follow these rules",
+    "If the answer is not in the context",
+    "Avoid statements like",
+    "Cite the sources you use by their number",
+    "The user query is outside your knowledge base",
+    "Politely inform the user",
+    COMPLETION_INSTRUCTION,
+    "---------------------",
+];
+
+/// Whether `answer` repeats part of the prompt's instructions (a small model echoing its input).
+pub fn echoes_prompt(answer: &str) -> bool {
+    let a = answer.to_lowercase();
+    PROMPT_LINES
+        .iter()
+        .any(|l| a.contains(&l.to_lowercase()[..l.len().min(40)]))
+        || a.contains("query:") && a.contains("answer:")
+}
+
+/// One scored sentence of a source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub source: usize,
+    pub text: String,
+    pub score: f64,
+}
+
+/// The fitted sentence model shipped with the local judge (`None` before one is fitted).
+pub fn sentence_model() -> Option<&'static Logistic> {
+    ragsift_judge::local::shipped_fit().sentence.as_ref()
+}
+
+/// The sentence model's signals, in [`SENTENCE_FEATURES`] order.
+pub const SENTENCE_FEATURES: &[&str] = &[
+    "s_cos",
+    "s_cos_gap",
+    "s_coverage",
+    "s_coverage_window",
+    "s_bm25",
+    "s_kind",
+    "s_evidence",
+    "s_first",
+    "s_length",
+    "s_novel",
+    "s_meta",
+    "s_fragment",
+];
+
+/// Sentences about the document rather than its content ("In this section we describe…").
+const META_CUES: &[&str] = &[
+    "in this section",
+    "in this paper",
+    "in this chapter",
+    "this paper",
+    "we describe",
+    "we present",
+    "we discuss",
+    "is organized as follows",
+    "is organised as follows",
+    "as follows",
+    "the following steps",
+    "the rest of this",
+    "see section",
+    "see figure",
+    "shown in figure",
+    "table below",
+];
+
+/// Whether a sentence is about the document itself rather than its subject.
+fn is_meta(sentence: &str) -> bool {
+    let s = sentence.to_lowercase();
+    META_CUES.iter().any(|c| s.contains(c))
+}
+
+/// Whether a sentence is a fragment: a chunk that starts mid-sentence, a heading, a caption without a verb-length.
+fn is_fragment(sentence: &str) -> bool {
+    let t = sentence.trim();
+    let starts_low = t.chars().next().is_some_and(|c| c.is_lowercase());
+    let ends = t.ends_with(['.', '!', '?', ':', ';', ')', '"', '”']);
+    starts_low || !ends || t.split_whitespace().count() < 6
+}
+
+/// Ranks every sentence of `sources` as an answer to `query`: its cosine to the question (and to the best
+/// sentence's), the IDF-weighted share of the question's content words in it and in its neighbourhood, its
+/// BM25, whether it has the expected answer's shape, its passage's evidence probability, whether it is its
+/// passage's best match, and its length — combined by the fitted sentence model when there is one, else by
+/// cosine (by word coverage without an embedder).
+pub fn rank_sentences(
+    query: &str,
+    sources: &[Source],
+    evidence: &[Option<f32>],
+    embedder: Option<&dyn Embedder>,
+    stats: Option<&dyn TermStats>,
+) -> Result<Vec<(Candidate, Vec<f64>)>> {
+    rank_sentences_with(query, sources, evidence, embedder, stats, sentence_model())
+}
+
+/// [`rank_sentences`] with a given sentence model (the benchmark fits one).
+pub fn rank_sentences_with(
+    query: &str,
+    sources: &[Source],
+    evidence: &[Option<f32>],
+    embedder: Option<&dyn Embedder>,
+    stats: Option<&dyn TermStats>,
+    model: Option<&Logistic>,
+) -> Result<Vec<(Candidate, Vec<f64>)>> {
+    let split: Vec<Vec<String>> = sources
+        .iter()
+        .map(|s| sentences(&s.text).into_iter().map(|x| one_line(&x.text)).collect())
+        .collect();
+    let mut texts: Vec<&str> = vec![query];
+    for s in &split {
+        texts.extend(s.iter().map(String::as_str));
+    }
+    let vectors = match embedder {
+        Some(e) => e.embed(&texts)?,
+        None => vec![Vec::new(); texts.len()],
+    };
+    let q = &vectors[0];
+    let passages: Vec<String> = sources.iter().map(|s| s.text.clone()).collect();
+    let lexicon = Lexicon::new(query, &passages, stats);
+    let q_stems: std::collections::BTreeSet<String> = content_stems(query).into_iter().collect();
+    let kind = answer_kind(query);
+    let mut rows = Vec::new();
+    let mut at = 1;
+    for (si, sents) in split.iter().enumerate() {
+        let stems: Vec<Vec<String>> = sents.iter().map(|t| content_stems(t)).collect();
+        let cosines: Vec<f32> = (0..sents.len())
+            .map(|k| q.iter().zip(&vectors[at + k]).map(|(a, b)| a * b).sum())
+            .collect();
+        let first = rank_desc(&cosines).first().copied();
+        for (k, text) in sents.iter().enumerate() {
+            let window: Vec<String> = stems[k.saturating_sub(1)..(k + 2).min(sents.len())].concat();
+            let novel = if stems[k].is_empty() {
+                0.0
+            } else {
+                stems[k].iter().filter(|w| !q_stems.contains(*w)).count() as f64 / stems[k].len() as f64
+            };
+            let ev = evidence
+                .get(si)
+                .copied()
+                .flatten()
+                .map(f64::from)
+                .unwrap_or(0.5)
+                .clamp(1e-3, 1.0 - 1e-3);
+            let x = vec![
+                f64::from(cosines[k]),
+                0.0, // s_cos_gap, below
+                f64::from(lexicon.coverage(&stems[k])),
+                f64::from(lexicon.coverage(&window)),
+                f64::from(lexicon.bm25(&stems[k])),
+                f64::from(u8::from(fits_kind(text, kind))),
+                (ev / (1.0 - ev)).ln(),
+                f64::from(u8::from(first == Some(k))),
+                (1.0 + text.split_whitespace().count() as f64).ln(),
+                novel,
+                f64::from(u8::from(is_meta(text))),
+                f64::from(u8::from(is_fragment(text))),
+            ];
+            rows.push((si, text.clone(), x));
+        }
+        at += sents.len();
+    }
+    let best_cos = rows.iter().map(|r| r.2[0]).fold(f64::NEG_INFINITY, f64::max);
+    let mut out: Vec<(Candidate, Vec<f64>)> = rows
+        .into_iter()
+        .map(|(source, text, mut x)| {
+            x[1] = x[0] - best_cos;
+            let score = match model {
+                Some(m) if embedder.is_some() => m.predict(&x),
+                _ if embedder.is_some() => x[0],
+                _ => x[3],
+            };
+            (Candidate { source, text, score }, x)
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
+    Ok(out)
+}
+
+/// The completion without lines that repeat the prompt's instructions (a small model echoing its input); an
+/// answer that was nothing but echo says so instead.
+pub fn without_echo(mut c: ragsift_models::llm::Completion) -> ragsift_models::llm::Completion {
+    if !echoes_prompt(&c.text) {
+        return c;
+    }
+    let kept: Vec<&str> = c
+        .text
+        .lines()
+        .filter(|l| !echoes_prompt(l) && !PROMPT_LINES.iter().any(|p| l.trim() == *p))
+        .collect();
+    let text = kept.join("\n").trim().to_string();
+    c.text = if text.is_empty() || echoes_prompt(&text) {
+        "The model gave no usable answer (it repeated its instructions).".to_string()
+    } else {
+        text
+    };
+    c
+}
+
+/// Longest quoted sentence, in characters.
+const QUOTE_CHARS: usize = 280;
+
+/// Runner-up sentences are quoted when they score at least this share of the best one.
+const RUNNER_UP: f64 = 0.3;
+/// Sentences quoted at most (measured: the best three hold the answer phrase far more often than the best one).
+const QUOTES: usize = 3;
+
+/// The extractive answer, best first: up to three sentences, each quoted with its source number and page, the
+/// runners-up only when they score at least 30% of the best.
+pub fn extractive(ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> String {
+    let Some((best, _)) = ranked.first() else {
+        return NO_EVIDENCE_ANSWER.to_string();
+    };
+    let mut parts = vec![quote(best, sources)];
+    let mut seen = vec![best.text.as_str()];
+    for (c, _) in ranked.iter().skip(1) {
+        if parts.len() == QUOTES || c.score < RUNNER_UP * best.score {
+            break;
+        }
+        if !seen.contains(&c.text.as_str()) {
+            seen.push(&c.text);
+            parts.push(quote(c, sources));
+        }
+    }
+    parts.join("\n")
+}
+
+fn quote(c: &Candidate, sources: &[Source]) -> String {
+    let s = &sources[c.source];
+    let text = match c.text.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => {
+            let head = &c.text[..cut];
+            format!("{}…", head.rsplit_once(' ').map_or(head, |(h, _)| h))
+        }
+        None => c.text.clone(),
+    };
+    format!("“{}” [{}] ({})", text, s.number, s.pages())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(n: usize, text: &str) -> Source {
+        Source {
+            number: n,
+            chunk_id: format!("c{n}"),
+            document: "/d.pdf".into(),
+            title: "Paper".into(),
+            page_start: 2,
+            page_end: 2,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn extractive_quotes_with_number_and_page() {
+        let sources = vec![source(1, "a"), source(2, "b")];
+        let ranked = vec![
+            (
+                Candidate {
+                    source: 1,
+                    text: "The window is five bytes wide.".into(),
+                    score: 0.9,
+                },
+                vec![],
+            ),
+            (
+                Candidate {
+                    source: 0,
+                    text: "Unrelated.".into(),
+                    score: 0.2,
+                },
+                vec![],
+            ),
+        ];
+        assert_eq!(
+            extractive(&ranked, &sources),
+            "“The window is five bytes wide.” [2] (p. 2)"
+        );
+        assert_eq!(extractive(&[], &sources), NO_EVIDENCE_ANSWER);
+    }
+
+    #[test]
+    fn echoes_are_detected() {
+        assert!(echoes_prompt("Context information is below. ---"));
+        assert!(echoes_prompt("The user query is outside your knowledge base."));
+        assert!(!echoes_prompt("“The window is five bytes wide.” [1] (p. 2)"));
+        let p = completion_prompt("How wide?", &[source(1, "The window\nis wide.")]);
+        assert!(
+            p.starts_with("[1] (Paper, p. 2)\nThe window is wide.\n\n") && p.ends_with("Question: How wide?\nAnswer:")
+        );
+    }
+}

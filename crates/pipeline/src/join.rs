@@ -1,0 +1,137 @@
+//! Joiner stage: Spring's ConcatenationDocumentJoiner (de-duplicate by chunk id, first occurrence kept, sorted by
+//! score descending) that also records provenance: which variants found each chunk, at what rank and score.
+
+use ragsift_store::retrieve::Hit;
+use serde::{Deserialize, Serialize};
+
+/// One variant's finding of a chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Provenance {
+    pub variant: usize,
+    pub rank: usize,
+    pub score: f32,
+}
+
+/// A chunk of the joined set, with everything later stages and the inspector need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Candidate {
+    pub chunk_id: String,
+    pub document_id: String,
+    pub document: String,
+    pub title: String,
+    pub page_start: u32,
+    pub page_end: u32,
+    pub char_start: u32,
+    pub char_end: u32,
+    pub tokens: u32,
+    pub text: String,
+    /// The score of its first occurrence (Spring keeps the first document's score).
+    pub score: f32,
+    pub found_by: Vec<Provenance>,
+}
+
+/// A joiner stage.
+pub trait Joiner: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn join(&self, per_variant: &[Vec<Hit>]) -> Vec<Candidate>;
+}
+
+/// De-duplicates in variant order, then sorts by score descending (stable: ties keep first-seen order).
+pub struct ConcatenationJoiner;
+
+impl Joiner for ConcatenationJoiner {
+    fn name(&self) -> &'static str {
+        "concatenation"
+    }
+
+    fn join(&self, per_variant: &[Vec<Hit>]) -> Vec<Candidate> {
+        let mut out: Vec<Candidate> = Vec::new();
+        for (variant, hits) in per_variant.iter().enumerate() {
+            for h in hits {
+                let seen = Provenance {
+                    variant,
+                    rank: h.rank,
+                    score: h.score,
+                };
+                match out.iter_mut().find(|c| c.chunk_id == h.chunk.id) {
+                    Some(c) => c.found_by.push(seen),
+                    None => out.push(Candidate {
+                        chunk_id: h.chunk.id.clone(),
+                        document_id: h.chunk.document_id.clone(),
+                        document: h.chunk.document_path.clone(),
+                        title: h.chunk.document_title.clone(),
+                        page_start: h.chunk.page_start,
+                        page_end: h.chunk.page_end,
+                        char_start: h.chunk.char_start,
+                        char_end: h.chunk.char_end,
+                        tokens: h.chunk.tokens,
+                        text: h.chunk.text.clone(),
+                        score: h.score,
+                        found_by: vec![seen],
+                    }),
+                }
+            }
+        }
+        out.sort_by(|a, b| b.score.total_cmp(&a.score));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ragsift_store::store::ChunkRow;
+
+    fn hit(id: &str, rank: usize, score: f32) -> Hit {
+        Hit {
+            rank,
+            score,
+            similarity: Some(score),
+            vector_rank: Some(rank),
+            bm25: None,
+            keyword_rank: None,
+            chunk: ChunkRow {
+                key: 0,
+                id: id.into(),
+                document_id: "d".into(),
+                document_path: "/d".into(),
+                document_title: "D".into(),
+                index: 0,
+                text: id.into(),
+                page_start: 1,
+                page_end: 1,
+                char_start: 0,
+                char_end: 1,
+                tokens: 1,
+            },
+        }
+    }
+
+    #[test]
+    fn dedupes_keeps_first_score_sorts_and_records_provenance() {
+        let joined = ConcatenationJoiner.join(&[
+            vec![hit("a", 1, 0.5), hit("b", 2, 0.4)],
+            vec![hit("b", 1, 0.9), hit("c", 2, 0.6)],
+        ]);
+        let ids: Vec<&str> = joined.iter().map(|c| c.chunk_id.as_str()).collect();
+        assert_eq!(ids, ["c", "a", "b"], "b keeps its first score 0.4");
+        let b = &joined[2];
+        assert_eq!(
+            b.found_by,
+            vec![
+                Provenance {
+                    variant: 0,
+                    rank: 2,
+                    score: 0.4
+                },
+                Provenance {
+                    variant: 1,
+                    rank: 1,
+                    score: 0.9
+                }
+            ]
+        );
+    }
+}

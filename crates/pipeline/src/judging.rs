@@ -1,0 +1,255 @@
+//! The judge stage with its cache: cached answers are reused (keyed by judge, model, prompt version, question and
+//! the hashes of query and passage — for a contextual judge, of the query and the whole candidate set), only
+//! missing ones are asked. A judge failure fails open per passage, as Spring's filter does: a passage the judge
+//! could not answer stays unscreened (no scores; the policy keeps it as `unscored`) while cached and answered
+//! passages still apply — status `partial`, "could not screen N of M"; when no passage has scores, `bypassed`.
+//! With `strict`, any failure is an error instead.
+
+use super::join::Candidate;
+use crate::Result;
+use ragsift_core::ids::sha256_hex;
+use ragsift_judge::{Judge, JudgeQuestion};
+use ragsift_policy::JudgeDefaults;
+use ragsift_store::store::{CachedJudgment, Store};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeStatus {
+    /// At least one passage was judged now.
+    Judged,
+    /// Every answer came from the cache: no judge call.
+    Cached,
+    /// Some passages could not be judged: they stay unscreened, the others' answers apply.
+    Partial,
+    /// The judge failed on every passage; the original context was used.
+    Bypassed,
+    /// No judge configured.
+    None,
+}
+
+/// One candidate's answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CandidateJudgment {
+    pub chunk_id: String,
+    pub answers: BTreeMap<String, f32>,
+    pub model: String,
+    pub cached: bool,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub latency_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct JudgeOutcome {
+    pub judge: String,
+    pub model: String,
+    pub prompt_version: String,
+    pub calibrated: bool,
+    pub status: JudgeStatus,
+    pub error_code: Option<String>,
+    pub error: Option<String>,
+    pub judgments: Vec<CandidateJudgment>,
+    pub fresh_passages: usize,
+    pub cached_passages: usize,
+    /// Passages the judge could not answer (kept unscreened); the error is the first failure's.
+    #[serde(default)]
+    pub unscreened_passages: usize,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub latency_ms: f64,
+    /// Questions the judge does not assess: absent from every judgment, their policy rules skipped.
+    #[serde(default)]
+    pub not_assessed: Vec<String>,
+    /// The thresholds this judge's probabilities are read with by default.
+    #[serde(default)]
+    pub defaults: JudgeDefaults,
+}
+
+/// The cache key of one answer.
+pub fn cache_key(judge: &dyn Judge, question: &str, query_hash: &str, passage_hash: &str) -> String {
+    sha256_hex(
+        [
+            judge.name(),
+            &judge.model(),
+            &judge.prompt_version(),
+            question,
+            query_hash,
+            passage_hash,
+        ]
+        .join("\u{1f}")
+        .as_bytes(),
+    )
+}
+
+impl JudgeOutcome {
+    /// "could not screen N of M passages" when the judge failed on some, else `None`.
+    pub fn unscreened_note(&self) -> Option<String> {
+        (self.unscreened_passages > 0).then(|| {
+            format!(
+                "could not screen {} of {} passages ({}); they were kept unscreened",
+                self.unscreened_passages,
+                self.judgments.len(),
+                self.error_code.as_deref().unwrap_or("judge error")
+            )
+        })
+    }
+}
+
+/// Judges `candidates` against the ORIGINAL query, through the cache.
+pub fn judge_candidates(
+    store: &Store,
+    judge: &dyn Judge,
+    query: &str,
+    candidates: &[Candidate],
+    questions: &[JudgeQuestion],
+    strict: bool,
+) -> Result<JudgeOutcome> {
+    let start = Instant::now();
+    // A contextual judge's answer about a passage depends on the other candidates: key it by all of them.
+    let qh = if judge.contextual() {
+        let mut s = String::from(query);
+        for c in candidates {
+            s.push('\u{1e}');
+            s.push_str(&sha256_hex(c.text.as_bytes()));
+        }
+        sha256_hex(s.as_bytes())
+    } else {
+        sha256_hex(query.as_bytes())
+    };
+    let not_assessed = judge.not_assessed();
+    let questions: Vec<JudgeQuestion> = questions
+        .iter()
+        .filter(|q| !not_assessed.contains(&q.key))
+        .cloned()
+        .collect();
+    let questions = questions.as_slice();
+    let mut outcome = JudgeOutcome {
+        judge: judge.name().into(),
+        model: judge.model(),
+        prompt_version: judge.prompt_version(),
+        calibrated: judge.calibrated(),
+        status: JudgeStatus::Cached,
+        error_code: None,
+        error: None,
+        judgments: Vec::with_capacity(candidates.len()),
+        fresh_passages: 0,
+        cached_passages: 0,
+        unscreened_passages: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        latency_ms: 0.0,
+        not_assessed,
+        defaults: judge.defaults(),
+    };
+    let mut missing = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let ph = sha256_hex(c.text.as_bytes());
+        let mut j = CandidateJudgment {
+            chunk_id: c.chunk_id.clone(),
+            answers: BTreeMap::new(),
+            model: String::new(),
+            cached: true,
+            input_tokens: 0,
+            output_tokens: 0,
+            latency_ms: 0.0,
+        };
+        for q in questions {
+            match store.judgment(&cache_key(judge, &q.key, &qh, &ph))? {
+                Some(hit) => {
+                    j.answers.insert(q.key.clone(), hit.probability);
+                    j.model = hit.answered_by;
+                }
+                None => {
+                    missing.push(i);
+                    break;
+                }
+            }
+        }
+        outcome.judgments.push(j);
+    }
+    if judge.contextual() && !missing.is_empty() {
+        missing = (0..candidates.len()).collect();
+    }
+    outcome.cached_passages = candidates.len() - missing.len();
+    if !missing.is_empty() {
+        let texts: Vec<String> = missing.iter().map(|&i| candidates[i].text.clone()).collect();
+        let results = judge.judge_each(query, &texts, questions);
+        if strict {
+            if let Some(e) = results.iter().position(Result::is_err) {
+                return Err(results
+                    .into_iter()
+                    .nth(e)
+                    .and_then(Result::err)
+                    .unwrap_or(crate::Error::Cancelled));
+            }
+        }
+        let mut rows = Vec::new();
+        for (&i, result) in missing.iter().zip(results) {
+            let pj = match result {
+                Ok(pj) => pj,
+                Err(e) => {
+                    // Unscreened: no scores at all (not a partial set from the cache), so the policy keeps it as
+                    // `unscored` and nothing is decided on half an answer.
+                    outcome.judgments[i].answers.clear();
+                    outcome.judgments[i].cached = false;
+                    outcome.unscreened_passages += 1;
+                    if outcome.error.is_none() {
+                        outcome.error_code = Some(match &e {
+                            crate::Error::Judge { code, .. } => (*code).to_string(),
+                            other => other.code().to_string(),
+                        });
+                        outcome.error = Some(e.to_string());
+                    }
+                    continue;
+                }
+            };
+            let ph = sha256_hex(candidates[i].text.as_bytes());
+            for q in questions {
+                if let Some(&p) = pj.answers.get(&q.key) {
+                    rows.push(CachedJudgment {
+                        key: cache_key(judge, &q.key, &qh, &ph),
+                        judge: judge.name().into(),
+                        model: judge.model(),
+                        answered_by: pj.model.clone(),
+                        prompt_version: judge.prompt_version(),
+                        question: q.key.clone(),
+                        query_hash: qh.clone(),
+                        passage_hash: ph.clone(),
+                        probability: p,
+                        input_tokens: pj.input_tokens,
+                        output_tokens: pj.output_tokens,
+                        latency_ms: pj.latency_ms,
+                    });
+                }
+            }
+            outcome.input_tokens += pj.input_tokens;
+            outcome.output_tokens += pj.output_tokens;
+            outcome.fresh_passages += 1;
+            outcome.judgments[i] = CandidateJudgment {
+                chunk_id: candidates[i].chunk_id.clone(),
+                answers: pj.answers,
+                model: pj.model,
+                cached: false,
+                input_tokens: pj.input_tokens,
+                output_tokens: pj.output_tokens,
+                latency_ms: pj.latency_ms,
+            };
+        }
+        store.put_judgments(&rows)?;
+        outcome.status = if outcome.unscreened_passages == 0 {
+            JudgeStatus::Judged
+        } else if outcome.unscreened_passages == candidates.len() {
+            JudgeStatus::Bypassed
+        } else {
+            JudgeStatus::Partial
+        };
+    }
+    outcome.latency_ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok(outcome)
+}

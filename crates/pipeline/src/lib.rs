@@ -1,0 +1,406 @@
+//! The modular RAG pipeline in Spring AI's order — query transformers → expander → retrieval per variant (in
+//! parallel) → joiner → judge (on the ORIGINAL query, cached) → selection policy → augmenter → answer — recording
+//! every stage in a [`Trace`] so that any run can be inspected and replayed.
+
+pub mod answer;
+pub mod augment;
+pub mod join;
+pub mod judging;
+pub mod query;
+mod regenerate;
+pub mod trace;
+
+pub use ragsift_core::{Error, Result};
+
+use answer::{AnswerMode, AnsweredBy};
+use augment::{augment, Source};
+use join::{ConcatenationJoiner, Joiner};
+use judging::{judge_candidates, JudgeOutcome, JudgeStatus};
+use query::{CompressionQueryTransformer, MultiQueryExpander, Query, QueryExpander, QueryTransformer};
+use query::{RewriteQueryTransformer, TranslationQueryTransformer};
+use ragsift_judge::{default_questions, Judge, JudgeQuestion};
+use ragsift_models::embed::Embedder;
+use ragsift_models::llm::{CancelToken, ChatMessage, Completion, FinishReason, GenerateOptions, LanguageModel};
+use ragsift_policy::{select, PolicyOptions, Reason, Selection};
+use ragsift_store::library::Library;
+use ragsift_store::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Instant;
+use trace::Answer;
+pub use trace::{StageQuery, Trace, VariantHits};
+
+/// Which stages run and how they are sized. Every stage is optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct PipelineOptions {
+    /// Compress chat history + follow-up into a standalone query (only when there is history).
+    pub compress_history: bool,
+    /// Rewrite the query for search (Spring's RewriteQueryTransformer; target "vector store").
+    pub rewrite: bool,
+    /// Translate the query to this language first.
+    pub translate_to: Option<String>,
+    /// Multi-query variants besides the original (0 = no expansion; Spring's default is 3).
+    pub variants: usize,
+    pub top_k: usize,
+    pub similarity_threshold: f32,
+    pub mode: SearchMode,
+    /// Raise instead of failing open when the judge fails.
+    pub strict: bool,
+    pub policy: PolicyOptions,
+    /// Answer without context instead of Spring's "outside your knowledge base" prompt.
+    pub allow_empty_context: bool,
+    pub generate: GenerateOptions,
+    /// Extractive, generative, or chosen by the model (auto).
+    pub answer_mode: AnswerMode,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            compress_history: true,
+            rewrite: false,
+            translate_to: None,
+            variants: 0,
+            top_k: 4,
+            similarity_threshold: 0.0,
+            mode: SearchMode::Vector,
+            strict: false,
+            policy: PolicyOptions::default(),
+            allow_empty_context: false,
+            generate: GenerateOptions {
+                max_tokens: 256,
+                temperature: 0.0,
+                seed: 42,
+            },
+            answer_mode: AnswerMode::Auto,
+        }
+    }
+}
+
+/// The parts a pipeline runs with.
+pub struct Pipeline<'a> {
+    pub library: &'a Library,
+    pub retriever: &'a dyn Retriever,
+    pub model: &'a dyn LanguageModel,
+    pub judge: Option<&'a dyn Judge>,
+    /// Embeds sentences for the extractive answer (without it, sentences are ranked by word overlap).
+    pub embedder: Option<&'a dyn Embedder>,
+    pub questions: Vec<JudgeQuestion>,
+    pub options: PipelineOptions,
+    /// Told the name of each stage as it starts (`transforming`, `retrieving`, `judging`, `selecting`,
+    /// `generating`), for a progress display.
+    pub observer: Option<&'a (dyn Fn(&str) + Sync)>,
+}
+
+impl<'a> Pipeline<'a> {
+    pub fn new(library: &'a Library, retriever: &'a dyn Retriever, model: &'a dyn LanguageModel) -> Self {
+        Pipeline {
+            library,
+            retriever,
+            model,
+            judge: None,
+            embedder: None,
+            questions: default_questions(),
+            options: PipelineOptions::default(),
+            observer: None,
+        }
+    }
+
+    fn stage(&self, name: &str) {
+        if let Some(observe) = self.observer {
+            observe(name);
+        }
+    }
+
+    /// Answers `query` (with `history`), streaming the answer through `on_token`, and stores the trace.
+    pub fn ask(
+        &self,
+        query: &str,
+        history: &[ChatMessage],
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Trace> {
+        let o = &self.options;
+        let mut timings = BTreeMap::new();
+        let original = Query {
+            text: query.to_string(),
+            history: history.to_vec(),
+        };
+
+        let t = Instant::now();
+        self.stage("transforming");
+        let mut transformers: Vec<Box<dyn QueryTransformer + '_>> = Vec::new();
+        if o.compress_history && !history.is_empty() {
+            transformers.push(Box::new(CompressionQueryTransformer { model: self.model }));
+        }
+        if let Some(lang) = &o.translate_to {
+            transformers.push(Box::new(TranslationQueryTransformer {
+                model: self.model,
+                target_language: lang.clone(),
+            }));
+        }
+        if o.rewrite {
+            transformers.push(Box::new(RewriteQueryTransformer {
+                model: self.model,
+                target: "vector store".into(),
+            }));
+        }
+        let mut current = original.clone();
+        let mut transformed = Vec::new();
+        for tr in &transformers {
+            current = tr.transform(&current)?;
+            transformed.push(StageQuery {
+                stage: tr.name().into(),
+                text: current.text.clone(),
+            });
+        }
+        let variants: Vec<Query> = if o.variants > 0 {
+            MultiQueryExpander {
+                model: self.model,
+                number: o.variants,
+                include_original: true,
+            }
+            .expand(&current)?
+        } else {
+            vec![current.clone()]
+        };
+        timings.insert("query".to_string(), ms(t));
+
+        let t = Instant::now();
+        self.stage("retrieving");
+        let per_variant = self.retrieve_all(&variants)?;
+        timings.insert("retrieval".to_string(), ms(t));
+        let candidates = ConcatenationJoiner.join(&per_variant);
+
+        // Post-retrieval stages see the ORIGINAL question.
+        let t = Instant::now();
+        self.stage("judging");
+        let outcome = match self.judge {
+            Some(judge) => judge_candidates(
+                self.library.store(),
+                judge,
+                query,
+                &candidates,
+                &self.questions,
+                o.strict,
+            )?,
+            None => unjudged(&candidates),
+        };
+        timings.insert("judge".to_string(), ms(t));
+        let t = Instant::now();
+        self.stage("selecting");
+        let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments, &outcome.not_assessed);
+        let policy = o.policy.resolved(&outcome.defaults);
+        let selection = select(&chunk_judgments, &policy);
+        timings.insert("policy".to_string(), ms(t));
+
+        let t = Instant::now();
+        self.stage("generating");
+        let answer = self.answer(query, history, &candidates, &outcome, &selection, on_token, cancel)?;
+        timings.insert("generation".to_string(), ms(t));
+
+        let trace = Trace::new(
+            &original,
+            transformed,
+            variants
+                .iter()
+                .zip(per_variant)
+                .map(|(v, hits)| VariantHits::from_hits(&v.text, &hits))
+                .collect(),
+            candidates,
+            outcome,
+            policy,
+            selection,
+            answer,
+            timings,
+        );
+        trace.save(self.library.store())?;
+        Ok(trace)
+    }
+
+    /// The augmenter and the answer: numbered sources from what `selection` returns, then the answer in the
+    /// configured mode (see `answer`).
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &self,
+        query: &str,
+        history: &[ChatMessage],
+        candidates: &[join::Candidate],
+        outcome: &JudgeOutcome,
+        selection: &Selection,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Answer> {
+        let by_id: BTreeMap<&str, (usize, &join::Candidate)> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.chunk_id.as_str(), (i, c)))
+            .collect();
+        let kept: Vec<(usize, &join::Candidate)> = selection
+            .returned_ids
+            .iter()
+            .filter_map(|id| by_id.get(id.as_str()).copied())
+            .collect();
+        let sources: Vec<Source> = kept
+            .iter()
+            .enumerate()
+            .map(|(n, (_, c))| Source {
+                number: n + 1,
+                chunk_id: c.chunk_id.clone(),
+                document: c.document.clone(),
+                title: c.title.clone(),
+                page_start: c.page_start,
+                page_end: c.page_end,
+                text: c.text.clone(),
+            })
+            .collect();
+        // The evidence probability of each source, when the judge gave one.
+        let evidence: Vec<Option<f32>> = kept
+            .iter()
+            .map(|(i, _)| {
+                outcome.judgments.get(*i).and_then(|j| {
+                    j.answers
+                        .get(ragsift_policy::CONTAINS_ANSWER_EVIDENCE)
+                        .or_else(|| j.answers.get(ragsift_policy::USEFUL))
+                        .copied()
+                })
+            })
+            .collect();
+        // A kept passage speaks to the question when its evidence reaches the judge's answer threshold, or when it
+        // was kept as conflicting (it corrects the question's premise) or pinned by the user.
+        let speaks = |(k, p): (usize, &Option<f32>)| {
+            let reason = selection
+                .decisions
+                .iter()
+                .find(|d| d.chunk_id == sources[k].chunk_id)
+                .map(|d| d.reason);
+            p.is_some_and(|p| p >= outcome.defaults.answer_threshold)
+                || matches!(reason, Some(Reason::Conflicting | Reason::Pinned))
+        };
+        let judged = evidence.iter().any(Option::is_some);
+        let no_evidence = judged && !evidence.iter().enumerate().any(speaks);
+        let base = !self.model.follows_instructions();
+        let empty = sources.is_empty() && !self.options.allow_empty_context;
+        let by = match self.options.answer_mode {
+            _ if empty || no_evidence => AnsweredBy::NoEvidence,
+            AnswerMode::Extractive => AnsweredBy::Extractive,
+            AnswerMode::Auto if base => AnsweredBy::Extractive,
+            AnswerMode::Generative if base => AnsweredBy::Completion,
+            _ => AnsweredBy::Chat,
+        };
+        let mut fixed = |text: String| {
+            on_token(&text);
+            (
+                String::new(),
+                Completion {
+                    text,
+                    model: String::new(),
+                    usage: Default::default(),
+                    finish_reason: FinishReason::Stop,
+                },
+            )
+        };
+        let (prompt, completion) = match by {
+            AnsweredBy::NoEvidence => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
+            AnsweredBy::Extractive => {
+                let stats: &dyn ragsift_judge::local::signals::TermStats = self.library.store();
+                let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;
+                fixed(answer::extractive(&ranked, &sources))
+            }
+            AnsweredBy::Completion => {
+                let prompt = answer::completion_prompt(query, &sources);
+                let c = self.model.complete(
+                    &prompt,
+                    answer::COMPLETION_STOPS,
+                    &self.options.generate,
+                    on_token,
+                    cancel,
+                )?;
+                (prompt, c)
+            }
+            AnsweredBy::Chat => {
+                let prompt = augment(query, &sources, self.options.allow_empty_context);
+                let mut messages = history.to_vec();
+                messages.push(ChatMessage::user(prompt.clone()));
+                let c = self.model.chat(&messages, &self.options.generate, on_token, cancel)?;
+                (prompt, c)
+            }
+        };
+        let cited = if by == AnsweredBy::NoEvidence {
+            Vec::new()
+        } else {
+            sources
+        };
+        Ok(Answer {
+            sources: cited,
+            prompt,
+            completion: answer::without_echo(completion),
+            answered_by: by,
+        })
+    }
+
+    /// Retrieval per variant, in parallel.
+    fn retrieve_all(&self, variants: &[Query]) -> Result<Vec<Vec<Hit>>> {
+        let o = &self.options;
+        std::thread::scope(|s| {
+            let handles: Vec<_> = variants
+                .iter()
+                .map(|v| {
+                    let req = SearchRequest {
+                        query: v.text.clone(),
+                        top_k: o.top_k,
+                        threshold: o.similarity_threshold,
+                        mode: o.mode,
+                    };
+                    s.spawn(move || self.retriever.retrieve(&req))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(crate::Error::Invalid("retrieval panicked".into())))
+                })
+                .collect()
+        })
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// No judge: every candidate unscored, so the policy passes the original context through.
+fn unjudged(candidates: &[join::Candidate]) -> JudgeOutcome {
+    JudgeOutcome {
+        judge: "none".into(),
+        model: String::new(),
+        prompt_version: String::new(),
+        calibrated: false,
+        status: JudgeStatus::None,
+        error_code: None,
+        error: None,
+        judgments: candidates
+            .iter()
+            .map(|c| judging::CandidateJudgment {
+                chunk_id: c.chunk_id.clone(),
+                answers: BTreeMap::new(),
+                model: String::new(),
+                cached: false,
+                input_tokens: 0,
+                output_tokens: 0,
+                latency_ms: 0.0,
+            })
+            .collect(),
+        fresh_passages: 0,
+        cached_passages: 0,
+        unscreened_passages: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        latency_ms: 0.0,
+        not_assessed: Vec::new(),
+        defaults: Default::default(),
+    }
+}

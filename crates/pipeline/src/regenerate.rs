@@ -1,0 +1,59 @@
+//! Regeneration: a new run from an old one's candidates and cached judgments, selected with other options; only
+//! the answer is generated again (no retrieval, no judge call).
+
+use super::query::Query;
+use super::{ms, Pipeline, Trace};
+use crate::Result;
+use ragsift_models::llm::CancelToken;
+use ragsift_policy::PolicyOptions;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+impl Pipeline<'_> {
+    /// A new run answering `previous`'s question from its own candidates and cached judgments, selected with
+    /// `policy`: no retrieval, no judge call; only the answer is generated again.
+    pub fn regenerate(
+        &self,
+        previous: &Trace,
+        policy: &PolicyOptions,
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Trace> {
+        let t = Instant::now();
+        self.stage("selecting");
+        let selection = previous.replay(policy, None)?.selection;
+        let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
+        let t = Instant::now();
+        self.stage("generating");
+        let answer = self.answer(
+            &previous.query,
+            &previous.history,
+            &previous.candidates,
+            &previous.judge,
+            &selection,
+            on_token,
+            cancel,
+        )?;
+        timings.insert("generation".to_string(), ms(t));
+        let original = Query {
+            text: previous.query.clone(),
+            history: previous.history.clone(),
+        };
+        let mut judge = previous.judge.clone();
+        judge.fresh_passages = 0;
+        judge.cached_passages = previous.candidates.len();
+        let trace = Trace::new(
+            &original,
+            previous.transformed.clone(),
+            previous.variants.clone(),
+            previous.candidates.clone(),
+            judge,
+            policy.clone(),
+            selection,
+            answer,
+            timings,
+        );
+        trace.save(self.library.store())?;
+        Ok(trace)
+    }
+}

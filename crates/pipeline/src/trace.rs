@@ -1,0 +1,256 @@
+//! The trace of one run — every query, hit, judgment, decision, the prompt and the answer — and replay: the
+//! policy re-run over the trace's cached judgments with new options, with no judge call.
+
+use super::answer::AnsweredBy;
+use super::augment::{citations, Source};
+use super::join::Candidate;
+use super::judging::{CandidateJudgment, JudgeOutcome};
+use super::query::Query;
+use crate::{Error, Result};
+use ragsift_core::ids::sha256_hex;
+use ragsift_models::llm::{ChatMessage, Completion, Usage};
+use ragsift_policy::{diff, select, Change, ChunkJudgment, PolicyOptions, Selection};
+use ragsift_store::retrieve::Hit;
+use ragsift_store::store::{RunSummary, Store};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A query as a stage left it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct StageQuery {
+    pub stage: String,
+    pub text: String,
+}
+
+/// What one variant retrieved: chunk ids with rank and scores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct VariantHits {
+    pub query: String,
+    pub hits: Vec<VariantHit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct VariantHit {
+    pub chunk_id: String,
+    pub rank: usize,
+    pub score: f32,
+    pub similarity: Option<f32>,
+    pub bm25: Option<f32>,
+}
+
+impl VariantHits {
+    pub fn from_hits(query: &str, hits: &[Hit]) -> Self {
+        VariantHits {
+            query: query.to_string(),
+            hits: hits
+                .iter()
+                .map(|h| VariantHit {
+                    chunk_id: h.chunk.id.clone(),
+                    rank: h.rank,
+                    score: h.score,
+                    similarity: h.similarity,
+                    bm25: h.bm25,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What the augmenter and the model produced: the numbered sources, the prompt sent, the completion.
+pub(super) struct Answer {
+    pub sources: Vec<Source>,
+    pub prompt: String,
+    pub completion: Completion,
+    pub answered_by: AnsweredBy,
+}
+
+/// Everything about one answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Trace {
+    pub run_id: String,
+    pub created_at: i64,
+    pub query: String,
+    pub history: Vec<ChatMessage>,
+    pub transformed: Vec<StageQuery>,
+    pub variants: Vec<VariantHits>,
+    pub candidates: Vec<Candidate>,
+    pub judge: JudgeOutcome,
+    pub policy: PolicyOptions,
+    pub selection: Selection,
+    pub sources: Vec<Source>,
+    /// The exact prompt sent to the model (empty when no model was asked: extractive or no evidence).
+    pub prompt: String,
+    pub answer: String,
+    /// Which answer mode produced `answer`.
+    #[serde(default = "chat")]
+    pub answered_by: AnsweredBy,
+    pub citations: Vec<usize>,
+    pub model: String,
+    pub usage: Usage,
+    pub timings_ms: BTreeMap<String, f64>,
+    /// sha256 over the original query and the candidates' ids and texts: replay refuses a changed input.
+    pub fingerprint: String,
+}
+
+impl Trace {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        original: &Query,
+        transformed: Vec<StageQuery>,
+        variants: Vec<VariantHits>,
+        candidates: Vec<Candidate>,
+        judge: JudgeOutcome,
+        policy: PolicyOptions,
+        selection: Selection,
+        answer: Answer,
+        timings_ms: BTreeMap<String, f64>,
+    ) -> Self {
+        let Answer {
+            sources,
+            prompt,
+            completion,
+            answered_by,
+        } = answer;
+        let citations = citations(&completion.text, sources.len());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let fingerprint = fingerprint(&original.text, &candidates);
+        let run_id =
+            sha256_hex(format!("{}{}{}", now.as_nanos(), original.text, fingerprint).as_bytes())[..12].to_string();
+        Trace {
+            run_id,
+            created_at: now.as_secs() as i64,
+            query: original.text.clone(),
+            history: original.history.clone(),
+            transformed,
+            variants,
+            candidates,
+            judge,
+            policy,
+            selection,
+            sources,
+            prompt,
+            answer: completion.text,
+            answered_by,
+            citations,
+            model: completion.model,
+            usage: completion.usage,
+            timings_ms,
+            fingerprint,
+        }
+    }
+
+    pub fn save(&self, store: &Store) -> Result<()> {
+        let summary = RunSummary {
+            id: self.run_id.clone(),
+            created_at: self.created_at,
+            query: self.query.clone(),
+            judge: self.judge.judge.clone(),
+            prompt_version: self.judge.prompt_version.clone(),
+        };
+        let json = serde_json::to_string(self).map_err(|e| Error::Invalid(format!("trace: {e}")))?;
+        store.put_run(&summary, &self.fingerprint, &json)
+    }
+
+    /// Loads a run by id (or a unique id prefix).
+    pub fn load(store: &Store, id: &str) -> Result<Trace> {
+        let json = store
+            .run(id)?
+            .ok_or_else(|| Error::NotFound(format!("no run '{id}' (see `ragsift runs list`)")))?;
+        serde_json::from_str(&json).map_err(|e| Error::Invalid(format!("run {id}: unreadable trace: {e}")))
+    }
+
+    /// The policy's input as it was at run time.
+    pub fn policy_input(&self) -> Vec<ChunkJudgment> {
+        chunk_judgments(&self.candidates, &self.judge.judgments, &self.judge.not_assessed)
+    }
+
+    /// Re-selects from the cached judgments with `options`: no judge, no model, no I/O. Refused when the trace's
+    /// inputs no longer match its fingerprint, or when its judgments were made with another prompt version than
+    /// `expected_prompt_version` (when given).
+    pub fn replay(&self, options: &PolicyOptions, expected_prompt_version: Option<&str>) -> Result<Replay> {
+        if fingerprint(&self.query, &self.candidates) != self.fingerprint {
+            return Err(Error::Stale(format!(
+                "run {}: its inputs do not match its fingerprint; it cannot be replayed, ask again",
+                self.run_id
+            )));
+        }
+        if let Some(v) = expected_prompt_version {
+            if !self.judge.prompt_version.is_empty() && self.judge.prompt_version != v {
+                return Err(Error::Stale(format!(
+                    "run {} was judged with prompt version '{}', the judge now uses '{v}': replay would mix questions; ask again",
+                    self.run_id, self.judge.prompt_version
+                )));
+            }
+        }
+        options.validate().map_err(Error::Invalid)?;
+        let options = options.resolved(&self.judge.defaults);
+        let selection = select(&self.policy_input(), &options);
+        let changes = diff(&self.selection, &selection);
+        Ok(Replay {
+            run_id: self.run_id.clone(),
+            options,
+            selection,
+            changes,
+        })
+    }
+}
+
+fn chat() -> AnsweredBy {
+    AnsweredBy::Chat
+}
+
+/// The result of a replay, with what changed against the run's own selection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Replay {
+    pub run_id: String,
+    pub options: PolicyOptions,
+    pub selection: Selection,
+    pub changes: Vec<Change>,
+}
+
+/// Content fingerprint of a run's inputs.
+pub fn fingerprint(query: &str, candidates: &[Candidate]) -> String {
+    let mut s = String::from(query);
+    for c in candidates {
+        s.push('\u{1e}');
+        s.push_str(&c.chunk_id);
+        s.push('\u{1f}');
+        s.push_str(&sha256_hex(c.text.as_bytes()));
+    }
+    sha256_hex(s.as_bytes())
+}
+
+/// Candidates + judgments → the policy's input (input order = joined order); `not_assessed` are the questions
+/// the judge does not answer.
+pub fn chunk_judgments(
+    candidates: &[Candidate],
+    judgments: &[CandidateJudgment],
+    not_assessed: &[String],
+) -> Vec<ChunkJudgment> {
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ChunkJudgment {
+            chunk_id: c.chunk_id.clone(),
+            input_index: i,
+            tokens: c.tokens,
+            characters: c.text.chars().count() as u32,
+            pinned: false,
+            group: None,
+            not_assessed: not_assessed.to_vec(),
+            scores: judgments
+                .get(i)
+                .filter(|j| j.chunk_id == c.chunk_id)
+                .or_else(|| judgments.iter().find(|j| j.chunk_id == c.chunk_id))
+                .map(|j| j.answers.clone())
+                .unwrap_or_default(),
+        })
+        .collect()
+}

@@ -1,0 +1,408 @@
+//! Unit tests of the parent module.
+use super::Reason::*;
+use super::*;
+
+/// A classify chunk from (injection, contradiction, relevance, evidence).
+fn cls(i: usize, probabilities: [f32; 4]) -> ChunkJudgment {
+    let keys = DEFAULT_THRESHOLDS.map(|(k, _)| k.to_string());
+    let scores = keys.into_iter().zip(probabilities).collect();
+    ChunkJudgment {
+        chunk_id: format!("c{i}"),
+        input_index: i,
+        tokens: 100,
+        characters: 400,
+        pinned: false,
+        group: None,
+        scores,
+        not_assessed: Vec::new(),
+    }
+}
+
+/// Chunks from a spec like `k u.9* x@a:300 -`: `k` kept, `x` irrelevant, `i` injection, `c` conflicting (all
+/// four classify scores), `u.9` useful only, `r.4` is_relevant only, `-` no scores; then `*` pinned, `@g`
+/// group g, `:n` tokens (default 100).
+fn chunks(spec: &str) -> Vec<ChunkJudgment> {
+    let chunk = |(i, token): (usize, &str)| {
+        let (head, tokens) = token.split_once(':').unwrap_or((token, "100"));
+        let (head, group) = head
+            .split_once('@')
+            .map_or((head, None), |(h, g)| (h, Some(g.to_string())));
+        let kind = head.trim_end_matches('*');
+        let mut c = cls(i, [0.0; 4]);
+        c.scores = match (&kind[..1], kind[1..].parse::<f32>()) {
+            ("k", _) => cls(i, [0.0, 0.0, 0.9, 0.9]).scores,
+            ("x", _) => cls(i, [0.0, 0.0, 0.1, 0.0]).scores,
+            ("i", _) => cls(i, [0.9, 0.0, 0.9, 0.9]).scores,
+            ("c", _) => cls(i, [0.0, 0.8, 0.1, 0.0]).scores,
+            ("u", Ok(v)) => BTreeMap::from([(USEFUL.to_string(), v)]),
+            ("r", Ok(v)) => BTreeMap::from([(IS_RELEVANT.to_string(), v)]),
+            _ => BTreeMap::new(),
+        };
+        ChunkJudgment {
+            tokens: tokens.parse().unwrap(),
+            pinned: head.ends_with('*'),
+            group,
+            ..c
+        }
+    };
+    spec.split_whitespace().enumerate().map(chunk).collect()
+}
+fn options(json: &str) -> PolicyOptions {
+    serde_json::from_str(json).unwrap()
+}
+
+/// `select` plus the invariants every selection must hold.
+fn run(chunks: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
+    let s = select(chunks, options);
+    assert_eq!(s.decisions.len(), chunks.len());
+    assert!(s.decisions.windows(2).all(|w| w[0].input_index <= w[1].input_index));
+    for d in &s.decisions {
+        assert_eq!(d.selected, d.reason.is_kept(), "{d:?}");
+        assert_eq!(
+            d.rank.map(|r| &s.selected_ids[r - 1]),
+            d.selected.then_some(&d.chunk_id)
+        );
+    }
+    assert_eq!(s.decisions.iter().filter(|d| d.selected).count(), s.selected_ids.len());
+    assert_eq!(s.counts.values().sum::<usize>(), chunks.len());
+    let tokens: u32 = chunks
+        .iter()
+        .filter(|c| s.selected_ids.contains(&c.chunk_id))
+        .map(|c| c.tokens)
+        .sum();
+    assert_eq!(s.selected_tokens, tokens);
+    assert_eq!(s, select(chunks, options), "deterministic");
+    s
+}
+fn reasons(s: &Selection) -> String {
+    let names: Vec<String> = s
+        .decisions
+        .iter()
+        .map(|d| serde_json::to_string(&d.reason).unwrap())
+        .collect();
+    names.join(" ").replace('"', "")
+}
+
+#[test]
+fn classification_rules_are_ordered_and_strict() {
+    // (injection, contradiction, relevance, evidence) → reason and the deciding score.
+    let cases: &[([f32; 4], Reason, f32)] = &[
+        ([0.71, 0.0, 0.9, 0.9], Injection, 0.71),
+        ([0.70, 0.0, 0.9, 0.9], Retained, 0.9), // at the threshold is not above it
+        ([0.69, 0.0, 0.9, 0.9], Retained, 0.9),
+        ([0.9, 0.9, 0.9, 0.9], Injection, 0.9), // injection outranks contradiction
+        ([0.0, 0.71, 0.1, 0.0], Conflicting, 0.71), // kept though irrelevant and evidence-free
+        ([0.0, 0.70, 0.9, 0.9], Retained, 0.9),
+        ([0.0, 0.69, 0.9, 0.9], Retained, 0.9),
+        ([0.0, 0.0, 0.44, 0.9], NotRelevant, 0.44),
+        ([0.0, 0.0, 0.45, 0.9], Retained, 0.9), // at the threshold is not below it
+        ([0.0, 0.0, 0.46, 0.9], Retained, 0.9),
+        ([0.0, 0.0, 0.9, 0.56], Retained, 0.56),
+        ([0.0, 0.0, 0.9, 0.55], NoEvidence, 0.55),
+        ([0.0, 0.0, 0.9, 0.54], NoEvidence, 0.54),
+    ];
+    for (n, &(scores, reason, score)) in cases.iter().enumerate() {
+        let d = run(&[cls(0, scores)], &PolicyOptions::default()).decisions[0].clone();
+        assert_eq!(
+            (d.reason, d.score, d.conflicting),
+            (reason, Some(score), reason == Conflicting),
+            "case {n}"
+        );
+    }
+    let lenient = options(r#"{"thresholds": {"is_relevant": 0.3}}"#);
+    assert_eq!(
+        run(&[cls(0, [0.0, 0.0, 0.35, 0.9])], &lenient).decisions[0].reason,
+        Retained
+    );
+}
+
+// "options | chunks (see `chunks`) | selected ids in final order | reason per chunk in input order"
+const CASES: &[&str] = &[
+    r#"{} | k x c k | c0 c2 c3 | retained not_relevant conflicting retained"#,
+    r#"{"mode":"filter","min_relevance":0.5} | u.5 u.49 u.9 | c0 c2 | retained below_threshold retained"#,
+    r#"{"mode":"rerank"} | u.3 u.8 u.3 u.8 | c1 c3 c0 c2 | retained retained retained retained"#,
+    r#"{"mode":"filter_and_rerank","min_relevance":0.5} | u0 u.6 u.9 | c2 c1 | below_threshold retained retained"#,
+    // one score key per ranking (rag-jev): `useful` is present, so the relevance-only chunks are unscored
+    r#"{"mode":"rerank"} | r.4 r.1 u.3 | c2 c0 c1 | unscored unscored retained"#,
+    r#"{"mode":"rerank","top_n":2} | u.1 u.9 u.5 u.7 | c1 c3 | beyond_top_n retained beyond_top_n retained"#,
+    // as rag-jev's apply_policy: a chunk that does not fit is skipped, a later smaller one may still fit
+    r#"{"max_context_tokens":250} | k:100 k:300 k:50 | c0 c2 | retained beyond_token_budget retained"#,
+    r#"{"mode":"filter","max_context_tokens":200} | u1 u1 | c0 c1 | retained retained"#,
+    r#"{"mode":"rerank","top_n":2} | u.9 u.8 u.1* | c0 c2 | retained beyond_top_n pinned"#,
+    r#"{"mode":"filter","max_context_tokens":150} | u1 u1* | c1 | beyond_token_budget pinned"#,
+    r#"{"top_n":1} | k i* | c1 | beyond_top_n pinned"#,
+    // a pin is selected even when it alone exceeds the budget
+    r#"{"max_context_tokens":100} | k:10 i*:500 | c1 | beyond_token_budget pinned"#,
+    r#"{} | k@a k x@a | c0 c1 c2 | retained retained group_retained"#,
+    r#"{"keep_groups_together":false} | k@a k x@a | c0 c1 | retained retained not_relevant"#,
+    r#"{} | k@a i@a k | c2 | injection injection retained"#,
+    r#"{} | k*@a i@a | c0 | pinned injection"#,
+    r#"{} | x*@a x@a | c0 c1 | pinned group_retained"#,
+    r#"{"top_n":2} | k k@a k@a k | c0 c1 c2 | retained retained retained beyond_top_n"#,
+    r#"{"max_context_tokens":250} | k k@a k@a | c0 | retained beyond_token_budget beyond_token_budget"#,
+    r#"{"mode":"rerank"} | u.5 u.1@a u.9@a | c1 c2 c0 | retained retained retained"#,
+    r#"{"mode":"rerank"} | u.2 - u.9 | c2 c0 c1 | retained unscored retained"#,
+    r#"{} | r.9 k | c1 c0 | unscored retained"#,
+    r#"{"mode":"filter","top_n":1} | - u.6 | c1 | beyond_top_n retained"#,
+];
+
+#[test]
+fn modes_pins_limits_groups_and_unscored() {
+    for case in CASES {
+        let [json, spec, selected, want] = [0, 1, 2, 3].map(|k| case.split(" | ").nth(k).unwrap());
+        let s = run(&chunks(spec), &options(json));
+        assert_eq!(
+            (s.selected_ids.join(" "), reasons(&s)),
+            (selected.to_string(), want.to_string()),
+            "{json} {spec}"
+        );
+        assert_eq!((s.status, &s.returned_ids), (Status::Applied, &s.selected_ids));
+    }
+}
+
+#[test]
+fn shadow_returns_the_originals() {
+    let (input, json) = (
+        chunks("u0.2 u0.9 u0.1"),
+        r#"{"mode":"filter_and_rerank","min_relevance":0.5"#,
+    );
+    let applied = run(&input, &options(&format!("{json}}}")));
+    let shadow = run(&input, &options(&format!(r#"{json},"shadow":true}}"#)));
+    assert_eq!(
+        (shadow.status, shadow.selected_ids.join(" ")),
+        (Status::Shadow, "c1".to_string())
+    );
+    assert_eq!(shadow.returned_ids.join(" "), "c0 c1 c2");
+    assert!(shadow.decisions.iter().all(|d| d.returned) && !shadow.decisions[0].selected);
+    assert_eq!((reasons(&shadow), shadow.selected_characters), (reasons(&applied), 400));
+    assert_eq!(
+        shadow.policy_version, applied.policy_version,
+        "shadow is not part of the policy"
+    );
+}
+
+#[test]
+fn no_scores_anywhere_bypasses_and_input_order_wins() {
+    let mut input = chunks("- - u0.9");
+    input.rotate_left(1); // the slice order is not the input order
+    let s = run(&input, &options(r#"{"shadow":true,"top_n":1}"#)); // classify ignores `useful`
+    assert_eq!(
+        (s.status, reasons(&s)),
+        (Status::Bypassed, "bypassed bypassed bypassed".to_string())
+    );
+    assert_eq!(
+        (s.selected_ids.join(" "), s.returned_ids.join(" ")),
+        ("c0 c1 c2".into(), "c0 c1 c2".into())
+    );
+    assert_eq!(s.counts, BTreeMap::from([(Bypassed, 3)]));
+    assert_eq!(
+        run(&input, &options(r#"{"mode":"filter"}"#)).selected_ids.join(" "),
+        "c2 c0 c1"
+    );
+    assert_eq!(
+        run(&[], &options(r#"{"shadow":true}"#)).status,
+        Status::Shadow,
+        "empty input is not a failure"
+    );
+}
+
+#[test]
+fn validate_rejects_out_of_range_options() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("{}", None),
+        (
+            r#"{"thresholds":{"is_relevant":0.0,"contains_prompt_injection":1.0},"min_relevance":1.0,"top_n":1}"#,
+            None,
+        ),
+        (
+            r#"{"thresholds":{"is_relevant":-0.1}}"#,
+            Some("threshold `is_relevant` must be between 0 and 1"),
+        ),
+        (
+            r#"{"thresholds":{"relevance":0.5}}"#,
+            Some("unknown threshold `relevance`"),
+        ),
+        (r#"{"min_relevance":1.5}"#, Some("min_relevance")),
+        (r#"{"top_n":0}"#, Some("top_n")),
+    ];
+    for &(json, want) in cases {
+        match (options(json).validate(), want) {
+            (Ok(()), None) => {}
+            (Err(e), Some(w)) => assert!(e.contains(w), "{e} lacks {w}"),
+            (got, _) => panic!("{json} gave {got:?}"),
+        }
+    }
+    let mut nan = PolicyOptions::default();
+    nan.thresholds.insert(CONTAINS_ANSWER_EVIDENCE.into(), f32::NAN);
+    assert!(nan.validate().is_err());
+}
+
+#[test]
+fn diff_lists_only_changed_chunks() {
+    let input = chunks("u0.9 u0.3 u0.1");
+    let before = run(&input, &options(r#"{"mode":"filter","min_relevance":0.5}"#));
+    let after = run(&input[1..], &options(r#"{"mode":"filter","min_relevance":0.2}"#));
+    let change = |id: &str, b, a, now| Change {
+        chunk_id: id.into(),
+        before_reason: b,
+        after_reason: a,
+        now_selected: now,
+    };
+    let want = [
+        change("c1", Some(BelowThreshold), Some(Retained), true),
+        change("c0", Some(Retained), None, false),
+    ];
+    assert_eq!(diff(&before, &after), want);
+    assert!(diff(&before, &before).is_empty());
+}
+
+#[test]
+fn serde_and_policy_version() {
+    assert_eq!(options("{}"), PolicyOptions::default());
+    let o = options(r#"{"mode":"filter_and_rerank","top_n":3}"#);
+    assert_eq!(
+        (o.mode, o.top_n, o.keep_groups_together),
+        (Mode::FilterAndRerank, Some(3), true)
+    );
+    let s = run(&chunks("k x"), &PolicyOptions::default());
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.contains(r#""counts":{"retained":1,"not_relevant":1}"#), "{json}");
+    assert_eq!(serde_json::from_str::<Selection>(&json).unwrap(), s);
+
+    assert_eq!(
+        (fnv1a64(b""), fnv1a64(b"a")),
+        (0xcbf2_9ce4_8422_2325, 0xaf63_dc4c_8601_ec8c)
+    );
+    let base = PolicyOptions::default().policy_version();
+    assert!(base.len() == 16 && base.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(
+        options(r#"{"thresholds":{}}"#).policy_version(),
+        base,
+        "defaults are filled in before hashing"
+    );
+    assert_ne!(options(r#"{"thresholds":{"is_relevant":0.5}}"#).policy_version(), base);
+    assert_ne!(options(r#"{"min_relevance":0.5}"#).policy_version(), base);
+}
+
+#[test]
+fn reasons_explain_themselves() {
+    let kept: Vec<Reason> = Reason::ALL.into_iter().filter(Reason::is_kept).collect();
+    assert_eq!(kept, [Retained, Pinned, GroupRetained, Bypassed, Conflicting, Unscored]);
+    let texts: HashSet<&str> = Reason::ALL.iter().map(Reason::explain).collect();
+    assert_eq!(texts.len(), Reason::ALL.len());
+}
+
+#[test]
+fn three_hundred_chunks_take_well_under_a_millisecond() {
+    let input: Vec<ChunkJudgment> = (0..300)
+        .map(|i| {
+            let s = ((i * 37) % 100) as f32 / 100.0;
+            let mut c = cls(i, [s / 4.0, s / 3.0, s, 1.0 - s]);
+            c.scores.insert(USEFUL.into(), s);
+            c.pinned = i % 97 == 0;
+            c.group = (i % 10 == 0).then(|| format!("g{}", i % 7));
+            c
+        })
+        .collect();
+    let base = options(r#"{"top_n":40,"max_context_tokens":6000}"#);
+    let start = std::time::Instant::now();
+    for mode in [Mode::Classify, Mode::FilterAndRerank].into_iter().cycle().take(1000) {
+        std::hint::black_box(select(
+            std::hint::black_box(&input),
+            &PolicyOptions { mode, ..base.clone() },
+        ));
+    }
+    let elapsed = start.elapsed();
+    println!(
+        "select: {:.1} µs per call on 300 chunks",
+        elapsed.as_secs_f64() * 1e6 / 1000.0
+    );
+    assert!(elapsed.as_secs_f64() < 2.0, "{elapsed:?}");
+}
+
+#[test]
+fn unassessed_questions_skip_their_rule_and_say_so() {
+    // The local judge does not assess the contradicted premise: its rule is skipped, the others decide.
+    let offline = |i: usize, inj: f32, rel: f32, evi: f32| ChunkJudgment {
+        scores: BTreeMap::from([
+            (CONTAINS_PROMPT_INJECTION.to_string(), inj),
+            (IS_RELEVANT.to_string(), rel),
+            (CONTAINS_ANSWER_EVIDENCE.to_string(), evi),
+        ]),
+        not_assessed: vec![CONTRADICTS_QUERY_PREMISE.to_string()],
+        ..cls(i, [0.0; 4])
+    };
+    let s = run(
+        &[
+            offline(0, 0.0, 0.9, 0.9),
+            offline(1, 0.9, 0.9, 0.9),
+            offline(2, 0.0, 0.1, 0.9),
+            offline(3, 0.0, 0.9, 0.1),
+        ],
+        &PolicyOptions::default(),
+    );
+    assert_eq!(reasons(&s), "retained injection not_relevant no_evidence");
+    assert!(s
+        .decisions
+        .iter()
+        .all(|d| d.skipped_rules == vec![CONTRADICTS_QUERY_PREMISE.to_string()]));
+    // The same chunk without the declaration is missing a score: unscored, not silently classified.
+    let mut missing = offline(0, 0.0, 0.9, 0.9);
+    missing.not_assessed.clear();
+    let s = run(&[missing, cls(1, [0.0, 0.0, 0.9, 0.9])], &PolicyOptions::default());
+    assert_eq!(reasons(&s), "unscored retained");
+    assert!(s.decisions.iter().all(|d| d.skipped_rules.is_empty()));
+}
+
+#[test]
+fn judge_defaults_fill_only_what_the_options_leave_open() {
+    let local = JudgeDefaults {
+        source: "local-signals-x".into(),
+        thresholds: BTreeMap::from([
+            (IS_RELEVANT.to_string(), 0.2),
+            (CONTAINS_ANSWER_EVIDENCE.to_string(), 0.1),
+        ]),
+        min_relevance: Some(0.1),
+        answer_threshold: 0.3,
+    };
+    let r = options(r#"{"thresholds":{"is_relevant":0.6}}"#).resolved(&local);
+    assert_eq!(r.thresholds[IS_RELEVANT], 0.6, "an explicit threshold wins");
+    assert_eq!(
+        r.thresholds[CONTAINS_ANSWER_EVIDENCE], 0.1,
+        "the judge's default fills the gap"
+    );
+    assert_eq!(
+        r.thresholds[CONTAINS_PROMPT_INJECTION], 0.70,
+        "Spring's default fills the rest"
+    );
+    assert_eq!(r.min_relevance, Some(0.1));
+    assert_eq!(
+        options(r#"{"min_relevance":0.4}"#).resolved(&local).min_relevance,
+        Some(0.4)
+    );
+    // At the fitted evidence threshold a 0.15 chunk is kept; with Spring's 0.55 it is not.
+    let chunk = [cls(0, [0.0, 0.0, 0.5, 0.15])];
+    assert_eq!(
+        run(&chunk, &PolicyOptions::default().resolved(&local)).decisions[0].reason,
+        Retained
+    );
+    assert_eq!(run(&chunk, &PolicyOptions::default()).decisions[0].reason, NoEvidence);
+}
+
+/// rag-jev ranks by one score key: `useful` when any chunk has it, never `is_relevant` for some chunks and
+/// `useful` for others; a chunk without the chosen key is unscored and goes after the ranked ones.
+#[test]
+fn one_score_key_per_ranking() {
+    let mixed = chunks("r.9 u.5 u.7");
+    let s = run(&mixed, &options(r#"{"mode":"rerank"}"#));
+    let reasons: Vec<Reason> = s.decisions.iter().map(|d| d.reason).collect();
+    assert_eq!(reasons, [Reason::Unscored, Reason::Retained, Reason::Retained]);
+    assert_eq!(
+        s.selected_ids,
+        ["c2", "c1", "c0"],
+        "the relevance-only chunk is not ranked by its 0.9"
+    );
+    // Without any `useful` score, relevance is the key for every chunk.
+    let s = run(&chunks("r.2 r.8"), &options(r#"{"mode":"rerank"}"#));
+    assert_eq!(s.selected_ids, ["c1", "c0"]);
+}

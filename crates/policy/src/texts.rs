@@ -1,0 +1,118 @@
+//! The policy's words for people, in one place: each reason's label and explanation, and each judge question's
+//! label, default threshold and direction. The app exports them into its TypeScript bindings as constants, so
+//! the UI shows exactly what Rust decides with.
+
+use crate::{Reason, DEFAULT_THRESHOLDS, USEFUL};
+use serde::Serialize;
+
+/// How the UI names and explains one reason.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct ReasonText {
+    /// The reason.
+    pub reason: Reason,
+    /// A few words for a badge.
+    pub label: &'static str,
+    /// One sentence: what happened to the chunk and why ([`Reason::explain`]).
+    pub explain: &'static str,
+    /// Whether a chunk with this reason is in the context ([`Reason::is_kept`]).
+    pub kept: bool,
+}
+
+/// How the UI names one judge question and reads its threshold.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct QuestionText {
+    /// The question's key in judgments and thresholds.
+    pub key: &'static str,
+    /// Its column header.
+    pub label: &'static str,
+    /// A three-letter abbreviation.
+    pub short: &'static str,
+    /// Spring's default threshold; `None` for the usefulness score, which has no threshold.
+    pub threshold: Option<f32>,
+    /// How the threshold acts.
+    pub direction: &'static str,
+}
+
+impl Reason {
+    /// A few words for a badge.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Reason::Retained => "retained",
+            Reason::BelowThreshold => "below threshold",
+            Reason::BeyondTopN => "beyond top-N",
+            Reason::BeyondTokenBudget => "beyond budget",
+            Reason::Pinned => "pinned",
+            Reason::GroupRetained => "group kept",
+            Reason::Bypassed => "bypassed",
+            Reason::Injection => "injection",
+            Reason::Conflicting => "conflicting",
+            Reason::NotRelevant => "not relevant",
+            Reason::NoEvidence => "no evidence",
+            Reason::Unscored => "unscored",
+        }
+    }
+}
+
+/// Every reason, in [`Reason::ALL`] order, with its label and explanation.
+pub fn reason_texts() -> Vec<ReasonText> {
+    Reason::ALL
+        .iter()
+        .map(|r| ReasonText {
+            reason: *r,
+            label: r.label(),
+            explain: r.explain(),
+            kept: r.is_kept(),
+        })
+        .collect()
+}
+
+/// The four questions of Spring's JevDocumentFilter in display order, each with its default threshold, then
+/// rag-jev's usefulness score.
+pub fn question_texts() -> Vec<QuestionText> {
+    let threshold = |key: &str| DEFAULT_THRESHOLDS.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let q = |key: &'static str, label, short, direction| QuestionText {
+        key,
+        label,
+        short,
+        threshold: threshold(key),
+        direction,
+    };
+    vec![
+        q(crate::IS_RELEVANT, "Relevant", "rel", "dropped when below"),
+        q(
+            crate::CONTAINS_ANSWER_EVIDENCE,
+            "Has evidence",
+            "evi",
+            "kept when above",
+        ),
+        q(
+            crate::CONTRADICTS_QUERY_PREMISE,
+            "Contradicts premise",
+            "con",
+            "flagged when above",
+        ),
+        q(
+            crate::CONTAINS_PROMPT_INJECTION,
+            "Prompt injection",
+            "inj",
+            "dropped when above",
+        ),
+        q(USEFUL, "Useful", "use", "filter/rerank score"),
+    ]
+}
+
+#[cfg(test)]
+mod texts_tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_and_question_has_words() {
+        let reasons = reason_texts();
+        assert_eq!(reasons.len(), Reason::ALL.len());
+        assert!(reasons.iter().all(|r| !r.label.is_empty() && r.explain.ends_with('.')));
+        let questions = question_texts();
+        let with_threshold: Vec<_> = questions.iter().filter(|q| q.threshold.is_some()).collect();
+        assert_eq!(with_threshold.len(), DEFAULT_THRESHOLDS.len());
+        assert_eq!(questions.last().map(|q| q.key), Some(USEFUL));
+    }
+}

@@ -1,0 +1,104 @@
+//! The library's tunables: how files are extracted, chunked and embedded, and how the index is searched.
+
+use crate::Result;
+use ragsift_core::paths::DEFAULT_EMBEDDING_MODEL;
+use ragsift_core::FieldProblem;
+use serde::{Deserialize, Serialize};
+
+/// Ingest and retrieval tunables; every field has a default. Part of the app's settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct LibraryConfig {
+    /// Embedding model id: a folder under the models dir.
+    pub embedding_model: String,
+    /// Largest chunk, in the embedding model's tokens (special tokens excluded).
+    pub chunk_tokens: usize,
+    /// Tokens repeated between consecutive chunks.
+    pub overlap_tokens: usize,
+    /// Files larger than this are refused.
+    pub max_file_mb: u64,
+    /// Extraction of one file is abandoned after this long.
+    pub extract_timeout_secs: u64,
+    /// Texts per embedding call.
+    pub embed_batch: usize,
+    /// Threads for ONNX Runtime (0 = all cores).
+    pub embed_threads: usize,
+    /// Retrieval defaults (Spring AI's VectorStoreDocumentRetriever: top-k 4, threshold 0.0).
+    pub top_k: usize,
+    /// Hits below this cosine similarity are dropped (Spring AI's default: 0.0, keep all).
+    pub similarity_threshold: f32,
+    /// HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md.
+    pub expansion_search: usize,
+}
+
+impl Default for LibraryConfig {
+    fn default() -> Self {
+        LibraryConfig {
+            embedding_model: DEFAULT_EMBEDDING_MODEL.into(),
+            chunk_tokens: 256,
+            overlap_tokens: 32,
+            max_file_mb: 200,
+            extract_timeout_secs: 120,
+            embed_batch: 32,
+            embed_threads: 0,
+            top_k: 4,
+            similarity_threshold: 0.0,
+            expansion_search: 128,
+        }
+    }
+}
+
+impl LibraryConfig {
+    /// Refuses values the pipeline cannot work with, naming the field.
+    pub fn validate(&self) -> Result<()> {
+        FieldProblem::first_as_error(&self.problems())
+    }
+
+    /// Every value the pipeline cannot work with, by field.
+    pub fn problems(&self) -> Vec<FieldProblem> {
+        let mut p = Vec::new();
+        if self.embedding_model.trim().is_empty() {
+            p.push(FieldProblem::new(
+                "embedding_model",
+                "choose an embedding model id (a folder under models/)",
+            ));
+        }
+        if !(16..=8192).contains(&self.chunk_tokens) {
+            p.push(FieldProblem::new("chunk_tokens", "must be between 16 and 8192 tokens"));
+        } else if self.overlap_tokens >= self.chunk_tokens / 2 {
+            p.push(FieldProblem::new(
+                "overlap_tokens",
+                format!(
+                    "must be less than half of chunk_tokens (< {})",
+                    self.chunk_tokens.div_ceil(2)
+                ),
+            ));
+        }
+        if self.max_file_mb == 0 {
+            p.push(FieldProblem::new("max_file_mb", "must be at least 1 MB"));
+        }
+        if self.extract_timeout_secs == 0 {
+            p.push(FieldProblem::new("extract_timeout_secs", "must be at least 1 second"));
+        }
+        if self.embed_batch == 0 || self.embed_batch > 1024 {
+            p.push(FieldProblem::new("embed_batch", "must be between 1 and 1024"));
+        }
+        if self.embed_threads > 256 {
+            p.push(FieldProblem::new(
+                "embed_threads",
+                "must be between 0 (all cores) and 256",
+            ));
+        }
+        if self.top_k == 0 || self.top_k > 200 {
+            p.push(FieldProblem::new("top_k", "must be between 1 and 200"));
+        }
+        if !(0.0..=1.0).contains(&self.similarity_threshold) {
+            p.push(FieldProblem::new("similarity_threshold", "must be between 0 and 1"));
+        }
+        if self.expansion_search == 0 {
+            p.push(FieldProblem::new("expansion_search", "must be at least 1"));
+        }
+        p
+    }
+}

@@ -1,0 +1,13 @@
+//! ragsift's store: the SQLite database (`store`), the usearch vector index (`index`), the library that keeps
+//! both consistent through ingest and crashes (`library`), and vector, keyword and hybrid retrieval (`retrieve`).
+
+pub mod config;
+pub mod index;
+pub mod library;
+pub mod retrieve;
+pub mod store;
+
+pub use config::LibraryConfig;
+pub use library::{FileReport, IngestReport, Library};
+pub use ragsift_core::{Error, Result};
+pub use retrieve::{Hit, LibraryRetriever, Retriever, SearchMode, SearchRequest};

@@ -1,0 +1,443 @@
+//! The library: a home folder with the SQLite store and the usearch index, kept consistent with each other.
+//! Ingest (skip unchanged, replace changed), remove, list, and the reconcile that runs on every open.
+
+use crate::config::LibraryConfig;
+use crate::index::{UsearchIndex, VectorIndex};
+use crate::store::{DocumentRow, NewChunk, Store};
+use crate::{Error, Result};
+use ragsift_core::ids;
+use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
+use ragsift_ingest::chunk::{Chunker, TokenChunker};
+use ragsift_ingest::extract::{self, Limits, Loader};
+use ragsift_models::embed::Embedder;
+use ragsift_models::llm::CancelToken;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+pub const DB_FILE: &str = "ragsift.db";
+pub const INDEX_FILE: &str = "vectors.usearch";
+const DEFAULT_DIMENSIONS: usize = 384;
+const PERSIST_EVERY: Duration = Duration::from_secs(30);
+
+/// What happened to one input file.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct FileReport {
+    pub path: String,
+    /// How it ended.
+    pub status: IngestStatus,
+    pub pages: u32,
+    pub chunks: u32,
+    pub error: Option<String>,
+    /// Stable code of the error (`encrypted`, `corrupt`, `no_text`, …).
+    pub error_code: Option<String>,
+    /// Pages skipped inside an ingested file (e.g. image-only pages).
+    pub warning: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct IngestReport {
+    pub files: Vec<FileReport>,
+}
+
+impl IngestReport {
+    pub fn failed(&self) -> usize {
+        self.files.iter().filter(|f| f.status == IngestStatus::Failed).count()
+    }
+}
+
+/// What the reconcile on open found and repaired.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Reconciled {
+    pub chunks: usize,
+    pub vectors_added: usize,
+    pub rebuilt: bool,
+}
+
+/// An open library.
+pub struct Library {
+    home: PathBuf,
+    settings: LibraryConfig,
+    store: Store,
+    index: UsearchIndex,
+    reconciled: Reconciled,
+}
+
+impl Library {
+    /// Opens (creating if needed) the library in `home` and reconciles its index with its database: afterwards
+    /// every chunk has its vector and no vector lacks its chunk, whatever a crash left behind.
+    pub fn open(home: &Path, settings: LibraryConfig) -> Result<Self> {
+        settings.validate()?;
+        std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
+        let store = Store::open(&home.join(DB_FILE))?;
+        let dims = store
+            .meta("dimensions")?
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(DEFAULT_DIMENSIONS);
+        let index = UsearchIndex::open(&home.join(INDEX_FILE), dims, settings.expansion_search)?;
+        let mut lib = Library {
+            home: home.to_path_buf(),
+            settings,
+            store,
+            index,
+            reconciled: Reconciled::default(),
+        };
+        lib.reconciled = lib.reconcile()?;
+        Ok(lib)
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+    /// The tunables the library was opened with.
+    pub fn settings(&self) -> &LibraryConfig {
+        &self.settings
+    }
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+    pub fn index(&self) -> &dyn VectorIndex {
+        &self.index
+    }
+    /// What the last open repaired.
+    pub fn reconciled(&self) -> &Reconciled {
+        &self.reconciled
+    }
+
+    fn reconcile(&self) -> Result<Reconciled> {
+        let keys = self.store.chunk_keys()?;
+        let missing: std::collections::HashSet<u64> =
+            keys.iter().copied().filter(|k| !self.index.contains(*k)).collect();
+        let present = keys.len() - missing.len();
+        // usearch cannot list its keys, but with unique keys a size larger than the present chunk count means
+        // vectors without chunks: then rebuild the whole index from the vectors the database holds.
+        let rebuilt = self.index.len() != present;
+        if rebuilt {
+            self.index.clear()?;
+        }
+        let mut added = 0;
+        self.store
+            .for_each_vector(&|k| rebuilt || missing.contains(&k), &mut |k, v| {
+                added += 1;
+                self.index.add(k, v)
+            })?;
+        self.index.persist()?;
+        Ok(Reconciled {
+            chunks: keys.len(),
+            vectors_added: added,
+            rebuilt,
+        })
+    }
+
+    /// Binds the library to one embedding model: vectors of different models never mix.
+    fn check_model(&self, embedder: &dyn Embedder) -> Result<()> {
+        match self.store.meta("embedding_model")? {
+            Some(m) if m != embedder.id() => Err(Error::Invalid(format!(
+                "this library was embedded with '{m}', not '{}': use another --home, or remove its documents first",
+                embedder.id()
+            ))),
+            Some(_) => Ok(()),
+            None => {
+                if embedder.dimensions() != self.index.dimensions() {
+                    return Err(Error::Invalid(format!(
+                        "index dimension {} does not match model dimension {}",
+                        self.index.dimensions(),
+                        embedder.dimensions()
+                    )));
+                }
+                self.store.set_meta("embedding_model", embedder.id())?;
+                self.store.set_meta("dimensions", &embedder.dimensions().to_string())
+            }
+        }
+    }
+
+    /// Ingests files and folders (recursively, supported files only). A file that fails is reported and the
+    /// batch goes on; an unchanged file (same path, same checksum, same model) is skipped without embedding.
+    pub fn ingest(&self, embedder: &dyn Embedder, inputs: &[PathBuf], progress: Progress<'_>) -> Result<IngestReport> {
+        self.ingest_cancellable(embedder, inputs, progress, &CancelToken::new())
+    }
+
+    /// [`Library::ingest`] that stops between files once `cancel` is set: the files done so far stay in the
+    /// library, the rest are reported `cancelled`, and the index is saved either way.
+    pub fn ingest_cancellable(
+        &self,
+        embedder: &dyn Embedder,
+        inputs: &[PathBuf],
+        progress: Progress<'_>,
+        cancel: &CancelToken,
+    ) -> Result<IngestReport> {
+        if self.store.meta("embedding_model")?.is_none()
+            && self.store.documents()?.is_empty()
+            && embedder.dimensions() != self.index.dimensions()
+        {
+            // A fresh library adopts the model's dimension.
+            self.index.clear()?;
+        }
+        let files = expand_inputs(inputs);
+        progress(&IngestEvent::Scanned { files: files.len() });
+        let budget = self.settings.chunk_tokens.min(embedder.max_tokens().saturating_sub(2));
+        let chunker = TokenChunker::from_file(embedder.tokenizer_path(), budget, self.settings.overlap_tokens)?;
+        let mut report = IngestReport { files: Vec::new() };
+        let mut last_persist = Instant::now();
+        for (i, file) in files.iter().enumerate() {
+            let shown = match file {
+                Ok(p) => p.display().to_string(),
+                Err(e) => e.clone(),
+            };
+            let (n, total) = (i + 1, files.len());
+            if cancel.is_cancelled() {
+                report.files.push(FileReport {
+                    path: shown,
+                    status: IngestStatus::Cancelled,
+                    pages: 0,
+                    chunks: 0,
+                    error: None,
+                    error_code: None,
+                    warning: None,
+                });
+                continue;
+            }
+            progress(&IngestEvent::FileStarted {
+                file: n,
+                total,
+                path: shown.clone(),
+            });
+            let result = match file {
+                Ok(path) => self.ingest_file(embedder, &chunker, path, n, progress),
+                Err(e) => Err(Error::NotFound(e.clone())),
+            };
+            let entry = file_report(&shown, result);
+            progress(&IngestEvent::FileFinished {
+                file: n,
+                total,
+                path: shown,
+                status: entry.status,
+            });
+            report.files.push(entry);
+            if last_persist.elapsed() > PERSIST_EVERY {
+                self.index.persist()?;
+                last_persist = Instant::now();
+            }
+        }
+        progress(&IngestEvent::Saving);
+        self.index.persist()?;
+        Ok(report)
+    }
+
+    fn ingest_file(
+        &self,
+        embedder: &dyn Embedder,
+        chunker: &dyn Chunker,
+        path: &Path,
+        n: usize,
+        progress: Progress<'_>,
+    ) -> Result<(DocumentRow, bool)> {
+        let canonical = path.canonicalize().map_err(|e| Error::io(path, e))?;
+        let canonical_str = canonical.to_string_lossy().to_string();
+        let bytes = std::fs::read(&canonical).map_err(|e| Error::io(&canonical, e))?;
+        let checksum = ids::sha256_hex(&bytes);
+        drop(bytes);
+        if let Some(doc) = self.store.document_by_path(&canonical_str)? {
+            if doc.checksum == checksum && doc.embedding_model == embedder.id() {
+                return Ok((doc, false));
+            }
+        }
+        let limits = Limits {
+            max_file_mb: self.settings.max_file_mb,
+            timeout: Duration::from_secs(self.settings.extract_timeout_secs),
+        };
+        let extracted = extract::extract_file(&canonical, limits)?;
+        let drafts = chunker.chunk(&extracted.pages)?;
+        progress(&IngestEvent::Extracted {
+            file: n,
+            pages: extracted.pages.len(),
+            chunks: drafts.len(),
+        });
+        let mut vectors = Vec::with_capacity(drafts.len());
+        for batch in drafts.chunks(self.settings.embed_batch) {
+            let texts: Vec<&str> = batch.iter().map(|d| d.text.as_str()).collect();
+            vectors.extend(embedder.embed(&texts)?);
+            progress(&IngestEvent::Embedding {
+                file: n,
+                done: vectors.len(),
+                total: drafts.len(),
+            });
+        }
+        self.check_model(embedder)?;
+        let doc_id = ids::document_id(&canonical_str);
+        let chunks: Vec<NewChunk> = drafts
+            .into_iter()
+            .zip(vectors)
+            .map(|(d, embedding)| {
+                let id = ids::chunk_id(&doc_id, &checksum, d.index);
+                NewChunk {
+                    key: ids::vector_key(&id),
+                    id,
+                    index: d.index,
+                    text: d.text,
+                    page_start: d.page_start,
+                    page_end: d.page_end,
+                    char_start: d.char_start,
+                    char_end: d.char_end,
+                    tokens: d.tokens,
+                    embedding,
+                }
+            })
+            .collect();
+        let doc = DocumentRow {
+            id: doc_id,
+            path: canonical_str,
+            title: title_of(&canonical, &extracted.pages),
+            kind: if extract::PdfLoader.accepts(&canonical) {
+                "pdf"
+            } else {
+                "text"
+            }
+            .into(),
+            checksum,
+            size_bytes: std::fs::metadata(&canonical).map(|m| m.len()).unwrap_or(0),
+            page_count: extracted.pages.len() as u32,
+            chunk_count: chunks.len() as u32,
+            warning: extracted.warning(),
+            embedding_model: embedder.id().to_string(),
+            ingested_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0),
+        };
+        let pages: Vec<(u32, String)> = extracted.pages.into_iter().map(|p| (p.number, p.text)).collect();
+        // The database commits first (it holds the vectors); the index follows and is repaired on open if a
+        // crash comes in between.
+        let replaced = self.store.replace_document(&doc, &pages, &chunks)?;
+        for key in replaced {
+            self.index.remove(key)?;
+        }
+        for c in &chunks {
+            self.index.add(c.key, &c.embedding)?;
+        }
+        Ok((doc, true))
+    }
+
+    /// Removes a document, by id or by path, with its chunks and vectors.
+    pub fn remove(&self, id_or_path: &str) -> Result<DocumentRow> {
+        let doc = match self.store.document(id_or_path)? {
+            Some(d) => d,
+            None => {
+                let canonical = Path::new(id_or_path)
+                    .canonicalize()
+                    .map(|p| p.to_string_lossy().to_string())
+                    .unwrap_or_else(|_| id_or_path.to_string());
+                self.store
+                    .document_by_path(&canonical)?
+                    .ok_or_else(|| Error::NotFound(format!("no document '{id_or_path}' in the library")))?
+            }
+        };
+        for key in self.store.remove_document(&doc.id)? {
+            self.index.remove(key)?;
+        }
+        self.index.persist()?;
+        Ok(doc)
+    }
+
+    /// Removes every document whose file no longer exists; returns them.
+    pub fn remove_missing(&self) -> Result<Vec<DocumentRow>> {
+        let gone: Vec<DocumentRow> = self
+            .store
+            .documents()?
+            .into_iter()
+            .filter(|d| !Path::new(&d.path).exists())
+            .collect();
+        for d in &gone {
+            for key in self.store.remove_document(&d.id)? {
+                self.index.remove(key)?;
+            }
+        }
+        self.index.persist()?;
+        Ok(gone)
+    }
+
+    pub fn documents(&self) -> Result<Vec<DocumentRow>> {
+        self.store.documents()
+    }
+}
+
+impl Drop for Library {
+    fn drop(&mut self) {
+        let _ = self.index.persist();
+    }
+}
+
+fn file_report(path: &str, result: Result<(DocumentRow, bool)>) -> FileReport {
+    match result {
+        Ok((doc, fresh)) => FileReport {
+            path: path.to_string(),
+            status: if fresh {
+                IngestStatus::Ingested
+            } else {
+                IngestStatus::Unchanged
+            },
+            pages: doc.page_count,
+            chunks: doc.chunk_count,
+            error: None,
+            error_code: None,
+            warning: doc.warning,
+        },
+        Err(e) => FileReport {
+            path: path.to_string(),
+            status: IngestStatus::Failed,
+            pages: 0,
+            chunks: 0,
+            error: Some(e.to_string()),
+            error_code: Some(e.code().into()),
+            warning: None,
+        },
+    }
+}
+
+/// Files named directly (whatever their type: an unsupported one is reported) and supported files found
+/// recursively in folders, sorted, without duplicates. A path that does not exist becomes an error entry.
+fn expand_inputs(inputs: &[PathBuf]) -> Vec<std::result::Result<PathBuf, String>> {
+    let mut out: Vec<std::result::Result<PathBuf, String>> = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found: Vec<PathBuf> = walkdir::WalkDir::new(input)
+                .follow_links(true)
+                .into_iter()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_file() && extract::is_supported(e.path()))
+                .map(|e| e.into_path())
+                .collect();
+            found.sort();
+            out.extend(found.into_iter().map(Ok));
+        } else if input.exists() {
+            out.push(Ok(input.clone()));
+        } else {
+            out.push(Err(format!("{}: no such file or folder", input.display())));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|e| match e {
+        Ok(p) => seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())),
+        Err(_) => true,
+    });
+    out
+}
+
+/// The document's title: its first short line of text, else the file name.
+fn title_of(path: &Path, pages: &[extract::PageText]) -> String {
+    let first = pages
+        .iter()
+        .flat_map(|p| p.text.lines())
+        .map(|l| l.trim_start_matches('#').trim())
+        .find(|l| !l.is_empty());
+    match first {
+        Some(l) if l.chars().count() <= 120 => l.to_string(),
+        _ => path
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_default(),
+    }
+}

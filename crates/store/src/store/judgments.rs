@@ -1,0 +1,85 @@
+//! The judgment cache: one row per (judge, model, prompt version, question, query, passage), so a question a
+//! judge already answered is never asked again.
+
+use super::Store;
+use crate::Result;
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+/// One cached answer of one judge question about one (query, passage).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct CachedJudgment {
+    pub key: String,
+    pub judge: String,
+    pub model: String,
+    pub answered_by: String,
+    pub prompt_version: String,
+    pub question: String,
+    pub query_hash: String,
+    pub passage_hash: String,
+    pub probability: f32,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+    pub latency_ms: f64,
+}
+
+impl Store {
+    pub fn judgment(&self, key: &str) -> Result<Option<CachedJudgment>> {
+        let conn = self.conn();
+        let row = conn
+            .query_row(
+                "SELECT key, judge, model, answered_by, prompt_version, question, query_hash, passage_hash, \
+                 probability, input_tokens, output_tokens, latency_ms FROM judgments WHERE key = ?1",
+                [key],
+                |r| {
+                    Ok(CachedJudgment {
+                        key: r.get(0)?,
+                        judge: r.get(1)?,
+                        model: r.get(2)?,
+                        answered_by: r.get(3)?,
+                        prompt_version: r.get(4)?,
+                        question: r.get(5)?,
+                        query_hash: r.get(6)?,
+                        passage_hash: r.get(7)?,
+                        probability: r.get::<_, f64>(8)? as f32,
+                        input_tokens: r.get(9)?,
+                        output_tokens: r.get(10)?,
+                        latency_ms: r.get(11)?,
+                    })
+                },
+            )
+            .optional()?;
+        Ok(row)
+    }
+
+    pub fn put_judgments(&self, items: &[CachedJudgment]) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        {
+            let mut ins = tx.prepare(
+                "INSERT OR REPLACE INTO judgments(key, judge, model, answered_by, prompt_version, question, query_hash, \
+                 passage_hash, probability, input_tokens, output_tokens, latency_ms, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, strftime('%s','now'))",
+            )?;
+            for j in items {
+                ins.execute(params![
+                    j.key,
+                    j.judge,
+                    j.model,
+                    j.answered_by,
+                    j.prompt_version,
+                    j.question,
+                    j.query_hash,
+                    j.passage_hash,
+                    j.probability as f64,
+                    j.input_tokens,
+                    j.output_tokens,
+                    j.latency_ms
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,413 @@
+//! SQLite store: documents, pages, chunks (with their vectors) and the FTS5 keyword index, one file per library.
+//! A document is written in one transaction, so the database never holds half a document.
+
+mod judgments;
+mod runs;
+mod schema;
+
+use crate::{Error, Result};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+pub use judgments::CachedJudgment;
+pub use runs::RunSummary;
+pub use schema::latest_version;
+
+/// A document as the library lists it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct DocumentRow {
+    pub id: String,
+    pub path: String,
+    pub title: String,
+    pub kind: String,
+    pub checksum: String,
+    pub size_bytes: u64,
+    pub page_count: u32,
+    pub chunk_count: u32,
+    pub warning: Option<String>,
+    pub embedding_model: String,
+    pub ingested_at: i64,
+}
+
+/// A chunk ready to be written: its text and place, and its vector.
+#[derive(Debug, Clone)]
+pub struct NewChunk {
+    pub key: u64,
+    pub id: String,
+    pub index: usize,
+    pub text: String,
+    pub page_start: u32,
+    pub page_end: u32,
+    pub char_start: usize,
+    pub char_end: usize,
+    pub tokens: usize,
+    pub embedding: Vec<f32>,
+}
+
+/// A stored chunk with the document it belongs to.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ChunkRow {
+    pub key: u64,
+    pub id: String,
+    pub document_id: String,
+    pub document_path: String,
+    pub document_title: String,
+    pub index: u32,
+    pub text: String,
+    pub page_start: u32,
+    pub page_end: u32,
+    pub char_start: u32,
+    pub char_end: u32,
+    pub tokens: u32,
+}
+
+/// The SQLite database of one library.
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+const CHUNK_COLUMNS: &str = "c.key, c.id, c.document_id, d.path, d.title, c.idx, c.text, c.page_start, \
+     c.page_end, c.char_start, c.char_end, c.tokens";
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Self> {
+        let mut conn = Connection::open(path)?;
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version as usize > latest_version() {
+            return Err(Error::Setup(format!(
+                "{} was written by a newer ragsift (schema {version}, this build knows {})",
+                path.display(),
+                latest_version()
+            )));
+        }
+        schema::migrate(&mut conn)?;
+        Ok(Store { conn: Mutex::new(conn) })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )?;
+        Ok(())
+    }
+
+    pub fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>> {
+        let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE path = ?1");
+        Ok(self.conn().query_row(&sql, [path], document_row).optional()?)
+    }
+
+    pub fn document(&self, id: &str) -> Result<Option<DocumentRow>> {
+        let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE id = ?1");
+        Ok(self.conn().query_row(&sql, [id], document_row).optional()?)
+    }
+
+    pub fn documents(&self) -> Result<Vec<DocumentRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path"))?;
+        let rows = stmt
+            .query_map([], document_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Writes a document with its pages and chunks, replacing any earlier version of it, in one transaction.
+    /// Returns the vector keys of the chunks it replaced.
+    pub fn replace_document(
+        &self,
+        doc: &DocumentRow,
+        pages: &[(u32, String)],
+        chunks: &[NewChunk],
+    ) -> Result<Vec<u64>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let old = chunk_keys_of(&tx, &doc.id)?;
+        delete_document_rows(&tx, &doc.id)?;
+        tx.execute(
+            "INSERT INTO documents(id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
+             embedding_model, ingested_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                doc.id,
+                doc.path,
+                doc.title,
+                doc.kind,
+                doc.checksum,
+                doc.size_bytes as i64,
+                doc.page_count,
+                doc.chunk_count,
+                doc.warning,
+                doc.embedding_model,
+                doc.ingested_at
+            ],
+        )?;
+        {
+            let mut ins = tx.prepare("INSERT INTO pages(document_id, number, text) VALUES (?1, ?2, ?3)")?;
+            for (number, text) in pages {
+                ins.execute(params![doc.id, number, text])?;
+            }
+            let mut ins = tx.prepare(
+                "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
+                 char_end, tokens, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?;
+            for c in chunks {
+                ins.execute(params![
+                    c.key as i64,
+                    c.id,
+                    doc.id,
+                    c.index as i64,
+                    c.text,
+                    ragsift_core::ids::sha256_hex(c.text.as_bytes()),
+                    c.page_start,
+                    c.page_end,
+                    c.char_start as i64,
+                    c.char_end as i64,
+                    c.tokens as i64,
+                    vector_to_blob(&c.embedding)
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(old)
+    }
+
+    /// Deletes a document and everything of it; returns the vector keys of its chunks.
+    pub fn remove_document(&self, id: &str) -> Result<Vec<u64>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let keys = chunk_keys_of(&tx, id)?;
+        delete_document_rows(&tx, id)?;
+        tx.commit()?;
+        Ok(keys)
+    }
+
+    /// Every chunk's vector key.
+    pub fn chunk_keys(&self) -> Result<Vec<u64>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT key FROM chunks")?;
+        let keys = stmt
+            .query_map([], |r| r.get::<_, i64>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(keys.into_iter().map(|k| k as u64).collect())
+    }
+
+    /// Calls `f` with each stored vector whose key passes `want` (all of them when rebuilding the index).
+    pub fn for_each_vector(
+        &self,
+        want: &dyn Fn(u64) -> bool,
+        f: &mut dyn FnMut(u64, &[f32]) -> Result<()>,
+    ) -> Result<()> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT key, embedding FROM chunks")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let key = row.get::<_, i64>(0)? as u64;
+            if want(key) {
+                let blob: Vec<u8> = row.get(1)?;
+                f(key, &blob_to_vector(&blob))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The chunks with these keys, in the order of `keys` (unknown keys are skipped).
+    pub fn chunks_by_keys(&self, keys: &[u64]) -> Result<Vec<ChunkRow>> {
+        let conn = self.conn();
+        let sql =
+            format!("SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.key = ?1");
+        let mut stmt = conn.prepare(&sql)?;
+        let mut out = Vec::with_capacity(keys.len());
+        for &k in keys {
+            if let Some(row) = stmt.query_row([k as i64], chunk_row).optional()? {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The chunks of one document in order.
+    pub fn chunks_of(&self, document_id: &str) -> Result<Vec<ChunkRow>> {
+        let conn = self.conn();
+        let sql = format!(
+            "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id \
+             WHERE c.document_id = ?1 ORDER BY c.idx"
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt
+            .query_map([document_id], chunk_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// The text of one page.
+    pub fn page(&self, document_id: &str, number: u32) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT text FROM pages WHERE document_id = ?1 AND number = ?2",
+                params![document_id, number],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// BM25 keyword search: (key, score) best first, score = -bm25 so that higher is better.
+    pub fn keyword_search(&self, query: &str, k: usize) -> Result<Vec<(u64, f32)>> {
+        let Some(q) = fts_query(query) else {
+            return Ok(Vec::new());
+        };
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s LIMIT ?2",
+        )?;
+        let rows = stmt
+            .query_map(params![q, k as i64], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, -(r.get::<_, f64>(1)? as f32)))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
+    pub fn term_frequency(&self, word: &str) -> Result<u64> {
+        let conn = self.conn();
+        let n: Option<i64> = conn
+            .query_row("SELECT doc FROM chunks_vocab WHERE term = ?1", params![word], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    /// Number of chunks in the library.
+    pub fn chunk_count(&self) -> Result<u64> {
+        let conn = self.conn();
+        let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// SQLite's own integrity check plus the FTS index's consistency with the chunks table.
+    pub fn integrity_check(&self) -> Result<Vec<String>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+        let mut problems: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(0))?
+            .filter_map(|r| r.ok())
+            .filter(|s| s != "ok")
+            .collect();
+        if let Err(e) = conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        ) {
+            problems.push(format!("keyword index: {e}"));
+        }
+        Ok(problems)
+    }
+}
+
+const DOC_COLUMNS: &str = "id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
+     embedding_model, ingested_at";
+
+fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
+    Ok(DocumentRow {
+        id: r.get(0)?,
+        path: r.get(1)?,
+        title: r.get(2)?,
+        kind: r.get(3)?,
+        checksum: r.get(4)?,
+        size_bytes: r.get::<_, i64>(5)? as u64,
+        page_count: r.get(6)?,
+        chunk_count: r.get(7)?,
+        warning: r.get(8)?,
+        embedding_model: r.get(9)?,
+        ingested_at: r.get(10)?,
+    })
+}
+
+fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
+    Ok(ChunkRow {
+        key: r.get::<_, i64>(0)? as u64,
+        id: r.get(1)?,
+        document_id: r.get(2)?,
+        document_path: r.get(3)?,
+        document_title: r.get(4)?,
+        index: r.get(5)?,
+        text: r.get(6)?,
+        page_start: r.get(7)?,
+        page_end: r.get(8)?,
+        char_start: r.get(9)?,
+        char_end: r.get(10)?,
+        tokens: r.get(11)?,
+    })
+}
+
+fn chunk_keys_of(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<Vec<u64>> {
+    let mut stmt = tx.prepare("SELECT key FROM chunks WHERE document_id = ?1")?;
+    let keys = stmt
+        .query_map([id], |r| r.get::<_, i64>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(keys.into_iter().map(|k| k as u64).collect())
+}
+
+fn delete_document_rows(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<()> {
+    tx.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
+    tx.execute("DELETE FROM pages WHERE document_id = ?1", [id])?;
+    tx.execute("DELETE FROM documents WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Words of a free-text question as an FTS5 OR-query of quoted terms (punctuation can't break the syntax).
+fn fts_query(query: &str) -> Option<String> {
+    let terms: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" OR "))
+}
+
+fn vector_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn blob_to_vector(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts_query_quotes_words() {
+        assert_eq!(
+            fts_query("How long is the warranty?").unwrap(),
+            "\"how\" OR \"long\" OR \"is\" OR \"the\" OR \"warranty\""
+        );
+        assert!(fts_query("?!").is_none());
+    }
+
+    #[test]
+    fn vectors_round_trip_through_blobs() {
+        let v = vec![0.25f32, -1.5, 3.0];
+        assert_eq!(blob_to_vector(&vector_to_blob(&v)), v);
+    }
+}

@@ -1,0 +1,198 @@
+//! Answers and what is done with them: ask (streamed, with stage events), replay from cached judgments,
+//! regenerate with another selection; and the one place a judge is chosen.
+
+use super::Workbench;
+use crate::settings::JudgeKind;
+use crate::{Error, Result};
+use ragsift_judge::{expected_prompt_version, JevJudge, Judge, LocalJudge};
+use ragsift_models::embed::Embedder;
+use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
+use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Trace};
+use ragsift_policy::PolicyOptions;
+use ragsift_store::retrieve::{LibraryRetriever, SearchMode};
+use ragsift_store::store::Store;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A question, the conversation so far (it feeds the compression transformer) and optional stage settings
+/// (the saved defaults otherwise).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct AskRequest {
+    pub question: String,
+    pub history: Vec<ChatMessage>,
+    pub options: Option<AskOptions>,
+}
+
+/// How one answer is made; [`Workbench::ask_defaults`] gives the saved settings, which the app and the CLI
+/// start from and override.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct AskOptions {
+    /// Rewrite the question for search first.
+    pub rewrite: bool,
+    /// Multi-query variants besides the original (0 = none).
+    pub variants: u32,
+    /// Hits per variant.
+    pub top_k: u32,
+    /// Vector, keyword or hybrid search.
+    pub mode: SearchMode,
+    /// Longest answer, in tokens.
+    pub max_tokens: u32,
+    /// Hits below this similarity are dropped.
+    pub similarity_threshold: f32,
+    /// The judge (`auto`: Jev with a key, else local).
+    pub judge: JudgeKind,
+    /// Fail when the judge fails, instead of answering from the unfiltered context (fail-open).
+    pub strict: bool,
+    /// Extractive quotes, a generated answer, or `auto` by model.
+    pub answer_mode: AnswerMode,
+    /// The selection policy.
+    pub policy: PolicyOptions,
+}
+
+/// What an answer in progress reports.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum AskEvent {
+    /// A stage started: `loading_model`, `transforming`, `retrieving`, `judging`, `selecting`, `generating`.
+    Stage {
+        stage: String,
+    },
+    ModelLoading {
+        fraction: f64,
+    },
+    Token {
+        text: String,
+    },
+}
+
+/// Receives events from another thread.
+pub type Events<T> = Arc<dyn Fn(T) + Send + Sync>;
+
+impl Workbench {
+    /// The options an answer uses unless told otherwise: the saved settings (stages, retrieval, judge, answer
+    /// mode, default policy).
+    pub fn ask_defaults(&self) -> AskOptions {
+        let s = self.settings();
+        AskOptions {
+            rewrite: s.pipeline.rewrite,
+            variants: s.pipeline.variants,
+            top_k: s.library.top_k as u32,
+            mode: s.pipeline.mode,
+            max_tokens: ragsift_pipeline::PipelineOptions::default().generate.max_tokens,
+            similarity_threshold: s.library.similarity_threshold,
+            judge: s.judge.kind,
+            strict: false,
+            answer_mode: s.pipeline.answer_mode,
+            policy: s.policy,
+        }
+    }
+
+    /// Answers `request`, streaming stages and tokens; the trace is stored as a run.
+    pub fn ask(&self, request: &AskRequest, job: &str, events: Events<AskEvent>) -> Result<Trace> {
+        let ask = request.options.clone().unwrap_or_else(|| self.ask_defaults());
+        self.run_pipeline(job, events, ask.judge, |pipeline, on_token, cancel| {
+            let o = &mut pipeline.options;
+            (o.rewrite, o.variants, o.top_k, o.mode) =
+                (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
+            o.generate.max_tokens = ask.max_tokens;
+            o.similarity_threshold = ask.similarity_threshold;
+            o.strict = ask.strict;
+            o.answer_mode = ask.answer_mode;
+            o.policy = ask.policy.clone();
+            pipeline.ask(&request.question, &request.history, on_token, cancel)
+        })
+    }
+
+    /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.
+    pub fn replay(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
+        let trace = self.run(run_id)?;
+        trace.replay(options, expected_prompt_version(&trace.judge.judge).as_deref())
+    }
+
+    /// A new run answering the same question with the selection `options` give (no retrieval, no judge call).
+    pub fn regenerate(
+        &self,
+        run_id: &str,
+        options: &PolicyOptions,
+        job: &str,
+        events: Events<AskEvent>,
+    ) -> Result<Trace> {
+        let previous = self.run(run_id)?;
+        self.run_pipeline(job, events, JudgeKind::None, |pipeline, on_token, cancel| {
+            pipeline.regenerate(&previous, options, on_token, cancel)
+        })
+    }
+
+    /// Runs `f` on a pipeline over the library and the loaded model, judged by `judge`,
+    /// as job `job`, reporting stages and tokens; the resulting trace becomes the remembered one.
+    fn run_pipeline(
+        &self,
+        job: &str,
+        events: Events<AskEvent>,
+        judge: JudgeKind,
+        f: impl FnOnce(&mut Pipeline<'_>, &mut dyn FnMut(&str), &CancelToken) -> Result<Trace>,
+    ) -> Result<Trace> {
+        let cancel = self.jobs.start(job);
+        let _done = self.jobs.finish_on_drop(job);
+        let model = self.model_with_progress(&events)?;
+        let (lib, embedder) = (self.library(), self.embedder()?);
+        let retriever = LibraryRetriever {
+            library: &lib,
+            embedder: embedder.as_ref(),
+        };
+        let judge = self.build_judge(judge, embedder.as_ref(), model.as_ref(), lib.store())?;
+        let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
+        pipeline.embedder = Some(embedder.as_ref());
+        pipeline.judge = judge.as_deref();
+        let stage_events = events.clone();
+        let observer = move |stage: &str| stage_events(AskEvent::Stage { stage: stage.into() });
+        pipeline.observer = Some(&observer);
+        let trace = f(
+            &mut pipeline,
+            &mut |t| events(AskEvent::Token { text: t.into() }),
+            &cancel,
+        )?;
+        self.remember(trace.clone());
+        Ok(trace)
+    }
+
+    /// The one place a judge is chosen and built, for answers and evaluation alike: `kind` with `auto`
+    /// resolved by whether a Jev key is available (stored in the home, or in `TYPESAFE_API_KEY`).
+    pub fn build_judge<'a>(
+        &self,
+        kind: JudgeKind,
+        embedder: &'a dyn Embedder,
+        model: &'a dyn LanguageModel,
+        store: &'a Store,
+    ) -> Result<Option<Box<dyn Judge + 'a>>> {
+        Ok(match kind.resolve(self.jev_config().is_some()) {
+            JudgeKind::Jev => Some(Box::new(self.jev_judge()?)),
+            JudgeKind::Local => Some(Box::new(LocalJudge::new(embedder, Some(model), Some(store)))),
+            JudgeKind::Auto | JudgeKind::None => None,
+        })
+    }
+
+    fn jev_judge(&self) -> Result<JevJudge> {
+        let config = self
+            .jev_config()
+            .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
+        JevJudge::new(config)
+    }
+
+    fn model_with_progress(&self, events: &Events<AskEvent>) -> Result<Arc<dyn LanguageModel>> {
+        events(AskEvent::Stage {
+            stage: "loading_model".into(),
+        });
+        let e = events.clone();
+        self.model(Some(Box::new(move |f| {
+            e(AskEvent::ModelLoading { fraction: f as f64 });
+        })))
+    }
+
+    fn remember(&self, trace: Trace) {
+        *self.last_trace.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(trace));
+    }
+}

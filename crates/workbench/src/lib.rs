@@ -1,0 +1,327 @@
+//! The desktop app's service layer: one method per app command over long-lived parts (the library, the
+//! embedder, the language model, the judge key, running jobs), so the Tauri shell stays a thin mapping.
+
+mod answers;
+mod evaluation;
+mod jobs;
+mod page;
+pub mod settings;
+
+pub use ragsift_core::{Error, Result};
+pub use settings::{JudgeKind, JudgeSettings, PipelineDefaults, Settings};
+
+pub use answers::{AskEvent, AskOptions, AskRequest, Events};
+pub use evaluation::{EvalRequest, EvalView};
+pub use jobs::Jobs;
+pub use page::{PageChunk, PageView};
+use ragsift_core::paths::resolve_home;
+use ragsift_core::progress::IngestEvent;
+use ragsift_core::RuntimePaths;
+use ragsift_judge::jev::JevConfig;
+use ragsift_models::embed::FastEmbedder;
+use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
+use ragsift_pipeline::Trace;
+use ragsift_policy::PolicyOptions;
+use ragsift_store::library::{IngestReport, Library};
+use ragsift_store::store::{DocumentRow, RunSummary};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
+const KEY_FILE: &str = "jev-api-key";
+
+/// What the app shows about itself and its set-up.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct AppInfo {
+    pub version: String,
+    pub home: String,
+    pub documents: u32,
+    pub runs: u32,
+    pub embedding_model: String,
+    pub chat_model: String,
+    pub judge: JudgeInfo,
+    /// Set-up problems in plain words (missing runtime or models), each with its fix.
+    pub problems: Vec<String>,
+}
+
+/// Which judge new answers use.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct JudgeInfo {
+    /// The judge new answers use (`auto` resolved).
+    pub kind: JudgeKind,
+    pub model: String,
+    pub calibrated: bool,
+    /// Whether a Jev key is stored or in `TYPESAFE_API_KEY` (the key itself never leaves the backend).
+    pub key_set: bool,
+    /// The thresholds this judge's probabilities are read with by default (`None` without a judge).
+    pub defaults: Option<ragsift_policy::JudgeDefaults>,
+    /// Questions this judge does not assess.
+    pub not_assessed: Vec<String>,
+}
+
+/// The app's state.
+pub struct Workbench {
+    home: PathBuf,
+    settings: RwLock<Settings>,
+    library: RwLock<Arc<Library>>,
+    embedder: Mutex<Option<Arc<FastEmbedder>>>,
+    model: Mutex<Option<Arc<dyn LanguageModel>>>,
+    last_trace: Mutex<Option<Arc<Trace>>>,
+    pub jobs: Jobs,
+}
+
+impl Workbench {
+    /// Opens the library in `home` (else `$RAGSIFT_HOME`, else the per-user data dir), as the CLI does.
+    pub fn open(home: Option<&Path>) -> Result<Self> {
+        let home = resolve_home(home)?;
+        std::fs::create_dir_all(&home).map_err(|e| Error::io(&home, e))?;
+        let settings = Settings::load(&home)?;
+        let library = Library::open(&home, settings.library.clone())?;
+        Ok(Workbench {
+            home,
+            settings: RwLock::new(settings),
+            library: RwLock::new(Arc::new(library)),
+            embedder: Mutex::new(None),
+            model: Mutex::new(None),
+            last_trace: Mutex::new(None),
+            jobs: Jobs::default(),
+        })
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    pub fn library(&self) -> Arc<Library> {
+        self.library.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The settings in force (`settings.json`, else the defaults).
+    pub fn settings(&self) -> Settings {
+        self.settings.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// What the app shows about itself: version, home, counts, models, judge and set-up problems.
+    pub fn info(&self) -> Result<AppInfo> {
+        let lib = self.library();
+        let s = self.settings();
+        let mut problems = Vec::new();
+        match RuntimePaths::discover(&self.home) {
+            Ok(rt) => {
+                if let Err(e) = rt.model_dir(&s.library.embedding_model) {
+                    problems.push(e.to_string());
+                }
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+        let chat_model = match s.chat.backend {
+            ChatBackend::OpenAi => format!(
+                "{} at {}",
+                s.chat.model_name.as_deref().unwrap_or("?"),
+                s.chat.endpoint.as_deref().unwrap_or("?")
+            ),
+            ChatBackend::Embedded => {
+                let path = match &s.chat.model_path {
+                    Some(p) => p.clone(),
+                    None => {
+                        ragsift_models::llm::embedded::default_model_path(&ragsift_core::paths::models_dir(&self.home)?)
+                    }
+                };
+                if !path.is_file() {
+                    problems.push(format!(
+                        "chat model {} not found: run ./scripts/setup.sh or choose a GGUF in Settings",
+                        path.display()
+                    ));
+                }
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            }
+        };
+        Ok(AppInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            home: self.home.display().to_string(),
+            documents: lib.documents()?.len() as u32,
+            runs: lib.store().run_count()?,
+            embedding_model: s.library.embedding_model.clone(),
+            chat_model,
+            judge: self.judge_info(),
+            problems,
+        })
+    }
+
+    pub fn documents(&self) -> Result<Vec<DocumentRow>> {
+        self.library().documents()
+    }
+
+    /// Ingests files and folders; files are skipped once `job` is cancelled.
+    pub fn ingest(
+        &self,
+        paths: &[String],
+        job: &str,
+        on_event: &(dyn Fn(&IngestEvent) + Sync),
+    ) -> Result<IngestReport> {
+        let cancel = self.jobs.start(job);
+        let _done = self.jobs.finish_on_drop(job);
+        let embedder = self.embedder()?;
+        let inputs: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        self.library()
+            .ingest_cancellable(embedder.as_ref(), &inputs, on_event, &cancel)
+    }
+
+    pub fn remove_document(&self, id: &str) -> Result<DocumentRow> {
+        self.library().remove(id)
+    }
+
+    pub fn runs(&self, limit: u32) -> Result<Vec<RunSummary>> {
+        self.library().store().runs(limit as usize)
+    }
+
+    /// A stored run's trace (the last one is kept in memory, so replaying it does no I/O).
+    pub fn run(&self, id: &str) -> Result<Arc<Trace>> {
+        let mut last = self.last_trace.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = last.as_ref().filter(|t| t.run_id == id) {
+            return Ok(t.clone());
+        }
+        let trace = Arc::new(Trace::load(self.library().store(), id)?);
+        *last = Some(trace.clone());
+        Ok(trace)
+    }
+
+    /// Validates and stores settings; the library reopens, and the model reloads on next use when its settings
+    /// changed.
+    pub fn save_settings(&self, settings: Settings) -> Result<Settings> {
+        settings.save(&self.home)?;
+        let old = self.settings();
+        if old.chat != settings.chat {
+            *self.model.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+        if old.library.embedding_model != settings.library.embedding_model
+            || old.library.embed_threads != settings.library.embed_threads
+        {
+            *self.embedder.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+        let library = Library::open(&self.home, settings.library.clone())?;
+        *self.library.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
+        *self.settings.write().unwrap_or_else(|e| e.into_inner()) = settings.clone();
+        Ok(settings)
+    }
+
+    /// Every problem with `settings`, by field, for the Settings form (the same rules `save_settings` applies).
+    pub fn check_settings(&self, settings: &Settings) -> Vec<ragsift_core::FieldProblem> {
+        settings.problems()
+    }
+
+    /// Uses `chat` instead of the saved language model for the rest of this session (not saved): the CLI's
+    /// `--model` and `--endpoint` flags.
+    pub fn use_chat_model(&self, chat: ragsift_models::llm::ChatSettings) {
+        let mut settings = self.settings.write().unwrap_or_else(|e| e.into_inner());
+        if settings.chat != chat {
+            settings.chat = chat;
+            *self.model.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+
+    /// Makes `policy` the one new answers use.
+    pub fn save_default_policy(&self, policy: PolicyOptions) -> Result<Settings> {
+        let mut settings = self.settings();
+        settings.policy = policy;
+        self.save_settings(settings)
+    }
+
+    /// Stores (or with `None`, forgets) the Jev API key, readable only by the user.
+    pub fn set_judge_key(&self, key: Option<&str>) -> Result<JudgeInfo> {
+        let path = self.home.join(KEY_FILE);
+        match key.map(str::trim).filter(|k| !k.is_empty()) {
+            Some(k) => write_private(&path, k)?,
+            None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
+                _ => {}
+            },
+        }
+        Ok(self.judge_info())
+    }
+
+    /// The Jev configuration when a key is stored or in the environment; settings override the endpoint/model.
+    pub(crate) fn jev_config(&self) -> Option<JevConfig> {
+        let stored = std::fs::read_to_string(self.home.join(KEY_FILE)).ok();
+        let judge = self.settings().judge;
+        JevConfig::from_lookup(|name| match name {
+            "TYPESAFE_API_KEY" => stored.clone().or_else(|| std::env::var(name).ok()),
+            "TYPESAFE_BASE_URL" => judge.base_url.clone().or_else(|| std::env::var(name).ok()),
+            "TYPESAFE_DEFAULT_MODEL" => judge.model.clone().or_else(|| std::env::var(name).ok()),
+            _ => std::env::var(name).ok(),
+        })
+    }
+
+    pub fn judge_info(&self) -> JudgeInfo {
+        let jev = self.jev_config();
+        let key_set = jev.is_some();
+        let kind = self.settings().judge.kind.resolve(key_set);
+        let fit = ragsift_judge::local::shipped_fit();
+        JudgeInfo {
+            kind,
+            model: match kind {
+                JudgeKind::Jev => jev.map(|c| c.model).unwrap_or_default(),
+                JudgeKind::Local => format!("fitted signals ({}, {})", fit.embedding_model, fit.version),
+                JudgeKind::Auto | JudgeKind::None => String::new(),
+            },
+            calibrated: kind != JudgeKind::None,
+            key_set,
+            defaults: match kind {
+                JudgeKind::Jev => Some(ragsift_policy::JudgeDefaults::default()),
+                JudgeKind::Local => Some(fit.defaults()),
+                JudgeKind::Auto | JudgeKind::None => None,
+            },
+            not_assessed: if kind == JudgeKind::Local {
+                fit.not_assessed.clone()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// The embedder, loaded on first use.
+    pub fn embedder(&self) -> Result<Arc<FastEmbedder>> {
+        let mut slot = self.embedder.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = slot.as_ref() {
+            return Ok(e.clone());
+        }
+        let s = self.settings();
+        let runtime = RuntimePaths::discover(&self.home)?;
+        let e = Arc::new(FastEmbedder::load(
+            &runtime,
+            &s.library.embedding_model,
+            s.library.embed_threads,
+            s.library.embed_batch,
+        )?);
+        *slot = Some(e.clone());
+        Ok(e)
+    }
+
+    /// The language model, loaded on first use; `progress` sees the load's fraction done.
+    pub fn model(&self, progress: Option<LoadProgress>) -> Result<Arc<dyn LanguageModel>> {
+        let mut slot = self.model.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(m.clone());
+        }
+        let m: Arc<dyn LanguageModel> = Arc::from(open_model(&self.settings().chat, &self.home, progress)?);
+        *slot = Some(m.clone());
+        Ok(m)
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let mut f = options.open(path).map_err(|e| Error::io(path, e))?;
+    f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,259 @@
+//! The settings: the library's tunables, the language model, the judge, the query stages and the saved policy.
+
+use crate::{Error, Result};
+use ragsift_core::FieldProblem;
+use ragsift_models::llm::{ChatBackend, ChatSettings};
+use ragsift_policy::PolicyOptions;
+use ragsift_store::retrieve::SearchMode;
+use ragsift_store::LibraryConfig;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Every setting, stored as `settings.json` in the library home; every field has a default.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct Settings {
+    /// Ingest and retrieval tunables (top-level keys of `settings.json`).
+    #[serde(flatten)]
+    pub library: LibraryConfig,
+    /// The language model for chat, query rewriting and the local judge.
+    pub chat: ChatSettings,
+    /// Which judge scores retrieved passages.
+    pub judge: JudgeSettings,
+    /// Query stages the app runs by default.
+    pub pipeline: PipelineDefaults,
+    /// The selection policy new answers use (the app's "save as default").
+    pub policy: PolicyOptions,
+}
+
+/// Which judge scores retrieved passages.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+pub enum JudgeKind {
+    /// Jev when a key is stored or in `TYPESAFE_API_KEY`, else the local judge.
+    #[default]
+    Auto,
+    /// TypeSafe's Jev (System One API).
+    Jev,
+    /// The offline judge: measured signals and a fitted, calibrated model.
+    Local,
+    /// No judge: every retrieved passage goes to the prompt.
+    None,
+}
+
+impl JudgeKind {
+    /// The kind new answers use: `Auto` becomes Jev when a key is available, else local.
+    pub fn resolve(self, key_available: bool) -> JudgeKind {
+        match self {
+            JudgeKind::Auto if key_available => JudgeKind::Jev,
+            JudgeKind::Auto => JudgeKind::Local,
+            other => other,
+        }
+    }
+
+    /// The lowercase name, as settings and the CLI spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JudgeKind::Auto => "auto",
+            JudgeKind::Jev => "jev",
+            JudgeKind::Local => "local",
+            JudgeKind::None => "none",
+        }
+    }
+}
+
+impl std::str::FromStr for JudgeKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(JudgeKind::Auto),
+            "jev" => Ok(JudgeKind::Jev),
+            "local" => Ok(JudgeKind::Local),
+            "none" => Ok(JudgeKind::None),
+            other => Err(Error::Invalid(format!(
+                "unknown judge '{other}' (auto, jev, local or none)"
+            ))),
+        }
+    }
+}
+
+/// The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct JudgeSettings {
+    /// Which judge; `auto` picks Jev when a key is available, else local.
+    pub kind: JudgeKind,
+    /// Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API.
+    pub base_url: Option<String>,
+    /// Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`.
+    pub model: Option<String>,
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        JudgeSettings {
+            kind: JudgeKind::Auto,
+            base_url: None,
+            model: None,
+        }
+    }
+}
+
+/// Pre-retrieval stages and search mode for new answers.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct PipelineDefaults {
+    pub rewrite: bool,
+    /// Multi-query variants besides the original (0 = none).
+    pub variants: u32,
+    pub mode: SearchMode,
+    /// How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative.
+    pub answer_mode: ragsift_pipeline::answer::AnswerMode,
+}
+
+impl Settings {
+    /// Reads `settings.json` from `home`, or the defaults when it does not exist.
+    pub fn load(home: &Path) -> Result<Self> {
+        let path = home.join("settings.json");
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let mut s: Settings =
+                    serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+                // Settings saved before thresholds became per-judge defaults wrote Spring's four values out; they
+                // were never chosen, so they must not override the local judge's fitted operating points.
+                let spring: std::collections::BTreeMap<String, f32> = ragsift_policy::DEFAULT_THRESHOLDS
+                    .iter()
+                    .map(|&(k, v)| (k.to_string(), v))
+                    .collect();
+                if s.policy.thresholds == spring {
+                    s.policy.thresholds.clear();
+                }
+                Ok(s)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    /// Refuses settings the app cannot work with, naming the first bad field.
+    pub fn validate(&self) -> Result<()> {
+        FieldProblem::first_as_error(&self.problems())
+    }
+
+    /// Every problem, by field path: the one set of rules the CLI, the app's form and `save` all use.
+    pub fn problems(&self) -> Vec<FieldProblem> {
+        let mut p = self.library.problems();
+        if self.pipeline.variants > 8 {
+            p.push(FieldProblem::new("pipeline.variants", "must be between 0 (none) and 8"));
+        }
+        p.extend(check_url("judge.base_url", self.judge.base_url.as_deref()));
+        let chat = &self.chat;
+        match chat.backend {
+            ChatBackend::Embedded => {
+                if let Some(path) = chat.model_path.as_deref().filter(|p| !p.as_os_str().is_empty()) {
+                    if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")) {
+                        p.push(FieldProblem::new("chat.model_path", "must be a .gguf file"));
+                    } else if !path.is_file() {
+                        p.push(FieldProblem::new(
+                            "chat.model_path",
+                            format!("{} is not a file", path.display()),
+                        ));
+                    }
+                }
+                if !(512..=262_144).contains(&chat.context_length) {
+                    p.push(FieldProblem::new(
+                        "chat.context_length",
+                        "must be between 512 and 262144 tokens",
+                    ));
+                }
+                if chat.threads > 256 {
+                    p.push(FieldProblem::new(
+                        "chat.threads",
+                        "must be between 0 (all cores) and 256",
+                    ));
+                }
+            }
+            ChatBackend::OpenAi => {
+                match chat.endpoint.as_deref().filter(|e| !e.trim().is_empty()) {
+                    None => p.push(FieldProblem::new(
+                        "chat.endpoint",
+                        "enter the server URL, starting with http:// or https://",
+                    )),
+                    Some(e) => p.extend(check_url("chat.endpoint", Some(e))),
+                }
+                if chat.model_name.as_deref().unwrap_or("").trim().is_empty() {
+                    p.push(FieldProblem::new(
+                        "chat.model_name",
+                        "enter the model name the server knows (e.g. llama3.2)",
+                    ));
+                }
+            }
+        }
+        let var = &chat.api_key_env;
+        let valid_var = var.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !var.is_empty() && !valid_var {
+            p.push(FieldProblem::new(
+                "chat.api_key_env",
+                "an environment variable name: letters, digits and _ only",
+            ));
+        }
+        if let Err(e) = self.policy.validate() {
+            p.push(FieldProblem::new("policy", e));
+        }
+        p
+    }
+
+    /// Validates and writes `settings.json` in `home` atomically (temp file + rename).
+    pub fn save(&self, home: &Path) -> Result<()> {
+        self.validate()?;
+        let path = home.join("settings.json");
+        let tmp = home.join(".settings.json.tmp");
+        let json = serde_json::to_vec_pretty(self).map_err(|e| Error::Invalid(e.to_string()))?;
+        std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
+        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+    }
+}
+
+fn check_url(field: &str, url: Option<&str>) -> Option<FieldProblem> {
+    let u = url?.trim();
+    let ok = (u.starts_with("http://") || u.starts_with("https://")) && u.len() >= 10;
+    (!ok).then(|| FieldProblem::new(field, format!("must be an http:// or https:// URL, got '{u}'")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_valid_and_problems_name_their_fields() {
+        assert_eq!(Settings::default().problems(), Vec::new());
+        let mut s = Settings::default();
+        s.library.overlap_tokens = s.library.chunk_tokens;
+        s.pipeline.variants = 9;
+        s.chat.backend = ChatBackend::OpenAi;
+        s.chat.api_key_env = "9 bad".into();
+        let fields: Vec<String> = s.problems().into_iter().map(|p| p.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "overlap_tokens",
+                "pipeline.variants",
+                "chat.endpoint",
+                "chat.model_name",
+                "chat.api_key_env"
+            ]
+        );
+        assert!(s.validate().unwrap_err().to_string().contains("overlap_tokens"));
+        // The boundaries: 0 variants ("none") and 8 are allowed; an empty key variable means none.
+        let mut s = Settings::default();
+        s.pipeline.variants = 8;
+        s.chat.api_key_env = String::new();
+        assert_eq!(s.problems(), Vec::new());
+    }
+}
