@@ -33,7 +33,7 @@ export const commands = {
 };
 
 /* Constants */
-export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relevant","label":"Relevant","short":"rel","threshold":0.44999998807907104},{"direction":"kept when above","key":"contains_answer_evidence","label":"Has evidence","short":"evi","threshold":0.550000011920929},{"direction":"flagged when above","key":"contradicts_query_premise","label":"Contradicts premise","short":"con","threshold":0.699999988079071},{"direction":"dropped when above","key":"contains_prompt_injection","label":"Prompt injection","short":"inj","threshold":0.699999988079071},{"direction":"filter/rerank score","key":"useful","label":"Useful","short":"use","threshold":null}] as const;
+export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relevant","label":"Relevant","short":"rel","threshold":0.45},{"direction":"kept when above","key":"contains_answer_evidence","label":"Has evidence","short":"evi","threshold":0.55},{"direction":"flagged when above","key":"contradicts_query_premise","label":"Contradicts premise","short":"con","threshold":0.7},{"direction":"dropped when above","key":"contains_prompt_injection","label":"Prompt injection","short":"inj","threshold":0.7},{"direction":"filter/rerank score","key":"useful","label":"Useful","short":"use","threshold":null}] as const;
 
 export const REASON_TEXTS = [{"explain":"Kept: its scores passed the selection rules.","kept":true,"label":"retained","reason":"retained"},{"explain":"Dropped: its usefulness score is below the minimum relevance.","kept":false,"label":"below threshold","reason":"below_threshold"},{"explain":"Dropped: it passed the rules but ranked below the top-N cut.","kept":false,"label":"beyond top-N","reason":"beyond_top_n"},{"explain":"Dropped: it passed the rules but the context token budget was used up.","kept":false,"label":"beyond budget","reason":"beyond_token_budget"},{"explain":"Kept: pinned, so it is selected whatever its scores and the limits.","kept":true,"label":"pinned","reason":"pinned"},{"explain":"Kept: another chunk of its group was kept, and groups stay together.","kept":true,"label":"group kept","reason":"group_retained"},{"explain":"Kept: no judge scores were available, so the original context was used.","kept":true,"label":"bypassed","reason":"bypassed"},{"explain":"Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.","kept":false,"label":"injection","reason":"injection"},{"explain":"Kept and flagged: it appears to contradict a premise of the question.","kept":true,"label":"conflicting","reason":"conflicting"},{"explain":"Dropped: judged not relevant to the question.","kept":false,"label":"not relevant","reason":"not_relevant"},{"explain":"Dropped: relevant, but judged not to contain evidence for the answer.","kept":false,"label":"no evidence","reason":"no_evidence"},{"explain":"Kept unscreened: the judge gave it no score, so it follows the scored chunks.","kept":true,"label":"unscored","reason":"unscored"}] as const;
 
@@ -71,8 +71,10 @@ export type AppInfo = {
 
 /**  What an answer in progress reports. */
 export type AskEvent = 
-/**  A stage started: `loading_model`, `transforming`, `retrieving`, `judging`, `selecting`, `generating`. */
-{ event: "stage"; stage: string } | { event: "model_loading"; fraction: number | null } | { event: "token"; text: string };
+/**  A stage started. */
+{ event: "stage"; 
+/**  Which one. */
+stage: Stage } | { event: "model_loading"; fraction: number | null } | { event: "token"; text: string };
 
 /**
  *  How one answer is made; [`Workbench::ask_defaults`] gives the saved settings, which the app and the CLI
@@ -690,6 +692,21 @@ export type Source = {
 	page_end: number,
 	text: string,
 };
+
+/**  A stage of answering, as the app and the CLI report it while it runs. */
+export type Stage = 
+/**  The language model is being loaded (first use). */
+"loading_model" | 
+/**  Query transformers (compression, rewrite, translation) and expansion. */
+"transforming" | 
+/**  Retrieval per variant. */
+"retrieving" | 
+/**  The judge, through its cache. */
+"judging" | 
+/**  The selection policy. */
+"selecting" | 
+/**  The answer. */
+"generating";
 
 /**  A query as a stage left it. */
 export type StageQuery = {

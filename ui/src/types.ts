@@ -33,8 +33,9 @@ export type ChatMessage = { role: Role; content: string };
 export type SearchMode = "vector" | "keyword" | "hybrid";
 export type AskOptions = { rewrite: boolean; variants: number; top_k: number; mode: SearchMode; max_tokens: number; similarity_threshold: number; judge: JudgeKind; strict: boolean; answer_mode: AnswerMode; policy: PolicyOptions };
 export type AskRequest = { question: string; history: ChatMessage[]; options: AskOptions | null };
+export type Stage = "loading_model" | "transforming" | "retrieving" | "judging" | "selecting" | "generating";
 export type AskEvent =
-  | { event: "stage"; stage: string }
+  | { event: "stage"; stage: Stage }
   | { event: "model_loading"; fraction: number }
   | { event: "token"; text: string };
 

@@ -378,7 +378,7 @@ fn sentence_model(set: &QaSet, rows: &[Row], p_evi: &[f64], embedder: &dyn Embed
                 }
             })
             .collect();
-        let evidence: Vec<Option<f32>> = idx.iter().map(|&i| Some(p_evi[i] as f32)).collect();
+        let evidence: Vec<Option<f64>> = idx.iter().map(|&i| Some(p_evi[i])).collect();
         let phrases = case.question.answer_phrases();
         if std::env::var_os("RAGSIFT_BENCH_VERBOSE").is_some() && case.answerable() {
             let ranked = rank_sentences_with(

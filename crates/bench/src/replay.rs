@@ -46,11 +46,11 @@ fn judgments(n: usize) -> Vec<ChunkJudgment> {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32
+        (seed >> 40) as f64 / (1u64 << 24) as f64
     };
     (0..n)
         .map(|i| {
-            let scores: BTreeMap<String, f32> = [
+            let scores: BTreeMap<String, f64> = [
                 "contains_prompt_injection",
                 "contradicts_query_premise",
                 "is_relevant",

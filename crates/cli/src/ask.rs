@@ -60,7 +60,7 @@ pub struct PolicyArgs {
     mode: Option<String>,
     /// rag-jev modes: keep chunks whose usefulness is at least this.
     #[arg(long)]
-    min_relevance: Option<f32>,
+    min_relevance: Option<f64>,
     /// A classification threshold, e.g. is_relevant=0.6 (repeatable).
     #[arg(long = "threshold", value_name = "QUESTION=X")]
     thresholds: Vec<String>,
@@ -89,7 +89,7 @@ impl PolicyArgs {
             let (k, v) = t
                 .split_once('=')
                 .ok_or_else(|| Error::Invalid(format!("--threshold {t}: expected QUESTION=X")))?;
-            let v: f32 = v
+            let v: f64 = v
                 .parse()
                 .map_err(|_| Error::Invalid(format!("--threshold {t}: {v} is not a number")))?;
             o.thresholds.insert(k.to_string(), v);

@@ -597,7 +597,7 @@ fn batch_bounds_concurrency_and_keeps_input_order() {
     for (i, result) in results.iter().enumerate() {
         assert_eq!(
             result.as_ref().unwrap().answer("is_relevant"),
-            Some(i as f32 / 100.0),
+            Some(i as f64 / 100.0),
             "passage {i}"
         );
     }

@@ -122,8 +122,8 @@ fn offline_judge_discriminates_keeps_evidence_and_answers() {
             .iter()
             .all(|j| !j.answers.contains_key("contradicts_query_premise")));
         for ((h, j), &e) in case.hits.iter().zip(&judged).zip(&case.evidence) {
-            p_evi.push(f64::from(j.answers[CONTAINS_ANSWER_EVIDENCE]));
-            p_rel.push(f64::from(j.answers[IS_RELEVANT]));
+            p_evi.push(j.answers[CONTAINS_ANSWER_EVIDENCE]);
+            p_rel.push(j.answers[IS_RELEVANT]);
             sim.push(f64::from(h.score));
             labels.push(e);
         }

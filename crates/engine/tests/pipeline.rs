@@ -288,3 +288,24 @@ fn a_judge_failing_on_one_passage_leaves_only_that_passage_unscreened() {
     let err = ask(&lib, Some(&judge), true).unwrap_err();
     assert_eq!(err.code(), "judge");
 }
+
+/// Regenerate checks versions as replay does: a run whose judge asked other questions is refused, not re-selected
+/// from judgments that no longer mean what today's thresholds assume.
+#[test]
+fn regenerate_refuses_judgments_of_another_prompt_version() {
+    let (_dir, lib) = library();
+    let server = jev_server(200);
+    let judge = jev(&server);
+    let mut old = ask(&lib, Some(&judge), false).unwrap();
+    old.judge.prompt_version = "jev-questions-v0".into();
+    let retriever = LibraryRetriever {
+        library: &lib,
+        embedder: embedder(),
+    };
+    let p = Pipeline::new(&lib, &retriever, gemma());
+    let err = p
+        .regenerate(&old, &PolicyOptions::default(), &mut |_| {}, &CancelToken::new())
+        .unwrap_err();
+    assert_eq!(err.code(), "stale", "{err}");
+    assert!(err.to_string().contains("prompt version"), "{err}");
+}

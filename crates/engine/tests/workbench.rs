@@ -77,10 +77,10 @@ fn ingest_ask_replay_regenerate_and_page() {
         .ask(&request, "job-ask", Arc::new(move |e| sink.lock().unwrap().push(e)))
         .unwrap();
     let seen = seen.lock().unwrap().clone();
-    let stages: Vec<&str> = seen
+    let stages: Vec<String> = seen
         .iter()
         .filter_map(|e| match e {
-            AskEvent::Stage { stage } => Some(stage.as_str()),
+            AskEvent::Stage { stage } => serde_json::to_value(stage).ok()?.as_str().map(String::from),
             _ => None,
         })
         .collect();

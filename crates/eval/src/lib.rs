@@ -3,7 +3,7 @@
 //! Compares four policies on every case, reusing one judgment per passage (nothing is scored here): `baseline`
 //! (retrieval order, or the case's `baseline_ids`), and the [`ragsift_policy`] modes `filter`, `rerank` and
 //! `filter_and_rerank` (the trace's `relevance` is the [`USEFUL`] score; `min_relevance` applies to the filter
-//! modes, compared in f32 as the policy does). `top_n` caps every policy, baseline included (a case's explicit
+//! modes, compared in f64 as rag-jev's Python floats). `top_n` caps every policy, baseline included (a case's explicit
 //! `baseline_ids` are used as they are, as in rag-jev); groups stay together. Metrics and summary follow rag-jev's `evaluate` ([`metrics`] says how), except that context tokens
 //! are estimated. A trace must carry the case's [`fingerprint`] and the prompt version of its scoring strategy;
 //! otherwise it judged other input and is refused. Answers are not generated: `answer_quality` is
@@ -324,7 +324,7 @@ fn selection<'a>(
             characters: u32::try_from(d.text.chars().count()).unwrap_or(u32::MAX),
             pinned: d.pinned,
             group: d.group_id.clone(),
-            scores: BTreeMap::from([(USEFUL.to_string(), j.relevance as f32)]),
+            scores: BTreeMap::from([(USEFUL.to_string(), j.relevance)]),
             not_assessed: Vec::new(),
         })
         .collect();
@@ -333,7 +333,7 @@ fn selection<'a>(
         min_relevance: if mode == Mode::Rerank {
             None
         } else {
-            Some(options.min_relevance as f32)
+            Some(options.min_relevance)
         },
         top_n: options.top_n,
         max_context_tokens: None,

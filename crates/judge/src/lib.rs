@@ -188,7 +188,7 @@ impl Judge for ReadoutJudge<'_> {
                     answers: questions
                         .iter()
                         .zip(&answers)
-                        .map(|(q, a)| (q.key.clone(), a.p_yes))
+                        .map(|(q, a)| (q.key.clone(), f64::from(a.p_yes)))
                         .collect::<BTreeMap<_, _>>(),
                     model,
                     input_tokens: answers.iter().map(|a| a.usage.prompt_tokens).sum(),

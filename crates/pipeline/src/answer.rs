@@ -170,7 +170,7 @@ fn is_fragment(sentence: &str) -> bool {
 pub fn rank_sentences(
     query: &str,
     sources: &[Source],
-    evidence: &[Option<f32>],
+    evidence: &[Option<f64>],
     embedder: Option<&dyn Embedder>,
     stats: Option<&dyn TermStats>,
 ) -> Result<Vec<(Candidate, Vec<f64>)>> {
@@ -181,7 +181,7 @@ pub fn rank_sentences(
 pub fn rank_sentences_with(
     query: &str,
     sources: &[Source],
-    evidence: &[Option<f32>],
+    evidence: &[Option<f64>],
     embedder: Option<&dyn Embedder>,
     stats: Option<&dyn TermStats>,
     model: Option<&Logistic>,
@@ -222,7 +222,6 @@ pub fn rank_sentences_with(
                 .get(si)
                 .copied()
                 .flatten()
-                .map(f64::from)
                 .unwrap_or(0.5)
                 .clamp(1e-3, 1.0 - 1e-3);
             let x = vec![

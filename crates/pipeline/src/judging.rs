@@ -36,7 +36,7 @@ pub enum JudgeStatus {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CandidateJudgment {
     pub chunk_id: String,
-    pub answers: BTreeMap<String, f32>,
+    pub answers: BTreeMap<String, f64>,
     pub model: String,
     pub cached: bool,
     pub input_tokens: u32,

@@ -30,6 +30,25 @@ use std::time::Instant;
 use trace::Answer;
 pub use trace::{StageQuery, Trace, VariantHits};
 
+/// A stage of answering, as the app and the CLI report it while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The language model is being loaded (first use).
+    LoadingModel,
+    /// Query transformers (compression, rewrite, translation) and expansion.
+    Transforming,
+    /// Retrieval per variant.
+    Retrieving,
+    /// The judge, through its cache.
+    Judging,
+    /// The selection policy.
+    Selecting,
+    /// The answer.
+    Generating,
+}
+
 /// Which stages run and how they are sized. Every stage is optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -91,7 +110,7 @@ pub struct Pipeline<'a> {
     pub options: PipelineOptions,
     /// Told the name of each stage as it starts (`transforming`, `retrieving`, `judging`, `selecting`,
     /// `generating`), for a progress display.
-    pub observer: Option<&'a (dyn Fn(&str) + Sync)>,
+    pub observer: Option<&'a (dyn Fn(Stage) + Sync)>,
 }
 
 impl<'a> Pipeline<'a> {
@@ -108,9 +127,9 @@ impl<'a> Pipeline<'a> {
         }
     }
 
-    fn stage(&self, name: &str) {
+    fn stage(&self, stage: Stage) {
         if let Some(observe) = self.observer {
-            observe(name);
+            observe(stage);
         }
     }
 
@@ -130,7 +149,7 @@ impl<'a> Pipeline<'a> {
         };
 
         let t = Instant::now();
-        self.stage("transforming");
+        self.stage(Stage::Transforming);
         let mut transformers: Vec<Box<dyn QueryTransformer + '_>> = Vec::new();
         if o.compress_history && !history.is_empty() {
             transformers.push(Box::new(CompressionQueryTransformer { model: self.model }));
@@ -169,14 +188,14 @@ impl<'a> Pipeline<'a> {
         timings.insert("query".to_string(), ms(t));
 
         let t = Instant::now();
-        self.stage("retrieving");
+        self.stage(Stage::Retrieving);
         let per_variant = self.retrieve_all(&variants)?;
         timings.insert("retrieval".to_string(), ms(t));
         let candidates = ConcatenationJoiner.join(&per_variant);
 
         // Post-retrieval stages see the ORIGINAL question.
         let t = Instant::now();
-        self.stage("judging");
+        self.stage(Stage::Judging);
         let outcome = match self.judge {
             Some(judge) => judge_candidates(
                 self.library.store(),
@@ -190,14 +209,14 @@ impl<'a> Pipeline<'a> {
         };
         timings.insert("judge".to_string(), ms(t));
         let t = Instant::now();
-        self.stage("selecting");
+        self.stage(Stage::Selecting);
         let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments, &outcome.not_assessed);
         let policy = o.policy.resolved(&outcome.defaults);
         let selection = select(&chunk_judgments, &policy);
         timings.insert("policy".to_string(), ms(t));
 
         let t = Instant::now();
-        self.stage("generating");
+        self.stage(Stage::Generating);
         let answer = self.answer(query, history, &candidates, &outcome, &selection, on_token, cancel)?;
         timings.insert("generation".to_string(), ms(t));
 
@@ -257,7 +276,7 @@ impl<'a> Pipeline<'a> {
             })
             .collect();
         // The evidence probability of each source, when the judge gave one.
-        let evidence: Vec<Option<f32>> = kept
+        let evidence: Vec<Option<f64>> = kept
             .iter()
             .map(|(i, _)| {
                 outcome.judgments.get(*i).and_then(|j| {
@@ -270,7 +289,7 @@ impl<'a> Pipeline<'a> {
             .collect();
         // A kept passage speaks to the question when its evidence reaches the judge's answer threshold, or when it
         // was kept as conflicting (it corrects the question's premise) or pinned by the user.
-        let speaks = |(k, p): (usize, &Option<f32>)| {
+        let speaks = |(k, p): (usize, &Option<f64>)| {
             let reason = selection
                 .decisions
                 .iter()

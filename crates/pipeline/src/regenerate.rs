@@ -1,8 +1,9 @@
 //! Regeneration: a new run from an old one's candidates and cached judgments, selected with other options; only
-//! the answer is generated again (no retrieval, no judge call).
+//! the answer is generated again (no retrieval, no judge call). Like replay, it refuses a run whose judge asked
+//! other questions (another prompt version) than today's.
 
 use super::query::Query;
-use super::{ms, Pipeline, Trace};
+use super::{ms, Pipeline, Stage, Trace};
 use crate::Result;
 use ragsift_models::llm::CancelToken;
 use ragsift_policy::PolicyOptions;
@@ -20,11 +21,13 @@ impl Pipeline<'_> {
         cancel: &CancelToken,
     ) -> Result<Trace> {
         let t = Instant::now();
-        self.stage("selecting");
-        let selection = previous.replay(policy, None)?.selection;
+        self.stage(Stage::Selecting);
+        // The same check as replay: judgments made with other questions than today's are not reused.
+        let expected = ragsift_judge::expected_prompt_version(&previous.judge.judge);
+        let selection = previous.replay(policy, expected.as_deref())?.selection;
         let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
         let t = Instant::now();
-        self.stage("generating");
+        self.stage(Stage::Generating);
         let answer = self.answer(
             &previous.query,
             &previous.history,

@@ -42,7 +42,7 @@ pub const CONTAINS_PROMPT_INJECTION: &str = "contains_prompt_injection";
 /// rag-jev's single usefulness probability, read by the filter/rerank modes.
 pub const USEFUL: &str = "useful";
 /// The classification questions with their default thresholds (Spring's `Policy.defaults()`), in rule order.
-pub const DEFAULT_THRESHOLDS: [(&str, f32); 4] = [
+pub const DEFAULT_THRESHOLDS: [(&str, f64); 4] = [
     (CONTAINS_PROMPT_INJECTION, 0.70),
     (CONTRADICTS_QUERY_PREMISE, 0.70),
     (IS_RELEVANT, 0.45),
@@ -72,7 +72,7 @@ pub struct ChunkJudgment {
     pub group: Option<String>,
     /// Named yes/no probabilities; empty when the judge was bypassed or failed for this chunk.
     #[serde(default)]
-    pub scores: BTreeMap<String, f32>,
+    pub scores: BTreeMap<String, f64>,
     /// Questions the judge does not assess (it has no meaningful score for them): their rules are skipped,
     /// and the decision says so. A question missing from `scores` but not listed here makes the chunk unscored.
     #[serde(default)]
@@ -113,9 +113,9 @@ pub struct PolicyOptions {
     pub mode: Mode,
     /// Classification thresholds by question key. A missing key takes the judge's default
     /// ([`PolicyOptions::resolved`]), and without one Spring's ([`DEFAULT_THRESHOLDS`]).
-    pub thresholds: BTreeMap<String, f32>,
+    pub thresholds: BTreeMap<String, f64>,
     /// Lowest usefulness kept by the filter modes (inclusive); `None` takes the judge's default (else 0).
-    pub min_relevance: Option<f32>,
+    pub min_relevance: Option<f64>,
     /// Admit chunks only while fewer than this many are selected (pinned count first; a group may overshoot).
     /// `None` (the default) means no limit; must be at least 1 when set.
     pub top_n: Option<usize>,
@@ -175,12 +175,12 @@ impl PolicyOptions {
             algorithm: &'a str,
             keep_groups_together: bool,
             max_context_tokens: Option<u32>,
-            min_relevance: f32,
+            min_relevance: f64,
             mode: Mode,
-            thresholds: BTreeMap<&'a str, f32>,
+            thresholds: BTreeMap<&'a str, f64>,
             top_n: Option<usize>,
         }
-        let mut thresholds: BTreeMap<&str, f32> = DEFAULT_THRESHOLDS.into_iter().collect();
+        let mut thresholds: BTreeMap<&str, f64> = DEFAULT_THRESHOLDS.into_iter().collect();
         thresholds.extend(self.thresholds.iter().map(|(k, &v)| (k.as_str(), v)));
         let canonical = Canonical {
             algorithm: POLICY_ALGORITHM,
@@ -195,12 +195,12 @@ impl PolicyOptions {
         format!("{:016x}", fnv1a64(json.as_bytes()))
     }
 
-    fn question_thresholds(&self) -> [f32; 4] {
+    fn question_thresholds(&self) -> [f64; 4] {
         DEFAULT_THRESHOLDS.map(|(key, default)| self.thresholds.get(key).copied().unwrap_or(default))
     }
 
     /// The filter modes' minimum usefulness in force (0 when none is set).
-    pub fn min_relevance(&self) -> f32 {
+    pub fn min_relevance(&self) -> f64 {
         self.min_relevance.unwrap_or(0.0)
     }
 
@@ -229,12 +229,12 @@ pub struct JudgeDefaults {
     pub source: String,
     /// Classification thresholds by question key (probabilities in 0..=1); missing keys fall back to
     /// [`DEFAULT_THRESHOLDS`].
-    pub thresholds: BTreeMap<String, f32>,
+    pub thresholds: BTreeMap<String, f64>,
     /// Minimum usefulness for the filter modes when the options set none; `None` means 0.
-    pub min_relevance: Option<f32>,
+    pub min_relevance: Option<f64>,
     /// The evidence probability a kept passage needs for the answer to use it; below it, on every kept
     /// passage, the answer says the documents do not say.
-    pub answer_threshold: f32,
+    pub answer_threshold: f64,
 }
 
 impl Default for JudgeDefaults {
@@ -359,7 +359,7 @@ pub struct Decision {
     /// 1-based position in the selected context.
     pub rank: Option<usize>,
     /// Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question.
-    pub score: Option<f32>,
+    pub score: Option<f64>,
     /// Why it was kept or dropped.
     pub reason: Reason,
     /// Classified as contradicting the query premise, whatever happened to it afterwards.
@@ -408,7 +408,7 @@ pub struct Change {
 
 /// What the mode's score rules alone say about a chunk: a reason (kept ones are Retained, Conflicting or
 /// Unscored) and the score behind it.
-fn verdict(chunk: &ChunkJudgment, options: &PolicyOptions, t: &[f32; 4], score_key: &str) -> (Reason, Option<f32>) {
+fn verdict(chunk: &ChunkJudgment, options: &PolicyOptions, t: &[f64; 4], score_key: &str) -> (Reason, Option<f64>) {
     let get = |key: &str| chunk.scores.get(key).copied().filter(|s| s.is_finite());
     if options.mode == Mode::Classify {
         // Per rule: Some(Some(p)) scored, Some(None) not assessed (rule skipped), None missing (unscored).
@@ -456,7 +456,7 @@ struct Unit {
     eligible: bool,
     /// Has a scored member that is kept or pinned; unranked units go after all ranked ones.
     ranked: bool,
-    score: f32,
+    score: f64,
     tokens: u64,
 }
 
@@ -469,7 +469,7 @@ pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection
     // One score key for the whole ranking, as rag-jev: usefulness when any chunk has it, else relevance.
     let has = |key: &str| rows.iter().any(|j| j.scores.get(key).is_some_and(|s| s.is_finite()));
     let score_key = if has(USEFUL) { USEFUL } else { IS_RELEVANT };
-    let verdicts: Vec<(Reason, Option<f32>)> = rows.iter().map(|j| verdict(j, options, &t, score_key)).collect();
+    let verdicts: Vec<(Reason, Option<f64>)> = rows.iter().map(|j| verdict(j, options, &t, score_key)).collect();
     let version = options.policy_version();
     if n > 0 && verdicts.iter().all(|v| v.0 == Reason::Unscored) {
         let (all, reasons) = ((0..n).collect::<Vec<_>>(), vec![Reason::Bypassed; n]);
@@ -599,7 +599,7 @@ pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection
 
 fn assemble(
     rows: &[&ChunkJudgment],
-    verdicts: &[(Reason, Option<f32>)],
+    verdicts: &[(Reason, Option<f64>)],
     selected: &[usize],
     reasons: &[Reason],
     status: Status,

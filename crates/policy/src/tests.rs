@@ -3,7 +3,7 @@ use super::Reason::*;
 use super::*;
 
 /// A classify chunk from (injection, contradiction, relevance, evidence).
-fn cls(i: usize, probabilities: [f32; 4]) -> ChunkJudgment {
+fn cls(i: usize, probabilities: [f64; 4]) -> ChunkJudgment {
     let keys = DEFAULT_THRESHOLDS.map(|(k, _)| k.to_string());
     let scores = keys.into_iter().zip(probabilities).collect();
     ChunkJudgment {
@@ -29,7 +29,7 @@ fn chunks(spec: &str) -> Vec<ChunkJudgment> {
             .map_or((head, None), |(h, g)| (h, Some(g.to_string())));
         let kind = head.trim_end_matches('*');
         let mut c = cls(i, [0.0; 4]);
-        c.scores = match (&kind[..1], kind[1..].parse::<f32>()) {
+        c.scores = match (&kind[..1], kind[1..].parse::<f64>()) {
             ("k", _) => cls(i, [0.0, 0.0, 0.9, 0.9]).scores,
             ("x", _) => cls(i, [0.0, 0.0, 0.1, 0.0]).scores,
             ("i", _) => cls(i, [0.9, 0.0, 0.9, 0.9]).scores,
@@ -86,7 +86,7 @@ fn reasons(s: &Selection) -> String {
 #[test]
 fn classification_rules_are_ordered_and_strict() {
     // (injection, contradiction, relevance, evidence) → reason and the deciding score.
-    let cases: &[([f32; 4], Reason, f32)] = &[
+    let cases: &[([f64; 4], Reason, f64)] = &[
         ([0.71, 0.0, 0.9, 0.9], Injection, 0.71),
         ([0.70, 0.0, 0.9, 0.9], Retained, 0.9), // at the threshold is not above it
         ([0.69, 0.0, 0.9, 0.9], Retained, 0.9),
@@ -233,7 +233,7 @@ fn validate_rejects_out_of_range_options() {
         }
     }
     let mut nan = PolicyOptions::default();
-    nan.thresholds.insert(CONTAINS_ANSWER_EVIDENCE.into(), f32::NAN);
+    nan.thresholds.insert(CONTAINS_ANSWER_EVIDENCE.into(), f64::NAN);
     assert!(nan.validate().is_err());
 }
 
@@ -296,7 +296,7 @@ fn reasons_explain_themselves() {
 fn three_hundred_chunks_take_well_under_a_millisecond() {
     let input: Vec<ChunkJudgment> = (0..300)
         .map(|i| {
-            let s = ((i * 37) % 100) as f32 / 100.0;
+            let s = ((i * 37) % 100) as f64 / 100.0;
             let mut c = cls(i, [s / 4.0, s / 3.0, s, 1.0 - s]);
             c.scores.insert(USEFUL.into(), s);
             c.pinned = i % 97 == 0;
@@ -323,7 +323,7 @@ fn three_hundred_chunks_take_well_under_a_millisecond() {
 #[test]
 fn unassessed_questions_skip_their_rule_and_say_so() {
     // The local judge does not assess the contradicted premise: its rule is skipped, the others decide.
-    let offline = |i: usize, inj: f32, rel: f32, evi: f32| ChunkJudgment {
+    let offline = |i: usize, inj: f64, rel: f64, evi: f64| ChunkJudgment {
         scores: BTreeMap::from([
             (CONTAINS_PROMPT_INJECTION.to_string(), inj),
             (IS_RELEVANT.to_string(), rel),
@@ -405,4 +405,29 @@ fn one_score_key_per_ranking() {
     // Without any `useful` score, relevance is the key for every chunk.
     let s = run(&chunks("r.2 r.8"), &options(r#"{"mode":"rerank"}"#));
     assert_eq!(s.selected_ids, ["c1", "c0"]);
+}
+
+/// Comparisons are in f64, as rag-jev's Python floats and Spring's doubles: a hair below a threshold is below it.
+#[test]
+fn boundaries_compare_in_double_precision() {
+    let useful = |v: f64| chunks(&format!("u{v}"));
+    let filter = options(r#"{"mode":"filter","min_relevance":0.2}"#);
+    assert_eq!(reasons(&run(&useful(0.1999999999), &filter)), "below_threshold");
+    assert_eq!(
+        reasons(&run(&useful(0.2), &filter)),
+        "retained",
+        "min_relevance is inclusive"
+    );
+    // Spring: relevance < 0.45 drops (strict), evidence > 0.55 keeps (strict).
+    let spring = PolicyOptions::default();
+    assert_eq!(
+        reasons(&run(&[cls(0, [0.0, 0.0, 0.449_999_999_9, 0.9])], &spring)),
+        "not_relevant"
+    );
+    assert_eq!(reasons(&run(&[cls(0, [0.0, 0.0, 0.45, 0.9])], &spring)), "retained");
+    assert_eq!(reasons(&run(&[cls(0, [0.0, 0.0, 0.9, 0.55])], &spring)), "no_evidence");
+    assert_eq!(
+        reasons(&run(&[cls(0, [0.0, 0.0, 0.9, 0.550_000_000_1])], &spring)),
+        "retained"
+    );
 }

@@ -28,7 +28,7 @@ pub struct QuestionText {
     /// A three-letter abbreviation.
     pub short: &'static str,
     /// Spring's default threshold; `None` for the usefulness score, which has no threshold.
-    pub threshold: Option<f32>,
+    pub threshold: Option<f64>,
     /// How the threshold acts.
     pub direction: &'static str,
 }

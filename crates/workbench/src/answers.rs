@@ -7,7 +7,7 @@ use crate::{Error, Result};
 use ragsift_judge::{expected_prompt_version, JevJudge, Judge, LocalJudge};
 use ragsift_models::embed::Embedder;
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
-use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Trace};
+use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
 use ragsift_policy::PolicyOptions;
 use ragsift_store::retrieve::{LibraryRetriever, SearchMode};
 use ragsift_store::store::Store;
@@ -56,9 +56,10 @@ pub struct AskOptions {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum AskEvent {
-    /// A stage started: `loading_model`, `transforming`, `retrieving`, `judging`, `selecting`, `generating`.
+    /// A stage started.
     Stage {
-        stage: String,
+        /// Which one.
+        stage: Stage,
     },
     ModelLoading {
         fraction: f64,
@@ -148,7 +149,7 @@ impl Workbench {
         pipeline.embedder = Some(embedder.as_ref());
         pipeline.judge = judge.as_deref();
         let stage_events = events.clone();
-        let observer = move |stage: &str| stage_events(AskEvent::Stage { stage: stage.into() });
+        let observer = move |stage: Stage| stage_events(AskEvent::Stage { stage });
         pipeline.observer = Some(&observer);
         let trace = f(
             &mut pipeline,
@@ -184,7 +185,7 @@ impl Workbench {
 
     fn model_with_progress(&self, events: &Events<AskEvent>) -> Result<Arc<dyn LanguageModel>> {
         events(AskEvent::Stage {
-            stage: "loading_model".into(),
+            stage: Stage::LoadingModel,
         });
         let e = events.clone();
         self.model(Some(Box::new(move |f| {

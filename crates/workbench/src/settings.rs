@@ -125,7 +125,7 @@ impl Settings {
                     serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
                 // Settings saved before thresholds became per-judge defaults wrote Spring's four values out; they
                 // were never chosen, so they must not override the local judge's fitted operating points.
-                let spring: std::collections::BTreeMap<String, f32> = ragsift_policy::DEFAULT_THRESHOLDS
+                let spring: std::collections::BTreeMap<String, f64> = ragsift_policy::DEFAULT_THRESHOLDS
                     .iter()
                     .map(|&(k, v)| (k.to_string(), v))
                     .collect();

@@ -10,7 +10,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PassageJudgment {
     /// Question key → probability that the answer is true, in [0, 1]. Exactly the requested keys.
-    pub answers: BTreeMap<String, f32>,
+    pub answers: BTreeMap<String, f64>,
     /// The model that answered, as Jev reports it (e.g. `jev-1.13.0` for `jev-latest`).
     pub model: String,
     pub input_tokens: u32,
@@ -22,7 +22,7 @@ pub struct PassageJudgment {
 }
 
 impl PassageJudgment {
-    pub fn answer(&self, key: &str) -> Option<f32> {
+    pub fn answer(&self, key: &str) -> Option<f64> {
         self.answers.get(key).copied()
     }
 }

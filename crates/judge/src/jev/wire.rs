@@ -134,7 +134,7 @@ pub(super) fn parse_success(
         if !(0.0..=1.0).contains(&p) {
             return Err(malformed(format!("answer `{key}` is {p}, outside [0, 1]")));
         }
-        parsed.insert(key.clone(), p as f32);
+        parsed.insert(key.clone(), p);
     }
     let usage = object.get("usage").filter(|u| !u.is_null());
     let tokens = |name: &str| -> Result<u32, JevError> {

@@ -189,7 +189,7 @@ impl Judge for LocalJudge<'_> {
                             code: "not_fitted",
                             message: format!("the local judge has no model for `{}`", q.key),
                         })?;
-                    answers.insert(q.key.clone(), m.predict(&feature_row(m, s, passage)) as f32);
+                    answers.insert(q.key.clone(), m.predict(&feature_row(m, s, passage)));
                 }
                 Ok(PassageJudgment {
                     answers,
@@ -212,10 +212,10 @@ impl JudgeFit {
             ..JudgeDefaults::default()
         };
         for (k, &v) in &self.thresholds {
-            d.thresholds.insert(k.clone(), v as f32);
+            d.thresholds.insert(k.clone(), v);
         }
-        d.min_relevance = Some(self.min_relevance as f32);
-        d.answer_threshold = self.answer_threshold as f32;
+        d.min_relevance = Some(self.min_relevance);
+        d.answer_threshold = self.answer_threshold;
         d
     }
 }
