@@ -310,6 +310,15 @@ export type FileReport = {
 	warning: string | null,
 };
 
+/**  Which chunks form one group (kept or dropped together when `keep_groups_together`). */
+export type GroupBy = 
+/**  Every chunk on its own. */
+"none" | 
+/**  Chunks of the same document. */
+"document" | 
+/**  Chunks starting on the same page of the same document (the closest to a section extraction knows). */
+"page";
+
 /**  One step of an ingest. Files are numbered from 1. */
 export type IngestEvent = 
 /**  The inputs were expanded into this many files. */
@@ -586,6 +595,13 @@ export type PolicyOptions = {
 	shadow?: boolean,
 	/**  Treat chunks sharing a [`ChunkJudgment::group`] as one unit; defaults to `true`. */
 	keep_groups_together?: boolean,
+	/**
+	 *  Chunk ids the user pinned: always selected, counted first towards `top_n` and the budget (on top of any
+	 *  chunk already marked [`ChunkJudgment::pinned`]).
+	 */
+	pinned?: string[],
+	/**  How the pipeline groups chunks into [`ChunkJudgment::group`]s; none by default. */
+	group_by?: GroupBy,
 };
 
 /**  One variant's finding of a chunk. */

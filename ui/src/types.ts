@@ -51,7 +51,8 @@ export type JudgeOutcome = { judge: string; model: string; prompt_version: strin
 export type Source = { number: number; chunk_id: string; document: string; title: string; page_start: number; page_end: number; text: string };
 
 export type Mode = "classify" | "filter" | "rerank" | "filter_and_rerank";
-export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number }; min_relevance: number | null; top_n: number | null; max_context_tokens: number | null; shadow: boolean; keep_groups_together: boolean };
+export type GroupBy = "none" | "document" | "page";
+export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number }; min_relevance: number | null; top_n: number | null; max_context_tokens: number | null; shadow: boolean; keep_groups_together: boolean; pinned: string[]; group_by: GroupBy };
 export type Reason = "retained" | "below_threshold" | "beyond_top_n" | "beyond_token_budget" | "pinned" | "group_retained" | "bypassed" | "injection" | "conflicting" | "not_relevant" | "no_evidence" | "unscored";
 export type Status = "applied" | "shadow" | "bypassed";
 export type Decision = { chunk_id: string; input_index: number; selected: boolean; returned: boolean; rank: number | null; score: number | null; reason: Reason; conflicting: boolean; skipped_rules: string[] };

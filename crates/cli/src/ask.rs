@@ -71,6 +71,12 @@ pub struct PolicyArgs {
     /// Decide but return the original context.
     #[arg(long)]
     shadow: bool,
+    /// Always select this chunk (repeatable); it counts first towards --top-n and the budget.
+    #[arg(long = "pin", value_name = "CHUNK_ID")]
+    pins: Vec<String>,
+    /// Keep chunks of the same document, or of the same page, together: none, document or page.
+    #[arg(long)]
+    group_by: Option<String>,
 }
 
 impl PolicyArgs {
@@ -101,6 +107,15 @@ impl PolicyArgs {
             o.max_context_tokens = self.max_context_tokens;
         }
         o.shadow |= self.shadow;
+        for pin in &self.pins {
+            if !o.pinned.contains(pin) {
+                o.pinned.push(pin.clone());
+            }
+        }
+        if let Some(g) = &self.group_by {
+            o.group_by = serde_json::from_value(serde_json::Value::String(g.clone()))
+                .map_err(|_| Error::Invalid(format!("unknown --group-by '{g}' (none, document, page)")))?;
+        }
         o.validate().map_err(Error::Invalid)?;
         Ok(o)
     }

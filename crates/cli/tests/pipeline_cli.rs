@@ -89,6 +89,27 @@ fn ask_stores_a_trace_that_replays_without_judging() {
         .map(|d| d["reason"].as_str().unwrap())
         .collect();
     assert!(reasons.iter().all(|r| *r == "not_relevant"), "{reasons:?}");
+    // A pin from the command line keeps its chunk whatever the thresholds, and changes the policy version.
+    let first = strict["decisions"][0]["chunk_id"].as_str().unwrap().to_string();
+    let (code, pinned, err) = run_json(ragsift(home.path()).args([
+        "replay",
+        &run_id,
+        "--threshold",
+        "is_relevant=1",
+        "--pin",
+        &first,
+        "--group-by",
+        "document",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pinned["decisions"][0]["reason"], "pinned", "{}", pinned["decisions"]);
+    assert_eq!(pinned["options"]["pinned"][0], first.as_str());
+    assert_eq!(pinned["options"]["group_by"], "document");
+    assert_ne!(
+        pinned["selection"]["policy_version"],
+        strict["selection"]["policy_version"]
+    );
     let (_, open, _) =
         run_json(ragsift(home.path()).args(["replay", &run_id, "--mode", "filter", "--min-relevance", "0", "--json"]));
     assert!(open["decisions"]

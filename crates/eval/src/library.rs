@@ -21,21 +21,24 @@ pub fn load_cases_from_library(
     let items = super::ragjev::read_list(path, "cases")?;
     let mut cases = Vec::with_capacity(items.len());
     for mut item in items {
+        let mut lost = false;
         if item
             .get("documents")
             .is_none_or(|d| d.as_array().is_some_and(|a| a.is_empty()))
         {
-            materialize(&mut item, retriever, top_k).map_err(&bad)?;
+            lost = materialize(&mut item, retriever, top_k).map_err(&bad)?;
         }
-        let case: EvalCase = serde_json::from_value(item).map_err(|e| bad(format!("case: {e}")))?;
+        let mut case: EvalCase = serde_json::from_value(item).map_err(|e| bad(format!("case: {e}")))?;
+        case.evidence_lost = lost;
         case.validate().map_err(|e| bad(format!("case `{}`: {e}", case.id)))?;
         cases.push(case);
     }
     Ok(cases)
 }
 
-/// Fills `documents` from the library and resolves `relevant_ids` to the retrieved chunk ids.
-fn materialize(item: &mut Value, retriever: &dyn Retriever, top_k: usize) -> Result<(), String> {
+/// Fills `documents` from the library and resolves `relevant_ids` to the retrieved chunk ids. Returns whether the
+/// case named evidence of which retrieval returned none (lost evidence, not an unanswerable case).
+fn materialize(item: &mut Value, retriever: &dyn Retriever, top_k: usize) -> Result<bool, String> {
     let id = item["id"].as_str().unwrap_or("?").to_string();
     let query = item["query"]
         .as_str()
@@ -68,6 +71,7 @@ fn materialize(item: &mut Value, retriever: &dyn Retriever, top_k: usize) -> Res
             .map(|h| json!({"id": h.chunk.id, "text": h.chunk.text, "metadata": {"document": h.chunk.document_path, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end}}))
             .collect(),
     );
+    let lost = !wanted.is_empty() && relevant.is_empty();
     item["relevant_ids"] = json!(relevant);
-    Ok(())
+    Ok(lost)
 }

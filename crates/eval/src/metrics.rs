@@ -74,8 +74,8 @@ pub fn measure(case: &EvalCase, selected: &[&Document], cutoff: Option<usize>) -
         documents: selected.len(),
         characters: selected.iter().map(|d| d.text.chars().count()).sum(),
         context_tokens: selected.iter().map(|d| estimate_tokens(&d.text)).sum(),
-        all_evidence_lost: has_gold && hits == 0,
-        correctly_empty: (!has_gold).then_some(selected.is_empty()),
+        all_evidence_lost: (has_gold && hits == 0) || case.evidence_lost,
+        correctly_empty: (!has_gold && !case.evidence_lost).then_some(selected.is_empty()),
         answer_correct: None,
     }
 }

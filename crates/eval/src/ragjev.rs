@@ -66,6 +66,11 @@ pub struct EvalCase {
     pub retrieval_query: Option<String>,
     #[serde(default)]
     pub family_id: Option<String>,
+    /// The case names evidence that retrieval did not return (library cases): it is answerable, so its loss
+    /// counts as `all_evidence_lost` and an empty selection is not "correctly empty". Not part of rag-jev's
+    /// format (never read or written, not fingerprinted).
+    #[serde(skip)]
+    pub evidence_lost: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -406,3 +406,22 @@ fn live_scoring_judges_the_retrieval_query_when_there_is_one() {
     let asked = judge.0.into_inner().unwrap();
     assert_eq!(asked, ["rewritten for search".to_string(), cases[1].query.clone()]);
 }
+
+/// A case whose evidence retrieval lost is not an unanswerable case: losing it counts as lost evidence, and an
+/// empty selection is not "correctly empty".
+#[test]
+fn lost_evidence_is_not_counted_as_correctly_empty() {
+    let mut case = load()
+        .0
+        .into_iter()
+        .find(|c| c.relevant_ids.is_empty())
+        .expect("an unanswerable case");
+    let unanswerable = measure(&case, &[], None);
+    assert_eq!(
+        (unanswerable.correctly_empty, unanswerable.all_evidence_lost),
+        (Some(true), false)
+    );
+    case.evidence_lost = true;
+    let lost = measure(&case, &[], None);
+    assert_eq!((lost.correctly_empty, lost.all_evidence_lost), (None, true));
+}

@@ -210,7 +210,12 @@ impl<'a> Pipeline<'a> {
         timings.insert("judge".to_string(), ms(t));
         let t = Instant::now();
         self.stage(Stage::Selecting);
-        let chunk_judgments = trace::chunk_judgments(&candidates, &outcome.judgments, &outcome.not_assessed);
+        let chunk_judgments = trace::chunk_judgments(
+            &candidates,
+            &outcome.judgments,
+            &outcome.not_assessed,
+            o.policy.group_by,
+        );
         let policy = o.policy.resolved(&outcome.defaults);
         let selection = select(&chunk_judgments, &policy);
         timings.insert("policy".to_string(), ms(t));

@@ -9,7 +9,7 @@ use super::query::Query;
 use crate::{Error, Result};
 use ragsift_core::ids::sha256_hex;
 use ragsift_models::llm::{ChatMessage, Completion, Usage};
-use ragsift_policy::{diff, select, Change, ChunkJudgment, PolicyOptions, Selection};
+use ragsift_policy::{diff, select, Change, ChunkJudgment, GroupBy, PolicyOptions, Selection};
 use ragsift_store::retrieve::Hit;
 use ragsift_store::store::{RunSummary, Store};
 use serde::{Deserialize, Serialize};
@@ -165,9 +165,14 @@ impl Trace {
         serde_json::from_str(&json).map_err(|e| Error::Invalid(format!("run {id}: unreadable trace: {e}")))
     }
 
-    /// The policy's input as it was at run time.
-    pub fn policy_input(&self) -> Vec<ChunkJudgment> {
-        chunk_judgments(&self.candidates, &self.judge.judgments, &self.judge.not_assessed)
+    /// The policy's input for `options` (its grouping), from the run's candidates and cached judgments.
+    pub fn policy_input(&self, options: &PolicyOptions) -> Vec<ChunkJudgment> {
+        chunk_judgments(
+            &self.candidates,
+            &self.judge.judgments,
+            &self.judge.not_assessed,
+            options.group_by,
+        )
     }
 
     /// Re-selects from the cached judgments with `options`: no judge, no model, no I/O. Refused when the trace's
@@ -190,7 +195,7 @@ impl Trace {
         }
         options.validate().map_err(Error::Invalid)?;
         let options = options.resolved(&self.judge.defaults);
-        let selection = select(&self.policy_input(), &options);
+        let selection = select(&self.policy_input(&options), &options);
         let changes = diff(&self.selection, &selection);
         Ok(Replay {
             run_id: self.run_id.clone(),
@@ -233,6 +238,7 @@ pub fn chunk_judgments(
     candidates: &[Candidate],
     judgments: &[CandidateJudgment],
     not_assessed: &[String],
+    group_by: GroupBy,
 ) -> Vec<ChunkJudgment> {
     candidates
         .iter()
@@ -243,7 +249,11 @@ pub fn chunk_judgments(
             tokens: c.tokens,
             characters: c.text.chars().count() as u32,
             pinned: false,
-            group: None,
+            group: match group_by {
+                GroupBy::None => None,
+                GroupBy::Document => Some(c.document_id.clone()),
+                GroupBy::Page => Some(format!("{}#{}", c.document_id, c.page_start)),
+            },
             not_assessed: not_assessed.to_vec(),
             scores: judgments
                 .get(i)

@@ -126,6 +126,25 @@ pub struct PolicyOptions {
     pub shadow: bool,
     /// Treat chunks sharing a [`ChunkJudgment::group`] as one unit; defaults to `true`.
     pub keep_groups_together: bool,
+    /// Chunk ids the user pinned: always selected, counted first towards `top_n` and the budget (on top of any
+    /// chunk already marked [`ChunkJudgment::pinned`]).
+    pub pinned: Vec<String>,
+    /// How the pipeline groups chunks into [`ChunkJudgment::group`]s; none by default.
+    pub group_by: GroupBy,
+}
+
+/// Which chunks form one group (kept or dropped together when `keep_groups_together`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// Every chunk on its own.
+    #[default]
+    None,
+    /// Chunks of the same document.
+    Document,
+    /// Chunks starting on the same page of the same document (the closest to a section extraction knows).
+    Page,
 }
 
 impl Default for PolicyOptions {
@@ -138,6 +157,8 @@ impl Default for PolicyOptions {
             max_context_tokens: None,
             shadow: false,
             keep_groups_together: true,
+            pinned: Vec::new(),
+            group_by: GroupBy::None,
         }
     }
 }
@@ -173,21 +194,28 @@ impl PolicyOptions {
         #[derive(Serialize)]
         struct Canonical<'a> {
             algorithm: &'a str,
+            group_by: GroupBy,
             keep_groups_together: bool,
             max_context_tokens: Option<u32>,
             min_relevance: f64,
             mode: Mode,
+            pinned: Vec<&'a str>,
             thresholds: BTreeMap<&'a str, f64>,
             top_n: Option<usize>,
         }
+        let mut pinned: Vec<&str> = self.pinned.iter().map(String::as_str).collect();
+        pinned.sort_unstable();
+        pinned.dedup();
         let mut thresholds: BTreeMap<&str, f64> = DEFAULT_THRESHOLDS.into_iter().collect();
         thresholds.extend(self.thresholds.iter().map(|(k, &v)| (k.as_str(), v)));
         let canonical = Canonical {
             algorithm: POLICY_ALGORITHM,
+            group_by: self.group_by,
             keep_groups_together: self.keep_groups_together,
             max_context_tokens: self.max_context_tokens,
             min_relevance: self.min_relevance(),
             mode: self.mode,
+            pinned,
             thresholds,
             top_n: self.top_n,
         };
@@ -462,6 +490,20 @@ struct Unit {
 
 /// Applies `options` to the judgments: one decision per chunk, in input order. Pure and deterministic.
 pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
+    // The user's pins (`options.pinned`) mark their chunks pinned, as a pin in the input would.
+    let with_pins: Vec<ChunkJudgment>;
+    let judgments = if options.pinned.is_empty() {
+        judgments
+    } else {
+        with_pins = judgments
+            .iter()
+            .map(|j| ChunkJudgment {
+                pinned: j.pinned || options.pinned.contains(&j.chunk_id),
+                ..j.clone()
+            })
+            .collect();
+        &with_pins
+    };
     let mut rows: Vec<&ChunkJudgment> = judgments.iter().collect();
     rows.sort_by_key(|j| j.input_index); // stable: equal indices keep slice order
     let n = rows.len();

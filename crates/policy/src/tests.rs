@@ -431,3 +431,24 @@ fn boundaries_compare_in_double_precision() {
         "retained"
     );
 }
+
+/// Pins from the options act like pins in the input, and pins and grouping are part of the policy version.
+#[test]
+fn the_users_pins_select_and_version() {
+    let input = chunks("x k x");
+    let mut o = PolicyOptions::default();
+    let before = run(&input, &o);
+    assert_eq!(reasons(&before), "not_relevant retained not_relevant");
+    o.pinned = vec!["c2".into(), "c2".into()];
+    let pinned = run(&input, &o);
+    assert_eq!(reasons(&pinned), "not_relevant retained pinned");
+    assert_eq!(pinned.selected_ids, ["c1", "c2"], "classify keeps input order");
+    assert_ne!(pinned.policy_version, before.policy_version);
+    let once = PolicyOptions {
+        pinned: vec!["c2".into()],
+        ..PolicyOptions::default()
+    };
+    assert_eq!(once.policy_version(), o.policy_version(), "a repeated pin is one pin");
+    o.group_by = GroupBy::Document;
+    assert_ne!(o.policy_version(), once.policy_version());
+}

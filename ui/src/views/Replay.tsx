@@ -1,7 +1,7 @@
 import { Component } from "preact";
 import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { Candidate, Change, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
+import type { Candidate, Change, GroupBy, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
@@ -51,6 +51,8 @@ type RowProps = {
   origReason: Reason | null;
   origSelected: boolean;
   changed: boolean;
+  pinned: boolean;
+  onPin: (chunkId: string, pinned: boolean) => void;
 };
 
 /** One candidate row; re-renders only when its own decision changes. */
@@ -58,7 +60,7 @@ class ReplayRow extends Component<RowProps> {
   shouldComponentUpdate(n: RowProps) {
     const p = this.props;
     return n.reason !== p.reason || n.selected !== p.selected || n.rank !== p.rank || n.score !== p.score ||
-      n.changed !== p.changed || n.candidate !== p.candidate || n.origReason !== p.origReason;
+      n.changed !== p.changed || n.candidate !== p.candidate || n.origReason !== p.origReason || n.pinned !== p.pinned;
   }
   render() {
     const p = this.props;
@@ -67,6 +69,8 @@ class ReplayRow extends Component<RowProps> {
       <tr data-testid="replay-row" data-chunk-id={c.chunk_id} data-reason={p.reason ?? undefined} data-changed={p.changed ? "true" : "false"}
         class={`${p.changed ? "row-changed " : ""}${p.selected ? "row-kept" : "row-dropped"}`}>
         <td class="num">{p.index + 1}</td>
+        <td><input type="checkbox" data-testid="replay-pin" aria-label={`Pin passage ${p.index + 1}`} title="Pin: always select this passage"
+          checked={p.pinned} onChange={(e) => p.onPin(c.chunk_id, (e.target as HTMLInputElement).checked)} /></td>
         <td class="num">{p.rank ?? "—"}</td>
         <td class="passage" title={c.text.slice(0, 300)}>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
         <td class="num">{fmt(p.score, 3)}</td>
@@ -79,16 +83,17 @@ class ReplayRow extends Component<RowProps> {
 }
 
 /** The candidate table; re-renders only when the diff changes (not on every slider value). */
-class ReplayTable extends Component<{ diff: SelectionDiff; candidates: Map<string, Candidate> }> {
-  shouldComponentUpdate(n: { diff: SelectionDiff }) {
-    return n.diff !== this.props.diff;
+type TableProps = { diff: SelectionDiff; candidates: Map<string, Candidate>; pinned: string[]; onPin: (chunkId: string, pinned: boolean) => void };
+class ReplayTable extends Component<TableProps> {
+  shouldComponentUpdate(n: TableProps) {
+    return n.diff !== this.props.diff || n.pinned !== this.props.pinned;
   }
   render() {
-    const { diff, candidates } = this.props;
+    const { diff, candidates, pinned, onPin } = this.props;
     return (
       <div class="table-wrap replay-table-wrap">
         <table class="table replay-table">
-          <thead><tr><th class="num">#</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr></thead>
+          <thead><tr><th class="num">#</th><th>Pin</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr></thead>
           <tbody>
             {diff.rows.map((r) => {
               const c = candidates.get(r.chunk_id);
@@ -96,7 +101,7 @@ class ReplayTable extends Component<{ diff: SelectionDiff; candidates: Map<strin
               return (
                 <ReplayRow key={r.chunk_id} index={r.input_index} candidate={c} reason={r.now?.reason ?? null} selected={!!r.now?.selected}
                   rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
-                  origSelected={!!r.before?.selected} changed={r.changed} />
+                  origSelected={!!r.before?.selected} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin} />
               );
             })}
           </tbody>
@@ -196,6 +201,11 @@ function ReplayPanel(props: { trace: Trace }) {
             {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
           </select>
           <label class="check"><input type="checkbox" checked={options.shadow} onChange={(e) => update({ shadow: (e.target as HTMLInputElement).checked })} /> shadow (select, but send the original context)</label>
+          <label class="check">group by{" "}
+            <select class="input input-inline" data-testid="replay-group-by" value={options.group_by} onChange={(e) => update({ group_by: (e.target as HTMLSelectElement).value as GroupBy })}>
+              <option value="none">none</option><option value="document">document</option><option value="page">page</option>
+            </select>
+          </label>
         </div>
         <div class="muted small" data-testid="defaults-source">Default thresholds: {defaultsSource(t)}.</div>
         <div class="sliders">
@@ -259,7 +269,8 @@ function ReplayPanel(props: { trace: Trace }) {
           </div>
         </div>
       )}
-      <ReplayTable diff={diff} candidates={candidates} />
+      <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
+        onPin={(id, on) => update({ pinned: on ? [...optionsRef.current.pinned.filter((p) => p !== id), id] : optionsRef.current.pinned.filter((p) => p !== id) })} />
     </div>
   );
 }

@@ -64,6 +64,7 @@
         const filters = options.mode === "filter" || options.mode === "filter_and_rerank";
         reason = filters && score < options.min_relevance ? "below_threshold" : "retained";
       }
+      if ((options.pinned || []).includes(c.chunk_id)) reason = "pinned";
       return { c, i, reason, score };
     });
     const reranks = options.mode === "rerank" || options.mode === "filter_and_rerank";
@@ -94,7 +95,7 @@
   }
   // ---- end of stand-in ----
 
-  const policy = { mode: "classify", thresholds: { ...DEFAULTS }, min_relevance: 0, top_n: null, max_context_tokens: null, shadow: false, keep_groups_together: true };
+  const policy = { mode: "classify", thresholds: { ...DEFAULTS }, min_relevance: 0, top_n: null, max_context_tokens: null, shadow: false, keep_groups_together: true, pinned: [], group_by: "none" };
   const selection = select(policy);
   const sourcesFrom = (s) => s.selected_ids.slice(0, 5).map((id, k) => {
     const c = candidates.find((x) => x.chunk_id === id);

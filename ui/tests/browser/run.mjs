@@ -125,6 +125,12 @@ try {
     await page.click('[data-testid="nav-replay"]');
     await page.waitForSelector('[data-testid="view-replay"] [data-testid="replay-row"]');
     if (scheme === "light") {
+      // Pin a passage the run dropped: the replay keeps it, as `pinned`.
+      const dropped = page.locator('[data-testid="replay-row"][data-reason="not_relevant"]').first();
+      const id = await dropped.getAttribute("data-chunk-id");
+      await dropped.locator('[data-testid="replay-pin"]').check();
+      await page.waitForSelector(`[data-testid="replay-row"][data-chunk-id="${id}"][data-reason="pinned"]`);
+      check(true, "a pin from the Replay table keeps a dropped passage (pinned)");
       await page.click('[data-testid="regenerate"]');
       await page.waitForSelector('[data-testid="regenerate-compare"] .sources');
     }
