@@ -122,6 +122,13 @@ pub fn settings(wb: Wb<'_>) -> Settings {
     wb.settings()
 }
 
+/// Empties the judgment cache; the number of cached answers dropped.
+#[tauri::command]
+#[specta::specta]
+pub async fn clear_judgment_cache(wb: Wb<'_>) -> Result<u32> {
+    blocking(&wb, |wb| wb.clear_judgment_cache()).await
+}
+
 /// Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy.
 #[tauri::command]
 #[specta::specta]

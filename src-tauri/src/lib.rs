@@ -33,6 +33,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::regenerate,
             commands::settings,
             commands::check_settings,
+            commands::clear_judgment_cache,
             commands::save_settings,
             commands::set_judge_key,
             commands::save_default_policy,

@@ -79,6 +79,7 @@ export const api = {
   regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: (e: AskEvent) => void) =>
     unwrap<T.Trace>(() => commands.regenerate(runId, options, job, channel(onEvent) as never)),
   settings: () => unwrap<T.Settings>(() => commands.settings()),
+  clearJudgmentCache: () => unwrap<number>(() => commands.clearJudgmentCache()),
   checkSettings: (settings: Settings) => unwrap<T.FieldProblem[]>(() => commands.checkSettings(settings)),
   saveSettings: (settings: Settings) => unwrap<T.Settings>(() => commands.saveSettings(settings)),
   setJudgeKey: (key: string | null) => unwrap<T.JudgeInfo>(() => commands.setJudgeKey(key)),

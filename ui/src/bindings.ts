@@ -26,6 +26,8 @@ export const commands = {
 	settings: () => __TAURI_INVOKE<Settings>("settings"),
 	/**  Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy. */
 	checkSettings: (settings: Settings) => __TAURI_INVOKE<FieldProblem[]>("check_settings", { settings }),
+	/**  Empties the judgment cache; the number of cached answers dropped. */
+	clearJudgmentCache: () => typedError<number, IpcError>(__TAURI_INVOKE("clear_judgment_cache")),
 	saveSettings: (settings: Settings) => typedError<Settings, IpcError>(__TAURI_INVOKE("save_settings", { settings })),
 	setJudgeKey: (key: string | null) => typedError<JudgeInfo, IpcError>(__TAURI_INVOKE("set_judge_key", { key })),
 	saveDefaultPolicy: (options: PolicyOptions) => typedError<Settings, IpcError>(__TAURI_INVOKE("save_default_policy", { options })),

@@ -57,6 +57,11 @@ enum Command {
     },
     /// Re-select a run's chunks from its cached judgments with other policy options (no judge call).
     Replay(runs::ReplayArgs),
+    /// The judgment cache: `clear` empties it, so the next answers ask the judge again.
+    Cache {
+        #[command(subcommand)]
+        action: runs::CacheAction,
+    },
     /// Evaluate selection policies on rag-jev eval cases (scored live or replayed from saved traces).
     Eval(eval::EvalArgs),
     /// Check the runtime, the models and the library's consistency.
@@ -107,6 +112,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Ask(args) => ask::ask(&home, args),
         Command::Runs { action } => runs::runs(&home, action),
         Command::Replay(args) => runs::replay(&home, args),
+        Command::Cache { action } => runs::cache(&home, action),
         Command::Eval(args) => eval::run(&home, args),
         Command::Doctor { json } => doctor::run(&home, json),
     }

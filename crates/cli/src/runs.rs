@@ -1,5 +1,5 @@
-//! `ragsift runs` and `ragsift replay`: the stored runs, and re-selection from a run's cached judgments with new
-//! policy options (no judge call).
+//! `ragsift runs`, `ragsift replay` and `ragsift cache`: the stored runs, re-selection from a run's cached
+//! judgments with new policy options (no judge call), and the judgment cache.
 
 use crate::ask::{decisions_json, trace_json, PolicyArgs};
 use crate::print_json;
@@ -83,6 +83,30 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
             replay.selection.selected_ids.len(),
             replay.selection.selected_tokens
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(clap::Subcommand)]
+pub enum CacheAction {
+    /// Empty the judgment cache (stored runs still replay from their own judgments).
+    Clear {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn cache(home: &Path, action: CacheAction) -> Result<ExitCode, Error> {
+    let wb = Workbench::open(Some(home))?;
+    match action {
+        CacheAction::Clear { json } => {
+            let cleared = wb.clear_judgment_cache()?;
+            if json {
+                print_json(&serde_json::json!({ "cleared": cleared }));
+            } else {
+                println!("cleared {cleared} cached judge answers");
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -118,6 +118,19 @@ fn ask_stores_a_trace_that_replays_without_judging() {
         .iter()
         .all(|d| d["selected"] == true && d["reason"] == "retained"));
 
+    // Clearing the cache drops the judge's cached answers; the run still replays from its own judgments, and
+    // the next ask judges afresh.
+    let (code, cleared, err) = run_json(ragsift(home.path()).args(["cache", "clear", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(cleared["cleared"].as_u64().unwrap() > 0, "{cleared}");
+    let (code, _, err) = run_json(ragsift(home.path()).args(["replay", &run_id, "--json"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, again, err) =
+        run_json(ragsift(home.path()).args(["ask", "How long is the battery warranty?", "--judge", "local", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again["judge"]["cached_passages"], 0, "{}", again["judge"]["status"]);
+    assert_eq!(again["judge"]["status"], "judged");
+
     let (code, _, err) = run_json(ragsift(home.path()).args(["replay", "nope", "--json"]));
     assert_ne!(code, 0);
     assert!(err.contains("no run"), "{err}");

@@ -210,6 +210,12 @@ impl Workbench {
         Ok(settings)
     }
 
+    /// Empties the judgment cache, so the next answers ask the judge again (stored runs still replay from their
+    /// own judgments). Returns how many cached answers were dropped.
+    pub fn clear_judgment_cache(&self) -> Result<u32> {
+        self.library().store().clear_judgments()
+    }
+
     /// Every problem with `settings`, by field, for the Settings form (the same rules `save_settings` applies).
     pub fn check_settings(&self, settings: &Settings) -> Vec<ragsift_core::FieldProblem> {
         settings.problems()

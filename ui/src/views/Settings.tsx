@@ -42,6 +42,7 @@ export function Settings() {
   const [error, setError] = useState<unknown>(null);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
+  const [cleared, setCleared] = useState<number | null>(null);
   const [key, setKey] = useState("");
   const [judge, setJudge] = useState<JudgeInfo | null>(null);
 
@@ -70,6 +71,14 @@ export function Settings() {
       setError(null);
       setSaved(true);
       void refreshAppInfo();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const clearCache = async () => {
+    try {
+      setCleared(await api.clearJudgmentCache());
+      setError(null);
     } catch (err) {
       setError(err);
     }
@@ -118,6 +127,14 @@ export function Settings() {
               <button type="button" class="btn btn-ghost" disabled={!judge?.key_set} onClick={() => saveKey(null)}>Forget key</button>
             </div>
             <span class="field-hint muted">{judge ? (judge.key_set ? "A key is stored (outside settings.json)." : "No key stored.") : ""} Active judge: {judge ? `${judge.kind} ${judge.model}${judge.calibrated ? " (calibrated)" : ""}` : "—"}</span>
+          </div>
+          <div class="field">
+            <label for="f-clear-cache">Judgment cache</label>
+            <div class="inline">
+              <button type="button" id="f-clear-cache" class="btn" data-testid="clear-judgment-cache" onClick={clearCache}>Clear cached judgments</button>
+              {cleared !== null && <span class="muted" role="status" data-testid="cache-cleared">Cleared {cleared} cached answers; the next answers ask the judge again.</span>}
+            </div>
+            <span class="field-hint muted">Stored runs keep their own judgments and still replay.</span>
           </div>
         </fieldset>
         <fieldset class="panel">

@@ -202,6 +202,7 @@
     documents: () => documents,
     settings: () => settings,
     check_settings: () => [],
+    clear_judgment_cache: () => 42,
     save_settings: (a) => { window.__MOCK_SAVED_SETTINGS__ = a.settings; return a.settings; },
     set_judge_key: (a) => ({ ...judgeInfo, key_set: a.key != null }),
     save_default_policy: () => settings,

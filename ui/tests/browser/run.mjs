@@ -147,6 +147,9 @@ try {
       check(same, "the Settings form saves the loaded settings unchanged");
       const errors = await page.locator('[data-testid="view-settings"] [aria-invalid="true"]').count();
       check(errors === 0, `no field is flagged on the loaded settings (${errors})`);
+      await page.click('[data-testid="clear-judgment-cache"]');
+      const note = await page.locator('[data-testid="cache-cleared"]').textContent();
+      check(note.includes("42"), `clearing the judgment cache says how many answers went (${note})`);
     }
 
     await page.click('[data-testid="nav-eval"]');

@@ -82,4 +82,51 @@ impl Store {
         tx.commit()?;
         Ok(())
     }
+
+    /// How many answers the judgment cache holds.
+    pub fn judgment_count(&self) -> Result<u32> {
+        Ok(self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0))?)
+    }
+
+    /// Empties the judgment cache (every judge, model and prompt version) and says how many answers it held.
+    /// Stored runs keep their own judgments, so they still replay.
+    pub fn clear_judgments(&self) -> Result<u32> {
+        Ok(self.conn().execute("DELETE FROM judgments", [])? as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(key: &str) -> CachedJudgment {
+        CachedJudgment {
+            key: key.into(),
+            judge: "jev".into(),
+            model: "jev-latest".into(),
+            answered_by: "jev-1.13.0".into(),
+            prompt_version: "v".into(),
+            question: "is_relevant".into(),
+            query_hash: "q".into(),
+            passage_hash: "p".into(),
+            probability: 0.1999999999,
+            input_tokens: 1,
+            output_tokens: 1,
+            latency_ms: 1.0,
+        }
+    }
+
+    #[test]
+    fn answers_round_trip_in_double_precision_and_clear() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        store.put_judgments(&[answer("a"), answer("b")]).unwrap();
+        assert_eq!(store.judgment("a").unwrap().unwrap().probability, 0.1999999999);
+        assert_eq!(store.judgment_count().unwrap(), 2);
+        assert_eq!(store.clear_judgments().unwrap(), 2);
+        assert_eq!(store.judgment_count().unwrap(), 0);
+        assert!(store.judgment("a").unwrap().is_none());
+    }
 }
