@@ -379,6 +379,16 @@ export type IngestStatus =
 /**  The ingest was cancelled before this file was done. */
 "cancelled";
 
+/**  One integrity warning, with the numbers behind it. */
+export type IntegrityWarning = {
+	/**  What it is about. */
+	kind: WarningKind,
+	/**  The question key or option concerned (`is_relevant`, `min_relevance`, …). */
+	subject: string,
+	/**  One sentence with the numbers. */
+	message: string,
+};
+
 /**
  *  What the UI does differently per code: `setup` → point to set-up/Settings, `auth` → the key field,
  *  `unreachable` → the endpoint, `bad_file` → per-file message, `cancelled` → nothing, `stale` → "ask again".
@@ -686,6 +696,8 @@ export type Selection = {
 	counts: Partial<{ [key in Reason]: number }>,
 	/**  [`PolicyOptions::policy_version`] of the options the selection was made with. */
 	policy_version: string,
+	/**  Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied. */
+	warnings?: IntegrityWarning[],
 };
 
 /**  Every setting, stored as `settings.json` in the library home; every field has a default. */
@@ -821,6 +833,17 @@ export type VariantHits = {
 	query: string,
 	hits: VariantHit[],
 };
+
+/**  What a warning is about. */
+export type WarningKind = 
+/**  Every score is far on one side of a threshold: moving it a little changes nothing. */
+"threshold_decides_nothing" | 
+/**  A question's scores barely vary across passages (a degenerate judge). */
+"flat_scores" | 
+/**  Higher scores go with worse retrieval ranks across the run (a possibly inverted score). */
+"against_retrieval_order" | 
+/**  A filter was configured but not applied (bypass, shadow, or a rule skipped as not assessed). */
+"not_applied";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

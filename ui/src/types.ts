@@ -56,7 +56,9 @@ export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number 
 export type Reason = "retained" | "below_threshold" | "beyond_top_n" | "beyond_token_budget" | "pinned" | "group_retained" | "bypassed" | "injection" | "conflicting" | "not_relevant" | "no_evidence" | "unscored";
 export type Status = "applied" | "shadow" | "bypassed";
 export type Decision = { chunk_id: string; input_index: number; selected: boolean; returned: boolean; rank: number | null; score: number | null; reason: Reason; conflicting: boolean; skipped_rules: string[] };
-export type Selection = { decisions: Decision[]; selected_ids: string[]; returned_ids: string[]; status: Status; selected_tokens: number; selected_characters: number; counts: Partial<{ [key in Reason]: number }>; policy_version: string };
+export type WarningKind = "threshold_decides_nothing" | "flat_scores" | "against_retrieval_order" | "not_applied";
+export type IntegrityWarning = { kind: WarningKind; subject: string; message: string };
+export type Selection = { decisions: Decision[]; selected_ids: string[]; returned_ids: string[]; status: Status; selected_tokens: number; selected_characters: number; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[] };
 

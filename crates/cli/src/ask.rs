@@ -174,6 +174,9 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
             let cited = if trace.citations.contains(&s.number) { "*" } else { " " };
             println!("{cited}[{}] {} ({})", s.number, s.document, s.pages());
         }
+        for w in &trace.selection.warnings {
+            eprintln!("warning: {}", w.message);
+        }
         if let Some(note) = trace.judge.unscreened_note() {
             eprintln!("judge: {note}: {}", trace.judge.error.as_deref().unwrap_or(""));
         }

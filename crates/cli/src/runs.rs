@@ -77,6 +77,9 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
                 trace.candidates[d.input_index].title
             );
         }
+        for w in &replay.selection.warnings {
+            println!("warning: {}", w.message);
+        }
         println!(
             "{} changed; {} selected, {} tokens; no judge call ({micros:.0} µs)",
             replay.changes.len(),

@@ -24,10 +24,12 @@
 
 #![deny(missing_docs)]
 
+mod integrity;
 mod texts;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+pub use integrity::{IntegrityWarning, WarningKind};
 use serde::{Deserialize, Serialize};
 pub use texts::{question_texts, reason_texts, QuestionText, ReasonText};
 
@@ -418,6 +420,9 @@ pub struct Selection {
     pub counts: BTreeMap<Reason, usize>,
     /// [`PolicyOptions::policy_version`] of the options the selection was made with.
     pub policy_version: String,
+    /// Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied.
+    #[serde(default)]
+    pub warnings: Vec<IntegrityWarning>,
 }
 
 /// A chunk whose selection or reason differs between two selections (absent on one side → `None`).
@@ -490,6 +495,13 @@ struct Unit {
 
 /// Applies `options` to the judgments: one decision per chunk, in input order. Pure and deterministic.
 pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
+    let mut selection = select_only(judgments, options);
+    selection.warnings = integrity::warnings(judgments, options, &selection);
+    selection
+}
+
+/// [`select`] without the integrity warnings.
+fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
     // The user's pins (`options.pinned`) mark their chunks pinned, as a pin in the input would.
     let with_pins: Vec<ChunkJudgment>;
     let judgments = if options.pinned.is_empty() {
@@ -697,6 +709,7 @@ fn assemble(
             .fold(0u32, |sum, &i| sum.saturating_add(rows[i].characters)),
         counts,
         policy_version,
+        warnings: Vec::new(),
     }
 }
 

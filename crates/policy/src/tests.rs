@@ -452,3 +452,54 @@ fn the_users_pins_select_and_version() {
     o.group_by = GroupBy::Document;
     assert_ne!(o.policy_version(), once.policy_version());
 }
+
+fn kinds(s: &Selection) -> Vec<(WarningKind, String)> {
+    s.warnings.iter().map(|w| (w.kind, w.subject.clone())).collect()
+}
+
+/// Each integrity check fires on the shape it is about, with its numbers, and stays quiet on a healthy run.
+#[test]
+fn integrity_warnings_name_what_cannot_mean_what_it_seems() {
+    // Healthy: scores spread on both sides of the thresholds, better retrieval ranks score higher.
+    let healthy: Vec<ChunkJudgment> = (0..6)
+        .map(|i| cls(i, [0.02, 0.05, 0.9 - 0.15 * i as f64, 0.85 - 0.15 * i as f64]))
+        .collect();
+    assert_eq!(kinds(&run(&healthy, &PolicyOptions::default())), []);
+
+    // A degenerate judge: every passage 0.60 relevant.
+    let flat: Vec<ChunkJudgment> = (0..5)
+        .map(|i| cls(i, [0.02, 0.05, 0.6, 0.9 - 0.1 * i as f64]))
+        .collect();
+    let s = run(&flat, &PolicyOptions::default());
+    assert!(
+        kinds(&s).contains(&(WarningKind::FlatScores, IS_RELEVANT.into())),
+        "{:?}",
+        s.warnings
+    );
+    // …and its relevance threshold 0.45 decides nothing: every score is 0.15 above it.
+    assert!(kinds(&s).contains(&(WarningKind::ThresholdDecidesNothing, IS_RELEVANT.into())));
+    let w = s
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::ThresholdDecidesNothing)
+        .unwrap();
+    assert!(
+        w.message.contains("0.45") && w.message.contains("above"),
+        "{}",
+        w.message
+    );
+
+    // Usefulness rising as retrieval gets worse: a possibly inverted score.
+    let inverted = chunks("u.1 u.3 u.5 u.7 u.9");
+    let s = run(&inverted, &options(r#"{"mode":"rerank"}"#));
+    assert_eq!(kinds(&s), [(WarningKind::AgainstRetrievalOrder, USEFUL.to_string())]);
+
+    // Filters configured but not applied: shadow, and a bypass.
+    let s = run(
+        &chunks("u.1 u.9"),
+        &options(r#"{"mode":"filter","min_relevance":0.5,"shadow":true}"#),
+    );
+    assert_eq!(kinds(&s), [(WarningKind::NotApplied, "shadow".to_string())]);
+    let s = run(&chunks("- -"), &PolicyOptions::default());
+    assert_eq!(kinds(&s), [(WarningKind::NotApplied, "selection".to_string())]);
+}

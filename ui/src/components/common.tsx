@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { IpcFailure } from "../api";
-import type { Reason } from "../api";
+import type { IntegrityWarning, Reason } from "../api";
 import { presentIpcError } from "../logic/errors";
 import { REASON_EXPLAIN, REASON_LABEL, reasonTone } from "../logic/reasons";
 import { go } from "../state";
@@ -12,6 +12,19 @@ export function Banner(props: { tone: "error" | "warning" | "info" | "quiet"; ti
       {props.title && props.children ? " — " : null}
       {props.children}
     </div>
+  );
+}
+
+/** The policy's threshold-integrity warnings (Rust's words and numbers), or nothing when there are none. */
+export function IntegrityWarnings(props: { warnings: IntegrityWarning[] | undefined }) {
+  const ws = props.warnings ?? [];
+  if (!ws.length) return null;
+  return (
+    <Banner tone="warning" testid="integrity-warnings" title={`Threshold integrity: ${ws.length} warning${ws.length > 1 ? "s" : ""}`}>
+      <ul class="integrity-list">
+        {ws.map((w) => <li key={`${w.kind}-${w.subject}`} data-kind={w.kind}>{w.message}</li>)}
+      </ul>
+    </Banner>
   );
 }
 

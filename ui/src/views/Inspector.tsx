@@ -1,7 +1,7 @@
 import { useMemo } from "preact/hooks";
 import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, CopyButton, ProbBar, ReasonTag } from "../components/common";
+import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
@@ -99,6 +99,7 @@ export function TraceView(props: { trace: Trace }) {
           the answer used the unfiltered context. {j.error_code ? <code>{j.error_code}</code> : null} {j.error}
         </Banner>
       )}
+      <IntegrityWarnings warnings={t.selection.warnings} />
       {j.status === "partial" && (
         <Banner tone="warning" testid="judge-partial" title={`Could not screen ${j.unscreened_passages} of ${j.judgments.length} passages`}>
           they were kept unscreened; the other passages' scores apply. {j.error_code ? <code>{j.error_code}</code> : null} {j.error}

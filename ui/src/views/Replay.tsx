@@ -3,7 +3,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { Candidate, Change, GroupBy, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, ErrorBanner, ReasonTag } from "../components/common";
+import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from "../logic/reasons";
@@ -269,6 +269,7 @@ function ReplayPanel(props: { trace: Trace }) {
           </div>
         </div>
       )}
+      <IntegrityWarnings warnings={selection.warnings} />
       <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
         onPin={(id, on) => update({ pinned: on ? [...optionsRef.current.pinned.filter((p) => p !== id), id] : optionsRef.current.pinned.filter((p) => p !== id) })} />
     </div>

@@ -91,6 +91,7 @@
       selected_tokens: sel.reduce((s, d) => s + candidates[d.input_index].tokens, 0),
       selected_characters: sel.reduce((s, d) => s + candidates[d.input_index].text.length, 0),
       counts, policy_version: "stand-in",
+      warnings: options.shadow ? [{ kind: "not_applied", subject: "shadow", message: "shadow mode: the selection is reported, the original context is sent" }] : [],
     };
   }
   // ---- end of stand-in ----

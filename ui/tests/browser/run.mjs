@@ -125,6 +125,12 @@ try {
     await page.click('[data-testid="nav-replay"]');
     await page.waitForSelector('[data-testid="view-replay"] [data-testid="replay-row"]');
     if (scheme === "light") {
+      // Shadow mode is a filter not applied: Rust's integrity warning (here the mock's) shows as a banner.
+      await page.locator('label.check', { hasText: "shadow" }).locator("input").check();
+      await page.waitForSelector('[data-testid="integrity-warnings"] li[data-kind="not_applied"]');
+      check(true, "an integrity warning shows when the filter is not applied (shadow)");
+      await page.locator('label.check', { hasText: "shadow" }).locator("input").uncheck();
+      await page.waitForSelector('[data-testid="integrity-warnings"]', { state: "detached" });
       // Pin a passage the run dropped: the replay keeps it, as `pinned`.
       const dropped = page.locator('[data-testid="replay-row"][data-reason="not_relevant"]').first();
       const id = await dropped.getAttribute("data-chunk-id");
