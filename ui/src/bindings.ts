@@ -605,14 +605,14 @@ export type PolicyOptions = {
 	max_context_tokens?: number | null,
 	/**  Report the proposed selection but return the original context. */
 	shadow?: boolean,
-	/**  Treat chunks sharing a [`ChunkJudgment::group`] as one unit; defaults to `true`. */
+	/**  Treat chunks sharing a [`crate::ChunkJudgment::group`] as one unit; defaults to `true`. */
 	keep_groups_together?: boolean,
 	/**
 	 *  Chunk ids the user pinned: always selected, counted first towards `top_n` and the budget (on top of any
-	 *  chunk already marked [`ChunkJudgment::pinned`]).
+	 *  chunk already marked [`crate::ChunkJudgment::pinned`]).
 	 */
 	pinned?: string[],
-	/**  How the pipeline groups chunks into [`ChunkJudgment::group`]s; none by default. */
+	/**  How the pipeline groups chunks into [`crate::ChunkJudgment::group`]s; none by default. */
 	group_by?: GroupBy,
 };
 

@@ -1,6 +1,7 @@
 //! Unit tests of the parent module.
 use super::Reason::*;
 use super::*;
+use std::collections::HashSet;
 
 /// A classify chunk from (injection, contradiction, relevance, evidence).
 fn cls(i: usize, probabilities: [f64; 4]) -> ChunkJudgment {

@@ -1,0 +1,210 @@
+//! The selection options: the mode, thresholds, limits, pins and grouping a selection is made with, their
+//! validation and version, and the defaults a judge brings for its own probabilities.
+
+use crate::{DEFAULT_THRESHOLDS, POLICY_ALGORITHM};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which rules turn scores into decisions, and whether the selection is reordered.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Spring's four-question rules, first match wins, input order kept; the default.
+    #[default]
+    Classify,
+    /// Keeps chunks whose usefulness is at least `min_relevance`, in input order.
+    Filter,
+    /// Keeps every chunk, ordered by usefulness descending (ties in input order, unscored last).
+    Rerank,
+    /// Keeps chunks whose usefulness is at least `min_relevance`, ordered by usefulness descending.
+    FilterAndRerank,
+}
+
+impl Mode {
+    pub(crate) fn filters(self) -> bool {
+        matches!(self, Mode::Filter | Mode::FilterAndRerank)
+    }
+    pub(crate) fn reranks(self) -> bool {
+        matches!(self, Mode::Rerank | Mode::FilterAndRerank)
+    }
+}
+
+/// Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`].
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(default)]
+pub struct PolicyOptions {
+    /// Which selection rules apply; defaults to [`Mode::Classify`].
+    pub mode: Mode,
+    /// Classification thresholds by question key. A missing key takes the judge's default
+    /// ([`PolicyOptions::resolved`]), and without one Spring's ([`DEFAULT_THRESHOLDS`]).
+    pub thresholds: BTreeMap<String, f64>,
+    /// Lowest usefulness kept by the filter modes (inclusive); `None` takes the judge's default (else 0).
+    pub min_relevance: Option<f64>,
+    /// Admit chunks only while fewer than this many are selected (pinned count first; a group may overshoot).
+    /// `None` (the default) means no limit; must be at least 1 when set.
+    pub top_n: Option<usize>,
+    /// Token budget for the selected context (pinned chunks count first); a unit that does not fit is skipped.
+    /// `None` (the default) means no budget.
+    pub max_context_tokens: Option<u32>,
+    /// Report the proposed selection but return the original context.
+    pub shadow: bool,
+    /// Treat chunks sharing a [`crate::ChunkJudgment::group`] as one unit; defaults to `true`.
+    pub keep_groups_together: bool,
+    /// Chunk ids the user pinned: always selected, counted first towards `top_n` and the budget (on top of any
+    /// chunk already marked [`crate::ChunkJudgment::pinned`]).
+    pub pinned: Vec<String>,
+    /// How the pipeline groups chunks into [`crate::ChunkJudgment::group`]s; none by default.
+    pub group_by: GroupBy,
+}
+
+/// Which chunks form one group (kept or dropped together when `keep_groups_together`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// Every chunk on its own.
+    #[default]
+    None,
+    /// Chunks of the same document.
+    Document,
+    /// Chunks starting on the same page of the same document (the closest to a section extraction knows).
+    Page,
+}
+
+impl Default for PolicyOptions {
+    fn default() -> Self {
+        PolicyOptions {
+            mode: Mode::Classify,
+            thresholds: BTreeMap::new(),
+            min_relevance: None,
+            top_n: None,
+            max_context_tokens: None,
+            shadow: false,
+            keep_groups_together: true,
+            pinned: Vec::new(),
+            group_by: GroupBy::None,
+        }
+    }
+}
+
+impl PolicyOptions {
+    /// Checks ranges and keys; [`select`] never panics on invalid options but its result is then meaningless.
+    pub fn validate(&self) -> Result<(), String> {
+        for (key, &value) in &self.thresholds {
+            if !DEFAULT_THRESHOLDS.iter().any(|&(known, _)| known == key) {
+                let known: Vec<&str> = DEFAULT_THRESHOLDS.iter().map(|&(k, _)| k).collect();
+                return Err(format!(
+                    "unknown threshold `{key}`; expected one of {}",
+                    known.join(", ")
+                ));
+            }
+            if !(0.0..=1.0).contains(&value) {
+                return Err(format!("threshold `{key}` must be between 0 and 1, got {value}"));
+            }
+        }
+        if let Some(m) = self.min_relevance.filter(|m| !(0.0..=1.0).contains(m)) {
+            return Err(format!("min_relevance must be between 0 and 1, got {m}"));
+        }
+        if self.top_n == Some(0) {
+            return Err("top_n must be at least 1 when set".to_string());
+        }
+        Ok(())
+    }
+
+    /// First 16 hex digits (all 64 bits) of FNV-1a-64 over compact JSON of the effective options, keys sorted,
+    /// defaults filled in, `shadow` left out (it changes what is returned, not what is selected), plus
+    /// [`POLICY_ALGORITHM`].
+    pub fn policy_version(&self) -> String {
+        #[derive(Serialize)]
+        struct Canonical<'a> {
+            algorithm: &'a str,
+            group_by: GroupBy,
+            keep_groups_together: bool,
+            max_context_tokens: Option<u32>,
+            min_relevance: f64,
+            mode: Mode,
+            pinned: Vec<&'a str>,
+            thresholds: BTreeMap<&'a str, f64>,
+            top_n: Option<usize>,
+        }
+        let mut pinned: Vec<&str> = self.pinned.iter().map(String::as_str).collect();
+        pinned.sort_unstable();
+        pinned.dedup();
+        let mut thresholds: BTreeMap<&str, f64> = DEFAULT_THRESHOLDS.into_iter().collect();
+        thresholds.extend(self.thresholds.iter().map(|(k, &v)| (k.as_str(), v)));
+        let canonical = Canonical {
+            algorithm: POLICY_ALGORITHM,
+            group_by: self.group_by,
+            keep_groups_together: self.keep_groups_together,
+            max_context_tokens: self.max_context_tokens,
+            min_relevance: self.min_relevance(),
+            mode: self.mode,
+            pinned,
+            thresholds,
+            top_n: self.top_n,
+        };
+        let json = serde_json::to_string(&canonical).unwrap_or_default();
+        format!("{:016x}", fnv1a64(json.as_bytes()))
+    }
+
+    pub(crate) fn question_thresholds(&self) -> [f64; 4] {
+        DEFAULT_THRESHOLDS.map(|(key, default)| self.thresholds.get(key).copied().unwrap_or(default))
+    }
+
+    /// The filter modes' minimum usefulness in force (0 when none is set).
+    pub fn min_relevance(&self) -> f64 {
+        self.min_relevance.unwrap_or(0.0)
+    }
+
+    /// These options with every threshold and the minimum relevance they leave open taken from `defaults`.
+    pub fn resolved(&self, defaults: &JudgeDefaults) -> PolicyOptions {
+        let mut out = self.clone();
+        for (key, &value) in &defaults.thresholds {
+            out.thresholds.entry(key.clone()).or_insert(value);
+        }
+        for (key, value) in DEFAULT_THRESHOLDS {
+            out.thresholds.entry(key.to_string()).or_insert(value);
+        }
+        if out.min_relevance.is_none() {
+            out.min_relevance = defaults.min_relevance;
+        }
+        out
+    }
+}
+
+/// The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
+/// operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct JudgeDefaults {
+    /// Names these defaults for the UI: "spring", or the local fit's version.
+    pub source: String,
+    /// Classification thresholds by question key (probabilities in 0..=1); missing keys fall back to
+    /// [`DEFAULT_THRESHOLDS`].
+    pub thresholds: BTreeMap<String, f64>,
+    /// Minimum usefulness for the filter modes when the options set none; `None` means 0.
+    pub min_relevance: Option<f64>,
+    /// The evidence probability a kept passage needs for the answer to use it; below it, on every kept
+    /// passage, the answer says the documents do not say.
+    pub answer_threshold: f64,
+}
+
+impl Default for JudgeDefaults {
+    /// Spring AI's `JevDocumentFilter.Policy.defaults()`; no minimum relevance.
+    fn default() -> Self {
+        JudgeDefaults {
+            source: "spring".into(),
+            thresholds: DEFAULT_THRESHOLDS.iter().map(|&(k, v)| (k.to_string(), v)).collect(),
+            min_relevance: None,
+            answer_threshold: DEFAULT_THRESHOLDS[3].1,
+        }
+    }
+}
+
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,190 @@
+//! What a selection says: one [`Reason`] per chunk with its [`Decision`], the [`Selection`] they make, and the
+//! [`Change`]s between two selections (what a replay highlights).
+
+use crate::IntegrityWarning;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Why a chunk was kept or dropped; exactly one per chunk. A policy explanation, not a model rationale.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Kept: its scores passed the mode's rules.
+    Retained,
+    /// Dropped (filter modes): its usefulness score is below `min_relevance`.
+    BelowThreshold,
+    /// Dropped: it (or its group) passed the rules, but `top_n` chunks were already selected.
+    BeyondTopN,
+    /// Dropped: it (or its group) passed the rules, but did not fit the remaining token budget.
+    BeyondTokenBudget,
+    /// Kept: pinned, so selected whatever its scores and the limits.
+    Pinned,
+    /// Kept: its own scores would drop it, but another member of its group was kept.
+    GroupRetained,
+    /// Kept: no chunk had the scores its mode needs, so the original context was used.
+    Bypassed,
+    /// Dropped: it, or a member of its group, scored above the prompt-injection threshold.
+    Injection,
+    /// Kept and flagged: it scored above the contradicts-premise threshold.
+    Conflicting,
+    /// Dropped: its relevance score is below the relevance threshold.
+    NotRelevant,
+    /// Dropped: relevant, but its answer-evidence score is not above the evidence threshold.
+    NoEvidence,
+    /// Kept (fail-open): it lacks the scores its mode needs, so it follows the scored chunks.
+    Unscored,
+}
+
+impl Reason {
+    /// Every reason, in declaration order.
+    pub const ALL: [Reason; 12] = [
+        Reason::Retained,
+        Reason::BelowThreshold,
+        Reason::BeyondTopN,
+        Reason::BeyondTokenBudget,
+        Reason::Pinned,
+        Reason::GroupRetained,
+        Reason::Bypassed,
+        Reason::Injection,
+        Reason::Conflicting,
+        Reason::NotRelevant,
+        Reason::NoEvidence,
+        Reason::Unscored,
+    ];
+
+    /// Whether a chunk with this reason is in the selected context.
+    pub fn is_kept(&self) -> bool {
+        use Reason::*;
+        matches!(
+            self,
+            Retained | Pinned | GroupRetained | Bypassed | Conflicting | Unscored
+        )
+    }
+
+    /// One short sentence for the UI.
+    pub fn explain(&self) -> &'static str {
+        match self {
+            Reason::Retained => "Kept: its scores passed the selection rules.",
+            Reason::BelowThreshold => "Dropped: its usefulness score is below the minimum relevance.",
+            Reason::BeyondTopN => "Dropped: it passed the rules but ranked below the top-N cut.",
+            Reason::BeyondTokenBudget => "Dropped: it passed the rules but the context token budget was used up.",
+            Reason::Pinned => "Kept: pinned, so it is selected whatever its scores and the limits.",
+            Reason::GroupRetained => "Kept: another chunk of its group was kept, and groups stay together.",
+            Reason::Bypassed => "Kept: no judge scores were available, so the original context was used.",
+            Reason::Injection => "Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.",
+            Reason::Conflicting => "Kept and flagged: it appears to contradict a premise of the question.",
+            Reason::NotRelevant => "Dropped: judged not relevant to the question.",
+            Reason::NoEvidence => "Dropped: relevant, but judged not to contain evidence for the answer.",
+            Reason::Unscored => "Kept unscreened: the judge gave it no score, so it follows the scored chunks.",
+        }
+    }
+}
+
+/// What a selection's result was used for.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The selection is returned as the context.
+    Applied,
+    /// Shadow mode: the selection is only reported; the original context is returned.
+    Shadow,
+    /// No chunk had the scores its mode needs: nothing was filtered, the original context is returned.
+    Bypassed,
+}
+
+/// The policy's decision for one chunk.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Decision {
+    /// The chunk's id, from [`ChunkJudgment::chunk_id`].
+    pub chunk_id: String,
+    /// The chunk's position in the retrieved list.
+    pub input_index: usize,
+    /// In the proposed selection (also in shadow mode).
+    pub selected: bool,
+    /// In what is actually handed to the answer model: everything in shadow and bypass.
+    pub returned: bool,
+    /// 1-based position in the selected context.
+    pub rank: Option<usize>,
+    /// Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question.
+    pub score: Option<f64>,
+    /// Why it was kept or dropped.
+    pub reason: Reason,
+    /// Classified as contradicting the query premise, whatever happened to it afterwards.
+    pub conflicting: bool,
+    /// Classification rules skipped because the judge does not assess their question (e.g. the contradicted
+    /// premise, offline): the reason was reached without them.
+    #[serde(default)]
+    pub skipped_rules: Vec<String>,
+}
+
+/// The result of [`select`]: one decision per chunk and the context it yields.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Selection {
+    /// One per chunk, in input order.
+    pub decisions: Vec<Decision>,
+    /// The proposed context, in final order.
+    pub selected_ids: Vec<String>,
+    /// What is returned: `selected_ids`, or every chunk in input order in shadow and bypass.
+    pub returned_ids: Vec<String>,
+    /// Whether the selection was applied, only reported (shadow), or bypassed.
+    pub status: Status,
+    /// Total tokens of the selected chunks (saturating at `u32::MAX`).
+    pub selected_tokens: u32,
+    /// Total characters of the selected chunks (saturating at `u32::MAX`).
+    pub selected_characters: u32,
+    /// Number of chunks per reason; reasons that no chunk got are absent.
+    pub counts: BTreeMap<Reason, usize>,
+    /// [`PolicyOptions::policy_version`] of the options the selection was made with.
+    pub policy_version: String,
+    /// Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied.
+    #[serde(default)]
+    pub warnings: Vec<IntegrityWarning>,
+}
+
+/// A chunk whose selection or reason differs between two selections (absent on one side → `None`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Change {
+    /// The chunk's id.
+    pub chunk_id: String,
+    /// Its reason in the `before` selection; `None` if it was absent there.
+    pub before_reason: Option<Reason>,
+    /// Its reason in the `after` selection; `None` if it was absent there.
+    pub after_reason: Option<Reason>,
+    /// Whether it is selected in the `after` selection (`false` if absent there).
+    pub now_selected: bool,
+}
+
+/// Chunks whose selected flag or reason changed from `before` to `after`, in `after`'s order, then the chunks
+/// only `before` had. Chunk ids are assumed unique within a selection.
+pub fn diff(before: &Selection, after: &Selection) -> Vec<Change> {
+    let old: HashMap<&str, &Decision> = before.decisions.iter().map(|d| (d.chunk_id.as_str(), d)).collect();
+    let new: HashSet<&str> = after.decisions.iter().map(|d| d.chunk_id.as_str()).collect();
+    let changed = after
+        .decisions
+        .iter()
+        .filter_map(|d| match old.get(d.chunk_id.as_str()) {
+            Some(b) if b.selected == d.selected && b.reason == d.reason => None,
+            b => Some(Change {
+                chunk_id: d.chunk_id.clone(),
+                before_reason: b.map(|b| b.reason),
+                after_reason: Some(d.reason),
+                now_selected: d.selected,
+            }),
+        });
+    let gone = before
+        .decisions
+        .iter()
+        .filter(|d| !new.contains(d.chunk_id.as_str()))
+        .map(|d| Change {
+            chunk_id: d.chunk_id.clone(),
+            before_reason: Some(d.reason),
+            after_reason: None,
+            now_selected: false,
+        });
+    changed.chain(gone).collect()
+}
