@@ -380,15 +380,15 @@ fn sentence_model(set: &QaSet, rows: &[Row], p_evi: &[f64], embedder: &dyn Embed
             .collect();
         let evidence: Vec<Option<f64>> = idx.iter().map(|&i| Some(p_evi[i])).collect();
         let phrases = case.question.answer_phrases();
+        let ranked = rank_sentences_with(
+            &case.question.query,
+            &sources,
+            &evidence,
+            Some(embedder),
+            Some(set.library.store()),
+            None,
+        )?;
         if std::env::var_os("RAGSIFT_BENCH_VERBOSE").is_some() && case.answerable() {
-            let ranked = rank_sentences_with(
-                &case.question.query,
-                &sources,
-                &evidence,
-                Some(embedder),
-                Some(set.library.store()),
-                None,
-            )?;
             let good = ranked
                 .iter()
                 .position(|(c, _)| phrases.iter().any(|p| contains(&c.text, p)));
@@ -400,14 +400,7 @@ fn sentence_model(set: &QaSet, rows: &[Row], p_evi: &[f64], embedder: &dyn Embed
                 eprintln!("    - {}", c.text.chars().take(160).collect::<String>());
             }
         }
-        for (cand, features) in rank_sentences_with(
-            &case.question.query,
-            &sources,
-            &evidence,
-            Some(embedder),
-            Some(set.library.store()),
-            None,
-        )? {
+        for (cand, features) in ranked {
             y.push(phrases.iter().any(|p| contains(&cand.text, p)));
             x.push(features);
             groups.push(case.fold);
