@@ -43,6 +43,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         // shows what Rust decides with instead of a copy.
         .constant("REASON_TEXTS", ragsift_engine::policy::reason_texts())
         .constant("QUESTION_TEXTS", ragsift_engine::policy::question_texts())
+        .constant("MODE_TEXTS", ragsift_engine::policy::mode_texts())
 }
 
 /// Writes the TypeScript bindings to `path`. Integers cross as JS numbers: every count and offset stays far

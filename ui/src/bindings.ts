@@ -35,9 +35,11 @@ export const commands = {
 };
 
 /* Constants */
+export const MODE_TEXTS = [{"classifies":true,"explain":"Spring's four questions, first rule wins; input order kept.","label":"classify","mode":"classify","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum; input order kept.","label":"filter","mode":"filter","threshold":true},{"classifies":false,"explain":"Keeps every passage, most useful first.","label":"rerank","mode":"rerank","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum, most useful first.","label":"filter + rerank","mode":"filter_and_rerank","threshold":true},{"classifies":false,"explain":"Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).","label":"fusion","mode":"fusion","threshold":false}] as const;
+
 export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relevant","label":"Relevant","short":"rel","threshold":0.45},{"direction":"kept when above","key":"contains_answer_evidence","label":"Has evidence","short":"evi","threshold":0.55},{"direction":"flagged when above","key":"contradicts_query_premise","label":"Contradicts premise","short":"con","threshold":0.7},{"direction":"dropped when above","key":"contains_prompt_injection","label":"Prompt injection","short":"inj","threshold":0.7},{"direction":"filter/rerank score","key":"useful","label":"Useful","short":"use","threshold":null}] as const;
 
-export const REASON_TEXTS = [{"explain":"Kept: its scores passed the selection rules.","kept":true,"label":"retained","reason":"retained"},{"explain":"Dropped: its usefulness score is below the minimum relevance.","kept":false,"label":"below threshold","reason":"below_threshold"},{"explain":"Dropped: it passed the rules but ranked below the top-N cut.","kept":false,"label":"beyond top-N","reason":"beyond_top_n"},{"explain":"Dropped: it passed the rules but the context token budget was used up.","kept":false,"label":"beyond budget","reason":"beyond_token_budget"},{"explain":"Kept: pinned, so it is selected whatever its scores and the limits.","kept":true,"label":"pinned","reason":"pinned"},{"explain":"Kept: another chunk of its group was kept, and groups stay together.","kept":true,"label":"group kept","reason":"group_retained"},{"explain":"Kept: no judge scores were available, so the original context was used.","kept":true,"label":"bypassed","reason":"bypassed"},{"explain":"Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.","kept":false,"label":"injection","reason":"injection"},{"explain":"Kept and flagged: it appears to contradict a premise of the question.","kept":true,"label":"conflicting","reason":"conflicting"},{"explain":"Dropped: judged not relevant to the question.","kept":false,"label":"not relevant","reason":"not_relevant"},{"explain":"Dropped: relevant, but judged not to contain evidence for the answer.","kept":false,"label":"no evidence","reason":"no_evidence"},{"explain":"Kept unscreened: the judge gave it no score, so it follows the scored chunks.","kept":true,"label":"unscored","reason":"unscored"}] as const;
+export const REASON_TEXTS = [{"explain":"Kept: its scores passed the selection rules.","kept":true,"label":"retained","reason":"retained"},{"explain":"Dropped: its usefulness score is below the minimum relevance.","kept":false,"label":"below threshold","reason":"below_threshold"},{"explain":"Dropped: it passed the rules but ranked below the top-N cut.","kept":false,"label":"beyond top-N","reason":"beyond_top_n"},{"explain":"Dropped: it passed the rules but the context token budget was used up.","kept":false,"label":"beyond budget","reason":"beyond_token_budget"},{"explain":"Kept: pinned, so it is selected whatever its scores and the limits.","kept":true,"label":"pinned","reason":"pinned"},{"explain":"Kept: another chunk of its group was kept, and groups stay together.","kept":true,"label":"group kept","reason":"group_retained"},{"explain":"Kept unfiltered: the judge scores the mode needs were missing, so the original context was used.","kept":true,"label":"bypassed","reason":"bypassed"},{"explain":"Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.","kept":false,"label":"injection","reason":"injection"},{"explain":"Kept and flagged: it appears to contradict a premise of the question.","kept":true,"label":"conflicting","reason":"conflicting"},{"explain":"Dropped: judged not relevant to the question.","kept":false,"label":"not relevant","reason":"not_relevant"},{"explain":"Dropped: relevant, but judged not to contain evidence for the answer.","kept":false,"label":"no evidence","reason":"no_evidence"},{"explain":"Kept unscreened in its place: the judge could not score it (fail-open).","kept":true,"label":"unscored","reason":"unscored"}] as const;
 
 /* Types */
 /**  How answers are produced. */
@@ -117,13 +119,14 @@ export type AskRequest = {
 
 /**
  *  One value per compared policy; serialises as
- *  `{"baseline": …, "filter": …, "rerank": …, "filter_and_rerank": …}`.
+ *  `{"baseline": …, "filter": …, "rerank": …, "filter_and_rerank": …, "fusion": …}`.
  */
 export type ByPolicy<T> = {
 	baseline: T,
 	filter: T,
 	rerank: T,
 	filter_and_rerank: T,
+	fusion: T,
 };
 
 /**  A chunk of the joined set, with everything later stages and the inspector need. */
@@ -208,14 +211,21 @@ export type Decision = {
 	chunk_id: string,
 	/**  The chunk's position in the retrieved list. */
 	input_index: number,
-	/**  In the proposed selection (also in shadow mode). */
-	selected: boolean,
+	/**
+	 *  In the proposed selection (also in shadow mode); `None` when the selection was bypassed (rag-jev's null:
+	 *  nothing was selected or dropped).
+	 */
+	selected: boolean | null,
 	/**  In what is actually handed to the answer model: everything in shadow and bypass. */
 	returned: boolean,
 	/**  1-based position in the selected context. */
 	rank: number | null,
 	/**  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question. */
 	score: number | null,
+	/**  rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only). */
+	jev_rank?: number | null,
+	/**  rag-jev's `fusion_score`: reciprocal-rank fusion of the input and judge ranks (fusion mode only). */
+	fusion_score?: number | null,
 	/**  Why it was kept or dropped. */
 	reason: Reason,
 	/**  Classified as contradicting the query premise, whatever happened to it afterwards. */
@@ -242,7 +252,9 @@ export type DocumentRow = {
 	ingested_at: number,
 };
 
-export type EvalPolicy = "baseline" | "filter" | "rerank" | "filter_and_rerank";
+export type EvalPolicy = "baseline" | "filter" | "rerank" | "filter_and_rerank" | 
+/**  rag-jev's reciprocal-rank fusion (k = 60) of the retrieval rank and the judge's rank. */
+"fusion";
 
 /**
  *  rag-jev's report shape (`cases` is a count, per-case metrics are in `rows`), plus the settings and the
@@ -551,7 +563,9 @@ export type Mode =
 /**  Keeps every chunk, ordered by usefulness descending (ties in input order, unscored last). */
 "rerank" | 
 /**  Keeps chunks whose usefulness is at least `min_relevance`, ordered by usefulness descending. */
-"filter_and_rerank";
+"filter_and_rerank" | 
+/**  Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank. */
+"fusion";
 
 /**  A chunk clipped to the page: `[char_start, char_end)` in characters (code points) of the page text. */
 export type PageChunk = {
@@ -647,7 +661,7 @@ export type Reason =
 "not_relevant" | 
 /**  Dropped: relevant, but its answer-evidence score is not above the evidence threshold. */
 "no_evidence" | 
-/**  Kept (fail-open): it lacks the scores its mode needs, so it follows the scored chunks. */
+/**  Kept in its place (Spring's per-passage fail-open, classify only): it lacks the scores its mode needs. */
 "unscored";
 
 /**  The result of a replay, with what changed against the run's own selection. */
@@ -682,16 +696,16 @@ export type SearchMode = "vector" | "keyword" | "hybrid";
 export type Selection = {
 	/**  One per chunk, in input order. */
 	decisions: Decision[],
-	/**  The proposed context, in final order. */
-	selected_ids: string[],
+	/**  The proposed context, in final order; `None` when bypassed (rag-jev's null). */
+	selected_ids: string[] | null,
 	/**  What is returned: `selected_ids`, or every chunk in input order in shadow and bypass. */
 	returned_ids: string[],
 	/**  Whether the selection was applied, only reported (shadow), or bypassed. */
 	status: Status,
-	/**  Total tokens of the selected chunks (saturating at `u32::MAX`). */
-	selected_tokens: number,
-	/**  Total characters of the selected chunks (saturating at `u32::MAX`). */
-	selected_characters: number,
+	/**  Total tokens of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
+	selected_tokens: number | null,
+	/**  Total characters of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
+	selected_characters: number | null,
 	/**  Number of chunks per reason; reasons that no chunk got are absent. */
 	counts: Partial<{ [key in Reason]: number }>,
 	/**  [`PolicyOptions::policy_version`] of the options the selection was made with. */

@@ -65,6 +65,16 @@ export async function loadTrace(id: string): Promise<Trace> {
   return t;
 }
 
+/** A pin asked for in the Inspector, applied by Replay when it opens that run. */
+export type PinRequest = { runId: string; chunkId: string; pinned: boolean };
+export const pinRequest = signal<PinRequest | null>(null);
+
+/** Pins (or unpins) a passage of a run and opens Replay, which re-selects with it at once. */
+export function pinInReplay(runId: string, chunkId: string, pinned: boolean) {
+  pinRequest.value = { runId, chunkId, pinned };
+  openRun(runId, "replay");
+}
+
 export function openRun(id: string, v: "inspector" | "replay") {
   currentRunId.value = id;
   go(v);

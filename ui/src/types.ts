@@ -50,15 +50,15 @@ export type CandidateJudgment = { chunk_id: string; answers: { [key in string]: 
 export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; unscreened_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
 export type Source = { number: number; chunk_id: string; document: string; title: string; page_start: number; page_end: number; text: string };
 
-export type Mode = "classify" | "filter" | "rerank" | "filter_and_rerank";
+export type Mode = "classify" | "filter" | "rerank" | "filter_and_rerank" | "fusion";
 export type GroupBy = "none" | "document" | "page";
 export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number }; min_relevance: number | null; top_n: number | null; max_context_tokens: number | null; shadow: boolean; keep_groups_together: boolean; pinned: string[]; group_by: GroupBy };
 export type Reason = "retained" | "below_threshold" | "beyond_top_n" | "beyond_token_budget" | "pinned" | "group_retained" | "bypassed" | "injection" | "conflicting" | "not_relevant" | "no_evidence" | "unscored";
 export type Status = "applied" | "shadow" | "bypassed";
-export type Decision = { chunk_id: string; input_index: number; selected: boolean; returned: boolean; rank: number | null; score: number | null; reason: Reason; conflicting: boolean; skipped_rules: string[] };
+export type Decision = { chunk_id: string; input_index: number; selected: boolean | null; returned: boolean; rank: number | null; score: number | null; jev_rank: number | null; fusion_score: number | null; reason: Reason; conflicting: boolean; skipped_rules: string[] };
 export type WarningKind = "threshold_decides_nothing" | "flat_scores" | "against_retrieval_order" | "not_applied";
 export type IntegrityWarning = { kind: WarningKind; subject: string; message: string };
-export type Selection = { decisions: Decision[]; selected_ids: string[]; returned_ids: string[]; status: Status; selected_tokens: number; selected_characters: number; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
+export type Selection = { decisions: Decision[]; selected_ids: string[] | null; returned_ids: string[]; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[] };
 
@@ -77,12 +77,12 @@ export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSetting
 
 export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; min_relevance: number; top_n: number | null };
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key in string]: JsonValue };
-export type ByPolicy<T> = { baseline: T; filter: T; rerank: T; filter_and_rerank: T };
+export type ByPolicy<T> = { baseline: T; filter: T; rerank: T; filter_and_rerank: T; fusion: T };
 export type Metrics = { precision: number; evidence_recall: number | null; ndcg: number | null; relevant_dropped: number; documents: number; characters: number; context_tokens: number; all_evidence_lost: boolean; correctly_empty: boolean | null; answer_correct: boolean | null };
 export type Summary = { precision: number | null; evidence_recall: number | null; ndcg: number | null; relevant_dropped: number | null; documents: number | null; characters: number | null; context_tokens: number | null; all_evidence_lost: number | null; correctly_empty: number | null; answer_correct: number | null };
 export type CaseRow = { case_id: string; metrics: ByPolicy<Metrics>; elapsed_ms: number };
 export type ScoringUsage = { input_tokens: number; output_tokens: number; note: string };
-export type EvalPolicy = "baseline" | "filter" | "rerank" | "filter_and_rerank";
+export type EvalPolicy = "baseline" | "filter" | "rerank" | "filter_and_rerank" | "fusion";
 export type SweepPoint = { threshold: number; precision: number; evidence_recall: number | null; selected_mean: number };
 export type Sweep = { policy: EvalPolicy; top_n: number | null; points: SweepPoint[] };
 export type EvalReport = { cases: number; sources: string[]; models: string[]; answer_quality: string; context_size_unit: string; context_tokens_estimator: string; recall_scope: string; ndcg_cutoff: JsonValue; min_relevance: number; top_n: number | null; usage: ScoringUsage; scoring_p95_ms: number; summary: ByPolicy<Summary>; rows: CaseRow[]; sweep?: Sweep };

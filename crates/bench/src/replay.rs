@@ -26,7 +26,7 @@ pub fn run() -> Result<()> {
         let t = Instant::now();
         let mut kept = 0;
         for _ in 0..iterations {
-            kept += select(std::hint::black_box(&chunks), &options).selected_ids.len();
+            kept += select(std::hint::black_box(&chunks), &options).selected().len();
         }
         let per = t.elapsed().as_secs_f64() / iterations as f64;
         println!(

@@ -4,7 +4,7 @@
 use crate::chat::ModelArgs;
 use crate::print_json;
 use ragsift_engine::pipeline::Trace;
-use ragsift_engine::policy::PolicyOptions;
+use ragsift_engine::policy::{Mode, PolicyOptions};
 use ragsift_engine::workbench::{AskEvent, AskRequest, Events, JudgeKind};
 use ragsift_engine::{Error, SearchMode};
 use std::io::Write;
@@ -55,7 +55,7 @@ pub struct AskArgs {
 /// Policy options as flags; unset flags keep the base options.
 #[derive(clap::Args, Default)]
 pub struct PolicyArgs {
-    /// classify (Spring's ordered rules), filter, rerank or filter_and_rerank.
+    /// classify (Spring's ordered rules), filter, rerank, filter_and_rerank or fusion (rag-jev's RRF).
     #[arg(long)]
     mode: Option<String>,
     /// rag-jev modes: keep chunks whose usefulness is at least this.
@@ -84,9 +84,13 @@ impl PolicyArgs {
         if let Some(m) = &self.mode {
             o.mode = serde_json::from_value(serde_json::Value::String(m.clone())).map_err(|_| {
                 Error::Invalid(format!(
-                    "unknown mode '{m}' (classify, filter, rerank, filter_and_rerank)"
+                    "unknown mode '{m}' (classify, filter, rerank, filter_and_rerank, fusion)"
                 ))
             })?;
+            if !matches!(o.mode, Mode::Filter | Mode::FilterAndRerank) {
+                // A threshold carried over from the base options does not belong to a mode without one.
+                o.min_relevance = None;
+            }
         }
         if let Some(x) = self.min_relevance {
             o.min_relevance = Some(x);

@@ -99,7 +99,7 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
             "{:<18} {:>9} {:>9} {:>7} {:>9} {:>10}",
             "policy", "precision", "recall", "nDCG", "empty ok", "characters"
         );
-        for p in ["baseline", "filter", "rerank", "filter_and_rerank"] {
+        for p in ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"] {
             let s = &value["summary"][p];
             let f = |k: &str| s[k].as_f64().map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
             println!(

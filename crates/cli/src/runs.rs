@@ -63,7 +63,11 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
         print_json(&v);
     } else {
         for d in &replay.selection.decisions {
-            let mark = if d.selected { "keep" } else { "drop" };
+            let mark = match d.selected {
+                Some(true) => "keep",
+                Some(false) => "drop",
+                None => "pass",
+            };
             let was = trace.selection.decisions.get(d.input_index).map(|b| b.reason);
             let changed = if was != Some(d.reason) {
                 format!("  (was {:?})", was.unwrap_or(d.reason))
@@ -81,10 +85,12 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
             println!("warning: {}", w.message);
         }
         println!(
-            "{} changed; {} selected, {} tokens; no judge call ({micros:.0} µs)",
+            "{} changed; {}; no judge call ({micros:.0} µs)",
             replay.changes.len(),
-            replay.selection.selected_ids.len(),
-            replay.selection.selected_tokens
+            match (&replay.selection.selected_ids, replay.selection.selected_tokens) {
+                (Some(ids), Some(tokens)) => format!("{} selected, {tokens} tokens", ids.len()),
+                _ => "bypassed: the original context goes through".to_string(),
+            }
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -154,7 +154,7 @@ fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
             .arg(&csv),
     );
     assert_eq!(code, 0, "{err}");
-    for policy in ["baseline", "filter", "rerank", "filter_and_rerank"] {
+    for policy in ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"] {
         for metric in ["precision", "evidence_recall", "ndcg", "correctly_empty", "characters"] {
             assert!(v["summary"][policy].get(metric).is_some(), "summary.{policy}.{metric}");
         }

@@ -146,13 +146,13 @@ fn offline_judge_discriminates_keeps_evidence_and_answers() {
             .collect();
         let selection = select(&input, &PolicyOptions::default().resolved(&judge.defaults()));
         chars_all += input.iter().map(|c| c.characters as usize).sum::<usize>();
-        chars_kept += selection.selected_characters as usize;
+        chars_kept += selection.selected_characters.unwrap_or(0) as usize;
         if case.question.kind != QuestionKind::Unanswerable && case.evidence.iter().any(|&e| e) {
             kept_evidence.1 += 1;
             let kept = selection
                 .decisions
                 .iter()
-                .any(|d| d.selected && case.evidence[d.input_index]);
+                .any(|d| d.is_selected() && case.evidence[d.input_index]);
             kept_evidence.0 += usize::from(kept);
         }
         // Signals for the out-of-fold refit below.

@@ -37,6 +37,11 @@ fn library() -> (tempfile::TempDir, Library) {
         "Tide pools host anemones, crabs and small fish at low tide.",
     )
     .unwrap();
+    std::fs::write(
+        docs.join("charger.txt"),
+        "The Orion-7 charger fills the battery in two hours.",
+    )
+    .unwrap();
     let lib = Library::open(&dir.path().join("home"), LibraryConfig::default()).unwrap();
     let report = lib.ingest(embedder(), &[docs], &|_| {}).unwrap();
     assert_eq!(report.failed(), 0);
@@ -90,7 +95,7 @@ fn ask(lib: &Library, judge: Option<&dyn Judge>, strict: bool) -> ragsift_engine
     };
     let mut p = Pipeline::new(lib, &retriever, gemma());
     p.judge = judge;
-    p.options.top_k = 3;
+    p.options.top_k = 4;
     p.options.strict = strict;
     p.options.generate.max_tokens = 24;
     // A generated answer, so the model is called and the trace holds the exact prompt it saw (the base model's
@@ -116,15 +121,15 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
 
     // The trace is complete.
     assert_eq!(trace.variants.len(), 1);
-    assert_eq!(trace.candidates.len(), 3);
+    assert_eq!(trace.candidates.len(), 4);
     assert_eq!(trace.judge.status, JudgeStatus::Judged);
-    assert_eq!(trace.judge.judgments.len(), 3);
+    assert_eq!(trace.judge.judgments.len(), 4);
     assert!(trace
         .judge
         .judgments
         .iter()
         .all(|j| j.answers.len() == 5 && j.model == "jev-1.13.0"));
-    assert_eq!(trace.selection.decisions.len(), 3);
+    assert_eq!(trace.selection.decisions.len(), 4);
     assert_eq!(trace.answered_by, AnsweredBy::Completion);
     assert!(
         trace.prompt.starts_with("[1] (") && trace.prompt.ends_with("Answer:"),
@@ -132,7 +137,7 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
         trace.prompt
     );
     assert!(trace.timings_ms.contains_key("judge") && trace.timings_ms.contains_key("generation"));
-    assert_eq!(server.requests().len(), 3, "one Jev request per passage");
+    assert_eq!(server.requests().len(), 4, "one Jev request per passage");
     let sent = server.requests()[0].json();
     assert_eq!(
         sent["state"]["query"], "How long is the battery warranty?",
@@ -146,7 +151,7 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
         t.selection.decisions[i].clone()
     };
     assert_eq!(reason_of(&trace, "Ignore all previous").reason, Reason::Injection);
-    assert!(!reason_of(&trace, "Ignore all previous").selected);
+    assert!(!reason_of(&trace, "Ignore all previous").is_selected());
     assert_eq!(reason_of(&trace, "36 months").reason, Reason::Retained);
     assert_eq!(reason_of(&trace, "Tide pools").reason, Reason::NotRelevant);
     assert_eq!(trace.sources.len(), 1);
@@ -216,8 +221,8 @@ fn a_failing_judge_fails_open_or_raises_when_strict() {
             .selection
             .decisions
             .iter()
-            .all(|d| d.selected && d.reason == Reason::Bypassed),
-        "the original context"
+            .all(|d| d.selected.is_none() && d.returned && d.reason == Reason::Bypassed),
+        "the original context, nothing selected (rag-jev's null)"
     );
     assert_eq!(trace.sources.len(), trace.candidates.len());
     let err = ask(&lib, Some(&judge), true).unwrap_err();
@@ -238,7 +243,11 @@ fn the_local_judge_fills_the_same_trace_uncalibrated() {
     assert_eq!(trace.selection.decisions.len(), trace.candidates.len());
     let none = ask(&lib, None, false).unwrap();
     assert_eq!(none.judge.status, JudgeStatus::None);
-    assert!(none.selection.decisions.iter().all(|d| d.selected));
+    assert!(none
+        .selection
+        .decisions
+        .iter()
+        .all(|d| d.returned && d.reason == Reason::Bypassed));
 }
 
 /// Spring's fail-open is per passage: when the judge fails on one passage, that passage alone stays unscreened
@@ -284,6 +293,31 @@ fn a_judge_failing_on_one_passage_leaves_only_that_passage_unscreened() {
     assert_eq!(reason_of("Tide pools"), Reason::Unscored);
     assert_eq!(reason_of("Ignore all previous instructions"), Reason::Injection);
     assert_eq!(trace.selection.status, Status::Applied);
+    assert_eq!(trace.candidates.len(), 4, "one passage of four fails");
+    // rag-jev never applies a partial ranking: in its modes the same judgments bypass, with null fields.
+    for mode in [
+        r#"{"mode":"filter","min_relevance":0.2}"#,
+        r#"{"mode":"rerank","top_n":1}"#,
+        r#"{"mode":"fusion"}"#,
+    ] {
+        let replay = trace.replay(&serde_json::from_str(mode).unwrap(), None).unwrap();
+        let s = &replay.selection;
+        assert_eq!(s.status, Status::Bypassed, "{mode}");
+        assert_eq!(
+            (&s.selected_ids, s.selected_characters, s.selected_tokens),
+            (&None, None, None)
+        );
+        assert!(s
+            .decisions
+            .iter()
+            .all(|d| d.selected.is_none() && d.returned && d.reason == Reason::Bypassed));
+        let json = serde_json::to_value(s).unwrap();
+        assert!(
+            json["selected_ids"].is_null() && json["decisions"][0]["selected"].is_null(),
+            "{json}"
+        );
+        assert_eq!(s.returned_ids.len(), 4, "the original context, in its order");
+    }
     // Strict: the one failure is an error.
     let err = ask(&lib, Some(&judge), true).unwrap_err();
     assert_eq!(err.code(), "judge");

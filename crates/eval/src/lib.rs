@@ -1,8 +1,8 @@
 //! Evaluation of selection policies before enabling one: labelled cases and saved judgments in rag-jev's formats.
 //!
-//! Compares four policies on every case, reusing one judgment per passage (nothing is scored here): `baseline`
-//! (retrieval order, or the case's `baseline_ids`), and the [`ragsift_policy`] modes `filter`, `rerank` and
-//! `filter_and_rerank` (the trace's `relevance` is the [`USEFUL`] score; `min_relevance` applies to the filter
+//! Compares five policies on every case, reusing one judgment per passage (nothing is scored here): `baseline`
+//! (retrieval order, or the case's `baseline_ids`), and the [`ragsift_policy`] modes `filter`, `rerank`,
+//! `filter_and_rerank` and `fusion` (the trace's `relevance` is the [`USEFUL`] score; `min_relevance` applies to the filter
 //! modes, compared in f64 as rag-jev's Python floats). `top_n` caps every policy, baseline included (a case's explicit
 //! `baseline_ids` are used as they are, as in rag-jev); groups stay together. Metrics and summary follow rag-jev's `evaluate` ([`metrics`] says how), except that context tokens
 //! are estimated. A trace must carry the case's [`fingerprint`] and the prompt version of its scoring strategy;
@@ -122,14 +122,17 @@ pub enum EvalPolicy {
     Filter,
     Rerank,
     FilterAndRerank,
+    /// rag-jev's reciprocal-rank fusion (k = 60) of the retrieval rank and the judge's rank.
+    Fusion,
 }
 
 impl EvalPolicy {
-    pub const ALL: [EvalPolicy; 4] = [
+    pub const ALL: [EvalPolicy; 5] = [
         EvalPolicy::Baseline,
         EvalPolicy::Filter,
         EvalPolicy::Rerank,
         EvalPolicy::FilterAndRerank,
+        EvalPolicy::Fusion,
     ];
 
     fn mode(self) -> Option<Mode> {
@@ -138,12 +141,13 @@ impl EvalPolicy {
             EvalPolicy::Filter => Some(Mode::Filter),
             EvalPolicy::Rerank => Some(Mode::Rerank),
             EvalPolicy::FilterAndRerank => Some(Mode::FilterAndRerank),
+            EvalPolicy::Fusion => Some(Mode::Fusion),
         }
     }
 }
 
 /// One value per compared policy; serialises as
-/// `{"baseline": …, "filter": …, "rerank": …, "filter_and_rerank": …}`.
+/// `{"baseline": …, "filter": …, "rerank": …, "filter_and_rerank": …, "fusion": …}`.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ByPolicy<T> {
@@ -151,6 +155,7 @@ pub struct ByPolicy<T> {
     pub filter: T,
     pub rerank: T,
     pub filter_and_rerank: T,
+    pub fusion: T,
 }
 
 impl<T> ByPolicy<T> {
@@ -160,6 +165,7 @@ impl<T> ByPolicy<T> {
             filter: f(EvalPolicy::Filter),
             rerank: f(EvalPolicy::Rerank),
             filter_and_rerank: f(EvalPolicy::FilterAndRerank),
+            fusion: f(EvalPolicy::Fusion),
         }
     }
 
@@ -169,6 +175,7 @@ impl<T> ByPolicy<T> {
             EvalPolicy::Filter => &self.filter,
             EvalPolicy::Rerank => &self.rerank,
             EvalPolicy::FilterAndRerank => &self.filter_and_rerank,
+            EvalPolicy::Fusion => &self.fusion,
         }
     }
 }
@@ -330,11 +337,7 @@ fn selection<'a>(
         .collect();
     let policy_options = PolicyOptions {
         mode,
-        min_relevance: if mode == Mode::Rerank {
-            None
-        } else {
-            Some(options.min_relevance)
-        },
+        min_relevance: matches!(mode, Mode::Filter | Mode::FilterAndRerank).then_some(options.min_relevance),
         top_n: options.top_n,
         max_context_tokens: None,
         shadow: false,
@@ -342,7 +345,8 @@ fn selection<'a>(
         ..PolicyOptions::default()
     };
     let by_id: HashMap<&str, &Document> = case.documents.iter().map(|d| (d.id.as_str(), d)).collect();
-    let chosen = select(&judgments, &policy_options).selected_ids;
+    // What rag-jev hands on: the selection, or the original context when bypassed.
+    let chosen = select(&judgments, &policy_options).returned_ids;
     chosen.iter().filter_map(|id| by_id.get(id.as_str()).copied()).collect()
 }
 

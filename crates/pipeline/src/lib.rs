@@ -142,6 +142,12 @@ impl<'a> Pipeline<'a> {
         cancel: &CancelToken,
     ) -> Result<Trace> {
         let o = &self.options;
+        // Refuse a policy that cannot select (a filter mode without a threshold) before any model is called.
+        let defaults = self.judge.map(|j| j.defaults()).unwrap_or_default();
+        o.policy
+            .resolved(&defaults)
+            .validate_resolved()
+            .map_err(Error::Invalid)?;
         let mut timings = BTreeMap::new();
         let original = Query {
             text: query.to_string(),

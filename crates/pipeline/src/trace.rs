@@ -193,8 +193,8 @@ impl Trace {
                 )));
             }
         }
-        options.validate().map_err(Error::Invalid)?;
         let options = options.resolved(&self.judge.defaults);
+        options.validate_resolved().map_err(Error::Invalid)?;
         let selection = select(&self.policy_input(&options), &options);
         let changes = diff(&self.selection, &selection);
         Ok(Replay {

@@ -63,14 +63,19 @@ pub fn warnings(judgments: &[ChunkJudgment], options: &PolicyOptions, selection:
         Status::Bypassed => out.push(warn(
             WarningKind::NotApplied,
             "selection",
-            "the filter was not applied: no passage had scores, so the original context was used".into(),
+            format!(
+                "the filter was not applied: {} of {} passages lack the scores the mode needs, so the original \
+                 context was used",
+                selection.decisions.iter().filter(|d| d.score.is_none()).count(),
+                selection.decisions.len()
+            ),
         )),
         Status::Shadow => out.push(warn(
             WarningKind::NotApplied,
             "shadow",
             format!(
                 "shadow mode: the selection keeps {} of {} passages, but the original context is sent",
-                selection.selected_ids.len(),
+                selection.selected().len(),
                 selection.decisions.len()
             ),
         )),

@@ -27,17 +27,16 @@
 mod integrity;
 mod options;
 mod outcome;
+mod pyjson;
 mod texts;
 
 use std::collections::{BTreeMap, HashMap};
 
 pub use integrity::{IntegrityWarning, WarningKind};
-#[cfg(test)]
-use options::fnv1a64;
 pub use options::{GroupBy, JudgeDefaults, Mode, PolicyOptions};
 pub use outcome::{diff, Change, Decision, Reason, Selection, Status};
 use serde::{Deserialize, Serialize};
-pub use texts::{question_texts, reason_texts, QuestionText, ReasonText};
+pub use texts::{mode_texts, question_texts, reason_texts, ModeText, QuestionText, ReasonText};
 
 /// Question key: probability that the chunk is relevant to the query.
 pub const IS_RELEVANT: &str = "is_relevant";
@@ -56,8 +55,14 @@ pub const DEFAULT_THRESHOLDS: [(&str, f64); 4] = [
     (IS_RELEVANT, 0.45),
     (CONTAINS_ANSWER_EVIDENCE, 0.55),
 ];
-/// Hashed into every policy version, so a change to these rules changes the versions.
+/// Hashed into every classify policy version, so a change to these rules changes the versions.
 pub const POLICY_ALGORITHM: &str = "ragsift-policy-1";
+/// rag-jev's `PROMPT_VERSION`: its per-passage usefulness request, and the prompt every policy version hashes.
+pub const RAG_JEV_PROMPT_VERSION: &str = "useful-evidence-v1";
+/// rag-jev's `CONTEXTUAL_PROMPT_VERSION`: one request judging all passages together.
+pub const RAG_JEV_CONTEXTUAL_PROMPT_VERSION: &str = "contextual-evidence-v1";
+/// rag-jev's reciprocal-rank-fusion constant.
+pub const RRF_K: f64 = 60.0;
 
 /// The judge's output for one retrieved chunk, plus what the policy needs to know about the chunk itself.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -173,10 +178,35 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
     let score_key = if has(USEFUL) { USEFUL } else { IS_RELEVANT };
     let verdicts: Vec<(Reason, Option<f64>)> = rows.iter().map(|j| verdict(j, options, &t, score_key)).collect();
     let version = options.policy_version();
-    if n > 0 && verdicts.iter().all(|v| v.0 == Reason::Unscored) {
-        let (all, reasons) = ((0..n).collect::<Vec<_>>(), vec![Reason::Bypassed; n]);
-        return assemble(&rows, &verdicts, &all, &reasons, Status::Bypassed, version, false);
+    // rag-jev never applies a partial ranking: one unscored chunk bypasses its modes. Spring screens per
+    // passage: classify bypasses only when no chunk is scored.
+    let unscored = verdicts.iter().filter(|v| v.0 == Reason::Unscored).count();
+    let bypass = if options.mode.is_rag_jev() {
+        unscored > 0
+    } else {
+        unscored == n
+    };
+    if n > 0 && bypass {
+        return bypassed(&rows, &verdicts, version);
     }
+    // rag-jev's ranking signals: the judge's rank (ties in input order) and the fused score.
+    let mut jev_rank = vec![None; n];
+    let mut fused = vec![None; n];
+    if options.mode.is_rag_jev() {
+        let mut by_score: Vec<usize> = (0..n).collect();
+        by_score.sort_by(|&a, &b| verdicts[b].1.unwrap_or(0.0).total_cmp(&verdicts[a].1.unwrap_or(0.0)));
+        for (rank, &i) in by_score.iter().enumerate() {
+            jev_rank[i] = Some(rank + 1);
+            fused[i] = Some(1.0 / (RRF_K + i as f64 + 1.0) + 1.0 / (RRF_K + (rank + 1) as f64));
+        }
+    }
+    let ranking_score = |i: usize| {
+        if options.mode == Mode::Fusion {
+            fused[i]
+        } else {
+            verdicts[i].1
+        }
+    };
 
     // Units, numbered in order of first appearance; `members[start[u]..start[u + 1]]` in input order.
     let mut groups: HashMap<&str, usize> = HashMap::new();
@@ -199,7 +229,7 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
         unit.poisoned |= reason == Reason::Injection;
         unit.eligible |= reason.is_kept();
         unit.tokens += u64::from(j.tokens);
-        if let Some(s) = score.filter(|_| reason.is_kept() || j.pinned) {
+        if let Some(s) = ranking_score(i).filter(|_| score.is_some() && (reason.is_kept() || j.pinned)) {
             unit.ranked = true;
             unit.score = unit.score.max(s);
         }
@@ -258,6 +288,7 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
         }
     }
 
+    // Filter and classify keep the input order, unscored (fail-open) chunks in their place, as Spring does.
     let selected: Vec<usize> = if options.mode.reranks() {
         order
             .iter()
@@ -266,9 +297,7 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
             .filter(|&i| chosen[i])
             .collect()
     } else {
-        let mut selected: Vec<usize> = (0..n).filter(|&i| chosen[i]).collect();
-        selected.sort_by_key(|&i| !units[unit_of[i]].ranked); // stable: input order within each tier
-        selected
+        (0..n).filter(|&i| chosen[i]).collect()
     };
     let reasons: Vec<Reason> = (0..n)
         .map(|i| {
@@ -288,6 +317,11 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
     } else {
         Status::Applied
     };
+    let signals = Signals {
+        jev_rank: &jev_rank,
+        fusion: if options.mode == Mode::Fusion { &fused } else { &[] },
+    };
+    let mode_classifies = options.mode == Mode::Classify;
     assemble(
         &rows,
         &verdicts,
@@ -295,10 +329,46 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
         &reasons,
         status,
         version,
-        options.mode == Mode::Classify,
+        mode_classifies,
+        signals,
     )
 }
 
+/// rag-jev's bypass: the original context in its order, every decision `bypassed` with `selected` null, and
+/// no selected ids, characters or tokens (null, not "everything").
+fn bypassed(rows: &[&ChunkJudgment], verdicts: &[(Reason, Option<f64>)], policy_version: String) -> Selection {
+    let reasons = vec![Reason::Bypassed; rows.len()];
+    let none = Signals {
+        jev_rank: &[],
+        fusion: &[],
+    };
+    let mut selection = assemble(
+        rows,
+        verdicts,
+        &[],
+        &reasons,
+        Status::Bypassed,
+        policy_version,
+        false,
+        none,
+    );
+    for d in &mut selection.decisions {
+        d.selected = None;
+    }
+    selection.selected_ids = None;
+    selection.selected_characters = None;
+    selection.selected_tokens = None;
+    selection
+}
+
+/// Per-chunk ranking signals that go into the decisions (empty when the mode has none).
+#[derive(Clone, Copy)]
+struct Signals<'a> {
+    jev_rank: &'a [Option<usize>],
+    fusion: &'a [Option<f64>],
+}
+
+#[allow(clippy::too_many_arguments)]
 fn assemble(
     rows: &[&ChunkJudgment],
     verdicts: &[(Reason, Option<f64>)],
@@ -307,6 +377,7 @@ fn assemble(
     status: Status,
     policy_version: String,
     mode_classifies: bool,
+    signals: Signals<'_>,
 ) -> Selection {
     let skipped = |j: &ChunkJudgment| -> Vec<String> {
         DEFAULT_THRESHOLDS
@@ -330,10 +401,12 @@ fn assemble(
             Decision {
                 chunk_id: j.chunk_id.clone(),
                 input_index: j.input_index,
-                selected: rank[i].is_some(),
+                selected: Some(rank[i].is_some()),
                 returned: return_all || rank[i].is_some(),
                 rank: rank[i],
                 score: verdicts[i].1,
+                jev_rank: signals.jev_rank.get(i).copied().flatten(),
+                fusion_score: signals.fusion.get(i).copied().flatten(),
                 reason: reasons[i],
                 conflicting: verdicts[i].0 == Reason::Conflicting,
                 skipped_rules: if mode_classifies { skipped(j) } else { Vec::new() },
@@ -348,13 +421,15 @@ fn assemble(
     };
     Selection {
         decisions,
-        selected_ids,
+        selected_ids: Some(selected_ids),
         returned_ids,
         status,
-        selected_tokens: selected.iter().fold(0u32, |sum, &i| sum.saturating_add(rows[i].tokens)),
-        selected_characters: selected
-            .iter()
-            .fold(0u32, |sum, &i| sum.saturating_add(rows[i].characters)),
+        selected_tokens: Some(selected.iter().fold(0u32, |sum, &i| sum.saturating_add(rows[i].tokens))),
+        selected_characters: Some(
+            selected
+                .iter()
+                .fold(0u32, |sum, &i| sum.saturating_add(rows[i].characters)),
+        ),
         counts,
         policy_version,
         warnings: Vec::new(),

@@ -1,7 +1,7 @@
 //! The selection options: the mode, thresholds, limits, pins and grouping a selection is made with, their
 //! validation and version, and the defaults a judge brings for its own probabilities.
 
-use crate::{DEFAULT_THRESHOLDS, POLICY_ALGORITHM};
+use crate::{DEFAULT_THRESHOLDS, POLICY_ALGORITHM, RAG_JEV_PROMPT_VERSION};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -19,14 +19,30 @@ pub enum Mode {
     Rerank,
     /// Keeps chunks whose usefulness is at least `min_relevance`, ordered by usefulness descending.
     FilterAndRerank,
+    /// Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank.
+    Fusion,
 }
 
 impl Mode {
+    /// The mode's wire name (`filter_and_rerank`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Classify => "classify",
+            Mode::Filter => "filter",
+            Mode::Rerank => "rerank",
+            Mode::FilterAndRerank => "filter_and_rerank",
+            Mode::Fusion => "fusion",
+        }
+    }
     pub(crate) fn filters(self) -> bool {
         matches!(self, Mode::Filter | Mode::FilterAndRerank)
     }
     pub(crate) fn reranks(self) -> bool {
-        matches!(self, Mode::Rerank | Mode::FilterAndRerank)
+        matches!(self, Mode::Rerank | Mode::FilterAndRerank | Mode::Fusion)
+    }
+    /// rag-jev's modes: one usefulness score per chunk, and a single missing score bypasses the selection.
+    pub fn is_rag_jev(self) -> bool {
+        self != Mode::Classify
     }
 }
 
@@ -73,6 +89,16 @@ pub enum GroupBy {
     Page,
 }
 
+impl GroupBy {
+    fn name(self) -> &'static str {
+        match self {
+            GroupBy::None => "none",
+            GroupBy::Document => "document",
+            GroupBy::Page => "page",
+        }
+    }
+}
+
 impl Default for PolicyOptions {
     fn default() -> Self {
         PolicyOptions {
@@ -110,45 +136,77 @@ impl PolicyOptions {
         if self.top_n == Some(0) {
             return Err("top_n must be at least 1 when set".to_string());
         }
+        // rag-jev's `Policy.validate_threshold`, for the modes that take no threshold.
+        if self.min_relevance.is_some() {
+            match self.mode {
+                Mode::Rerank => return Err("use filter_and_rerank when combining a threshold with reranking".into()),
+                Mode::Fusion => return Err("fusion combines ranks without a relevance threshold".into()),
+                _ => {}
+            }
+        }
         Ok(())
     }
 
-    /// First 16 hex digits (all 64 bits) of FNV-1a-64 over compact JSON of the effective options, keys sorted,
-    /// defaults filled in, `shadow` left out (it changes what is returned, not what is selected), plus
+    /// [`PolicyOptions::validate`], then rag-jev's refusal of a filter mode without a threshold; for options
+    /// [`PolicyOptions::resolved`] with the judge's defaults (which may supply the threshold).
+    pub fn validate_resolved(&self) -> Result<(), String> {
+        self.validate()?;
+        if self.mode.filters() && self.min_relevance.is_none() {
+            return Err("min_relevance is required for filtering; calibrate on your data".into());
+        }
+        Ok(())
+    }
+
+    /// rag-jev's `Policy.version`: the first 16 hex digits of the SHA-256 of Python's
+    /// `json.dumps({"prompt": "useful-evidence-v1", **options}, sort_keys=True)`, where the options are `mode`,
+    /// `min_relevance`, `top_n`, `relevance_guidance` (always null here) and `max_context_tokens` when set;
+    /// `shadow` is left out (it changes what is returned, not what is selected). So a rag-jev-mode policy
+    /// without pins or groups has exactly rag-jev's version. What rag-jev does not have enters only when it
+    /// differs from the default, as rag-jev itself added `max_context_tokens`: the user's pins (sorted),
+    /// `group_by`, `keep_groups_together: false`, and for classify the four thresholds in force plus
     /// [`POLICY_ALGORITHM`].
     pub fn policy_version(&self) -> String {
-        #[derive(Serialize)]
-        struct Canonical<'a> {
-            algorithm: &'a str,
-            group_by: GroupBy,
-            keep_groups_together: bool,
-            max_context_tokens: Option<u32>,
-            min_relevance: f64,
-            mode: Mode,
-            pinned: Vec<&'a str>,
-            thresholds: BTreeMap<&'a str, f64>,
-            top_n: Option<usize>,
+        use crate::pyjson::Value;
+        let mut fields: Vec<(&str, Value)> = vec![
+            ("prompt", Value::Str(RAG_JEV_PROMPT_VERSION.into())),
+            ("mode", Value::Str(self.mode.name().into())),
+            ("min_relevance", self.min_relevance.map_or(Value::Null, Value::Float)),
+            ("top_n", self.top_n.map_or(Value::Null, |n| Value::Int(n as u64))),
+            ("relevance_guidance", Value::Null),
+        ];
+        if let Some(budget) = self.max_context_tokens {
+            fields.push(("max_context_tokens", Value::Int(u64::from(budget))));
         }
         let mut pinned: Vec<&str> = self.pinned.iter().map(String::as_str).collect();
         pinned.sort_unstable();
         pinned.dedup();
-        let mut thresholds: BTreeMap<&str, f64> = DEFAULT_THRESHOLDS.into_iter().collect();
-        thresholds.extend(self.thresholds.iter().map(|(k, &v)| (k.as_str(), v)));
-        let canonical = Canonical {
-            algorithm: POLICY_ALGORITHM,
-            group_by: self.group_by,
-            keep_groups_together: self.keep_groups_together,
-            max_context_tokens: self.max_context_tokens,
-            min_relevance: self.min_relevance(),
-            mode: self.mode,
-            pinned,
-            thresholds,
-            top_n: self.top_n,
-        };
-        let json = serde_json::to_string(&canonical).unwrap_or_default();
-        format!("{:016x}", fnv1a64(json.as_bytes()))
+        if !pinned.is_empty() {
+            fields.push((
+                "pinned",
+                Value::List(pinned.into_iter().map(|p| Value::Str(p.into())).collect()),
+            ));
+        }
+        if self.group_by != GroupBy::None {
+            fields.push(("group_by", Value::Str(self.group_by.name().into())));
+        }
+        if !self.keep_groups_together {
+            fields.push(("keep_groups_together", Value::Bool(false)));
+        }
+        if self.mode == Mode::Classify {
+            let thresholds = self.question_thresholds();
+            let map = DEFAULT_THRESHOLDS
+                .iter()
+                .zip(thresholds)
+                .map(|(&(k, _), v)| (k.to_string(), Value::Float(v)))
+                .collect();
+            fields.push(("thresholds", Value::Map(map)));
+            fields.push(("algorithm", Value::Str(POLICY_ALGORITHM.into())));
+        }
+        let map = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        crate::pyjson::sha256_prefix(&Value::Map(map))
     }
 
+    /// The options' classify thresholds in rule order (the options' own, else Spring's).
     pub(crate) fn question_thresholds(&self) -> [f64; 4] {
         DEFAULT_THRESHOLDS.map(|(key, default)| self.thresholds.get(key).copied().unwrap_or(default))
     }
@@ -167,7 +225,7 @@ impl PolicyOptions {
         for (key, value) in DEFAULT_THRESHOLDS {
             out.thresholds.entry(key.to_string()).or_insert(value);
         }
-        if out.min_relevance.is_none() {
+        if out.min_relevance.is_none() && self.mode.filters() {
             out.min_relevance = defaults.min_relevance;
         }
         out
@@ -201,10 +259,4 @@ impl Default for JudgeDefaults {
             answer_threshold: DEFAULT_THRESHOLDS[3].1,
         }
     }
-}
-
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

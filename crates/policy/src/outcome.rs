@@ -32,7 +32,7 @@ pub enum Reason {
     NotRelevant,
     /// Dropped: relevant, but its answer-evidence score is not above the evidence threshold.
     NoEvidence,
-    /// Kept (fail-open): it lacks the scores its mode needs, so it follows the scored chunks.
+    /// Kept in its place (Spring's per-passage fail-open, classify only): it lacks the scores its mode needs.
     Unscored,
 }
 
@@ -71,12 +71,14 @@ impl Reason {
             Reason::BeyondTokenBudget => "Dropped: it passed the rules but the context token budget was used up.",
             Reason::Pinned => "Kept: pinned, so it is selected whatever its scores and the limits.",
             Reason::GroupRetained => "Kept: another chunk of its group was kept, and groups stay together.",
-            Reason::Bypassed => "Kept: no judge scores were available, so the original context was used.",
+            Reason::Bypassed => {
+                "Kept unfiltered: the judge scores the mode needs were missing, so the original context was used."
+            }
             Reason::Injection => "Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.",
             Reason::Conflicting => "Kept and flagged: it appears to contradict a premise of the question.",
             Reason::NotRelevant => "Dropped: judged not relevant to the question.",
             Reason::NoEvidence => "Dropped: relevant, but judged not to contain evidence for the answer.",
-            Reason::Unscored => "Kept unscreened: the judge gave it no score, so it follows the scored chunks.",
+            Reason::Unscored => "Kept unscreened in its place: the judge could not score it (fail-open).",
         }
     }
 }
@@ -102,14 +104,21 @@ pub struct Decision {
     pub chunk_id: String,
     /// The chunk's position in the retrieved list.
     pub input_index: usize,
-    /// In the proposed selection (also in shadow mode).
-    pub selected: bool,
+    /// In the proposed selection (also in shadow mode); `None` when the selection was bypassed (rag-jev's null:
+    /// nothing was selected or dropped).
+    pub selected: Option<bool>,
     /// In what is actually handed to the answer model: everything in shadow and bypass.
     pub returned: bool,
     /// 1-based position in the selected context.
     pub rank: Option<usize>,
     /// Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question.
     pub score: Option<f64>,
+    /// rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only).
+    #[serde(default)]
+    pub jev_rank: Option<usize>,
+    /// rag-jev's `fusion_score`: reciprocal-rank fusion of the input and judge ranks (fusion mode only).
+    #[serde(default)]
+    pub fusion_score: Option<f64>,
     /// Why it was kept or dropped.
     pub reason: Reason,
     /// Classified as contradicting the query premise, whatever happened to it afterwards.
@@ -120,22 +129,29 @@ pub struct Decision {
     pub skipped_rules: Vec<String>,
 }
 
+impl Decision {
+    /// In the proposed selection (`false` when bypassed: nothing was selected).
+    pub fn is_selected(&self) -> bool {
+        self.selected == Some(true)
+    }
+}
+
 /// The result of [`select`]: one decision per chunk and the context it yields.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Selection {
     /// One per chunk, in input order.
     pub decisions: Vec<Decision>,
-    /// The proposed context, in final order.
-    pub selected_ids: Vec<String>,
+    /// The proposed context, in final order; `None` when bypassed (rag-jev's null).
+    pub selected_ids: Option<Vec<String>>,
     /// What is returned: `selected_ids`, or every chunk in input order in shadow and bypass.
     pub returned_ids: Vec<String>,
     /// Whether the selection was applied, only reported (shadow), or bypassed.
     pub status: Status,
-    /// Total tokens of the selected chunks (saturating at `u32::MAX`).
-    pub selected_tokens: u32,
-    /// Total characters of the selected chunks (saturating at `u32::MAX`).
-    pub selected_characters: u32,
+    /// Total tokens of the selected chunks (saturating at `u32::MAX`); `None` when bypassed.
+    pub selected_tokens: Option<u32>,
+    /// Total characters of the selected chunks (saturating at `u32::MAX`); `None` when bypassed.
+    pub selected_characters: Option<u32>,
     /// Number of chunks per reason; reasons that no chunk got are absent.
     pub counts: BTreeMap<Reason, usize>,
     /// [`PolicyOptions::policy_version`] of the options the selection was made with.
@@ -143,6 +159,13 @@ pub struct Selection {
     /// Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied.
     #[serde(default)]
     pub warnings: Vec<IntegrityWarning>,
+}
+
+impl Selection {
+    /// The proposed context's ids; empty when bypassed.
+    pub fn selected(&self) -> &[String] {
+        self.selected_ids.as_deref().unwrap_or_default()
+    }
 }
 
 /// A chunk whose selection or reason differs between two selections (absent on one side → `None`).
@@ -173,7 +196,7 @@ pub fn diff(before: &Selection, after: &Selection) -> Vec<Change> {
                 chunk_id: d.chunk_id.clone(),
                 before_reason: b.map(|b| b.reason),
                 after_reason: Some(d.reason),
-                now_selected: d.selected,
+                now_selected: d.is_selected(),
             }),
         });
     let gone = before

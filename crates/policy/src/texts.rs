@@ -2,7 +2,7 @@
 //! label, default threshold and direction. The app exports them into its TypeScript bindings as constants, so
 //! the UI shows exactly what Rust decides with.
 
-use crate::{Reason, DEFAULT_THRESHOLDS, USEFUL};
+use crate::{Mode, Reason, DEFAULT_THRESHOLDS, USEFUL};
 use serde::Serialize;
 
 /// How the UI names and explains one reason.
@@ -31,6 +31,55 @@ pub struct QuestionText {
     pub threshold: Option<f64>,
     /// How the threshold acts.
     pub direction: &'static str,
+}
+
+/// How the UI names one mode and which controls act in it.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct ModeText {
+    /// The mode.
+    pub mode: Mode,
+    /// Its name in the mode picker.
+    pub label: &'static str,
+    /// One sentence: what the mode keeps and in which order.
+    pub explain: &'static str,
+    /// Takes `min_relevance` (and requires it: rag-jev refuses a filter without a threshold).
+    pub threshold: bool,
+    /// Reads the four classification thresholds.
+    pub classifies: bool,
+}
+
+/// Every mode, classify first, with its label and the controls it reads.
+pub fn mode_texts() -> Vec<ModeText> {
+    let m = |mode: Mode, label, explain| ModeText {
+        mode,
+        label,
+        explain,
+        threshold: mode.filters(),
+        classifies: mode == Mode::Classify,
+    };
+    vec![
+        m(
+            Mode::Classify,
+            "classify",
+            "Spring's four questions, first rule wins; input order kept.",
+        ),
+        m(
+            Mode::Filter,
+            "filter",
+            "Keeps usefulness at or above the minimum; input order kept.",
+        ),
+        m(Mode::Rerank, "rerank", "Keeps every passage, most useful first."),
+        m(
+            Mode::FilterAndRerank,
+            "filter + rerank",
+            "Keeps usefulness at or above the minimum, most useful first.",
+        ),
+        m(
+            Mode::Fusion,
+            "fusion",
+            "Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).",
+        ),
+    ]
 }
 
 impl Reason {
@@ -114,5 +163,8 @@ mod texts_tests {
         let with_threshold: Vec<_> = questions.iter().filter(|q| q.threshold.is_some()).collect();
         assert_eq!(with_threshold.len(), DEFAULT_THRESHOLDS.len());
         assert_eq!(questions.last().map(|q| q.key), Some(USEFUL));
+        let modes = mode_texts();
+        assert_eq!(modes.iter().filter(|m| m.threshold).count(), 2);
+        assert!(modes.iter().all(|m| m.explain.ends_with('.')));
     }
 }

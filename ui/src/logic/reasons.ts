@@ -1,6 +1,7 @@
 import type { Reason } from "../api";
 
-import { QUESTION_TEXTS, REASON_TEXTS } from "../bindings";
+import type { Mode, PolicyOptions } from "../api";
+import { MODE_TEXTS, QUESTION_TEXTS, REASON_TEXTS } from "../bindings";
 
 // Every word and number here comes from Rust (policy::reason_texts and policy::question_texts), exported into
 // the generated bindings as constants; only the colours are the UI's own.
@@ -39,3 +40,19 @@ export const THRESHOLD_KEYS = QUESTIONS.filter((q) => q.threshold !== null).map(
 export const DEFAULT_THRESHOLDS: Record<string, number> = Object.fromEntries(
   QUESTIONS.filter((q) => q.threshold !== null).map((q) => [q.key, q.threshold as number]),
 );
+
+/** The modes in picker order, with what they read (policy::mode_texts). */
+export const MODES: { value: Mode; label: string; explain: string; threshold: boolean; classifies: boolean }[] = MODE_TEXTS.map(
+  (m) => ({ value: m.mode as Mode, label: m.label, explain: m.explain, threshold: m.threshold, classifies: m.classifies }),
+);
+
+/** Whether `mode` takes (and requires) a minimum relevance. */
+export function takesThreshold(mode: Mode): boolean {
+  return MODES.some((m) => m.value === mode && m.threshold);
+}
+
+/** The options as Rust accepts them: a minimum relevance only for the modes that take one (rag-jev refuses it
+ * elsewhere); the slider keeps its value in the UI meanwhile. */
+export function forWire(o: PolicyOptions): PolicyOptions {
+  return takesThreshold(o.mode) ? o : { ...o, min_relevance: null };
+}

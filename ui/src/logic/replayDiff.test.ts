@@ -5,7 +5,7 @@ import { isKept, reasonTone, REASON_EXPLAIN, REASONS } from "./reasons";
 
 function sel(reasons: Reason[], tokens = 10): Selection {
   const decisions: Decision[] = reasons.map((reason, i) => ({
-    chunk_id: `c${i}`, input_index: i, selected: isKept(reason), returned: isKept(reason),
+    chunk_id: `c${i}`, input_index: i, selected: isKept(reason), returned: isKept(reason), jev_rank: null, fusion_score: null,
     rank: isKept(reason) ? i + 1 : null, score: 0.5, reason, conflicting: reason === "conflicting", skipped_rules: [],
   }));
   const counts: Partial<Record<Reason, number>> = {};

@@ -16,10 +16,15 @@ export type SelectionDiff = {
   rows: DiffRow[];
   changed: number;
   counts: ReasonCount[];
-  tokens: { now: number; before: number; delta: number };
-  characters: { now: number; before: number; delta: number };
-  selected: { now: number; before: number };
+  /** `null` on a side whose selection was bypassed (rag-jev's null: nothing selected, the original context). */
+  tokens: { now: number | null; before: number | null; delta: number | null };
+  characters: { now: number | null; before: number | null; delta: number | null };
+  selected: { now: number | null; before: number | null };
 };
+
+function sides(now: number | null, before: number | null) {
+  return { now, before, delta: now === null || before === null ? null : now - before };
+}
 
 function countOf(sel: Selection, r: Reason): number {
   const fromMap = sel.counts[r];
@@ -50,12 +55,8 @@ export function diffSelections(before: Selection, now: Selection, changes: Chang
     rows,
     changed: rows.filter((r) => r.changed).length,
     counts,
-    tokens: { now: now.selected_tokens, before: before.selected_tokens, delta: now.selected_tokens - before.selected_tokens },
-    characters: {
-      now: now.selected_characters,
-      before: before.selected_characters,
-      delta: now.selected_characters - before.selected_characters,
-    },
-    selected: { now: now.selected_ids.length, before: before.selected_ids.length },
+    tokens: sides(now.selected_tokens, before.selected_tokens),
+    characters: sides(now.selected_characters, before.selected_characters),
+    selected: { now: now.selected_ids?.length ?? null, before: before.selected_ids?.length ?? null },
   };
 }

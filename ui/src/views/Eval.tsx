@@ -6,7 +6,7 @@ import { fmt, fmtInt } from "../logic/format";
 import { sweepGeometry } from "../logic/plot";
 import { endJob, startJob } from "../state";
 
-const POLICIES: EvalPolicy[] = ["baseline", "filter", "rerank", "filter_and_rerank"];
+const POLICIES: EvalPolicy[] = ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"];
 const METRICS: { key: keyof Summary; label: string; int?: boolean; pct?: boolean }[] = [
   { key: "precision", label: "Precision" },
   { key: "evidence_recall", label: "Evidence recall" },

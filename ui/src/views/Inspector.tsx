@@ -5,7 +5,7 @@ import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag } from "../co
 import { RunView } from "../components/RunView";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
-import { go, openSource, pageTarget } from "../state";
+import { go, openSource, pageTarget, pinInReplay } from "../state";
 import { defaultsSource } from "./Replay";
 
 
@@ -55,7 +55,7 @@ function JudgeTable(props: { trace: Trace }) {
           <tr>
             <th class="num">#</th><th>Passage</th>
             {QUESTIONS.map((q) => <th key={q.key} class="col-prob" title={`${q.key}: ${q.direction}`}>{q.label}</th>)}
-            <th>Cache</th><th>Decision</th><th>Reason</th>
+            <th>Cache</th><th>Decision</th><th>Reason</th><th>Pin</th>
           </tr>
         </thead>
         <tbody>
@@ -64,7 +64,7 @@ function JudgeTable(props: { trace: Trace }) {
             const d = byId.d.get(c.chunk_id);
             return (
               <tr key={c.chunk_id} data-testid="judge-row" data-chunk-id={c.chunk_id} data-reason={d?.reason}
-                class={d ? (d.selected ? "row-kept" : "row-dropped") : ""}>
+                class={d ? (d.selected === false ? "row-dropped" : "row-kept") : ""}>
                 <td class="num">{i + 1}</td>
                 <td class="passage"><button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button> <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
                 {QUESTIONS.map((q) => (
@@ -73,8 +73,11 @@ function JudgeTable(props: { trace: Trace }) {
                     : <ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />}</td>
                 ))}
                 <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
-                <td>{d ? (d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
+                <td>{d ? (d.selected === null ? <span class="flagged" title="bypassed: the original context goes through">passed</span> : d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
                 <td title={d ? REASON_EXPLAIN[d.reason] + skippedText(d) : undefined}><ReasonTag reason={d?.reason} /></td>
+                <td>{t.policy.pinned.includes(c.chunk_id)
+                  ? <button type="button" class="btn btn-small" data-testid="inspector-unpin" title="Unpin in Replay and re-select" onClick={() => pinInReplay(t.run_id, c.chunk_id, false)}>Unpin</button>
+                  : <button type="button" class="btn btn-small" data-testid="inspector-pin" title="Pin in Replay: always select this passage" onClick={() => pinInReplay(t.run_id, c.chunk_id, true)}>Pin</button>}</td>
               </tr>
             );
           })}
@@ -151,7 +154,7 @@ export function TraceView(props: { trace: Trace }) {
           <span>Tokens <strong class="num">{fmtInt(j.input_tokens)} in / {fmtInt(j.output_tokens)} out</strong></span>
           <span>Latency <strong class="num">{fmt(j.latency_ms, 0)} ms</strong></span>
           <span>Policy <strong>{t.policy.mode}</strong>{t.selection.status !== "applied" ? ` (${t.selection.status})` : ""}</span>
-          <span>Selected <strong class="num">{t.selection.selected_ids.length}</strong> · {fmtInt(t.selection.selected_tokens)} tokens</span>
+          <span>Selected {t.selection.selected_ids === null ? <strong>none: bypassed, the original context went through</strong> : <><strong class="num">{t.selection.selected_ids.length}</strong> · {fmtInt(t.selection.selected_tokens ?? 0)} tokens</>}</span>
         </div>
         <JudgeTable trace={t} />
       </Stage>

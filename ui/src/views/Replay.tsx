@@ -1,24 +1,19 @@
 import { Component } from "preact";
-import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { Candidate, Change, GroupBy, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
-import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from "../logic/reasons";
+import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
-import { endJob, openSource, rememberTrace, startJob } from "../state";
+import { endJob, openSource, pinRequest, rememberTrace, startJob } from "../state";
 import { SourcesList } from "./Chat";
 
-const MODES: { value: Mode; label: string }[] = [
-  { value: "classify", label: "classify" },
-  { value: "filter", label: "filter" },
-  { value: "rerank", label: "rerank" },
-  { value: "filter_and_rerank", label: "filter + rerank" },
-];
+
 
 /** The run's policy with every threshold filled: the run's own, then its judge's defaults, then Spring's. */
 function withDefaults(p: PolicyOptions, t: Trace): PolicyOptions {
@@ -45,11 +40,12 @@ type RowProps = {
   index: number;
   candidate: Candidate;
   reason: Reason | null;
-  selected: boolean;
+  /** `null` when the selection was bypassed: nothing selected, the passage goes through unfiltered. */
+  selected: boolean | null;
   rank: number | null;
   score: number | null;
   origReason: Reason | null;
-  origSelected: boolean;
+  origSelected: boolean | null;
   changed: boolean;
   pinned: boolean;
   onPin: (chunkId: string, pinned: boolean) => void;
@@ -76,7 +72,7 @@ class ReplayRow extends Component<RowProps> {
         <td class="num">{fmt(p.score, 3)}</td>
         <td title={p.reason ? REASON_EXPLAIN[p.reason] : undefined}><ReasonTag reason={p.reason} /></td>
         <td title={p.origReason ? REASON_EXPLAIN[p.origReason] : undefined}><ReasonTag reason={p.origReason} /></td>
-        <td>{p.selected ? <span class="kept">kept</span> : <span class="dropped">dropped</span>}{p.changed && p.selected !== p.origSelected ? <span class="delta-mark" title={p.origSelected ? "was kept" : "was dropped"}>{p.selected ? " ↑" : " ↓"}</span> : null}</td>
+        <td>{p.selected === null ? <span class="flagged" title="bypassed: the original context goes through">passed</span> : p.selected ? <span class="kept">kept</span> : <span class="dropped">dropped</span>}{p.changed && p.selected !== p.origSelected ? <span class="delta-mark" title={p.origSelected ? "was kept" : "was dropped"}>{p.selected ? " ↑" : " ↓"}</span> : null}</td>
       </tr>
     );
   }
@@ -99,9 +95,9 @@ class ReplayTable extends Component<TableProps> {
               const c = candidates.get(r.chunk_id);
               if (!c) return null;
               return (
-                <ReplayRow key={r.chunk_id} index={r.input_index} candidate={c} reason={r.now?.reason ?? null} selected={!!r.now?.selected}
+                <ReplayRow key={r.chunk_id} index={r.input_index} candidate={c} reason={r.now?.reason ?? null} selected={r.now ? r.now.selected : false}
                   rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
-                  origSelected={!!r.before?.selected} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin} />
+                  origSelected={r.before ? r.before.selected : false} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin} />
               );
             })}
           </tbody>
@@ -109,6 +105,11 @@ class ReplayTable extends Component<TableProps> {
       </div>
     );
   }
+}
+
+/** A count, or "bypassed" where the selection has none (rag-jev's null). */
+function orBypass(n: number | null): string {
+  return n === null ? "bypassed" : fmtInt(n);
 }
 
 function Slider(props: { testid: string; label: string; value: number; min?: number; max?: number; step?: number; hint?: string; dim?: boolean; display?: string; onValue: (v: number) => void }) {
@@ -135,7 +136,7 @@ function ReplayPanel(props: { trace: Trace }) {
 
   const scheduler = useMemo(
     () => createLatestScheduler(
-      (o: PolicyOptions) => api.replay(t.run_id, o),
+      (o: PolicyOptions) => api.replay(t.run_id, forWire(o)),
       (r) => { setResult({ selection: r.selection, changes: r.changes }); setError(null); },
       (e) => { setError(e); measure.current = false; },
     ),
@@ -161,6 +162,16 @@ function ReplayPanel(props: { trace: Trace }) {
     setSaved(null);
     scheduler.schedule(next);
   };
+  const setPin = (id: string, on: boolean) =>
+    update({ pinned: on ? [...optionsRef.current.pinned.filter((p) => p !== id), id] : optionsRef.current.pinned.filter((p) => p !== id) });
+  // A pin asked for in the Inspector: applied once, to this run.
+  const request = pinRequest.value;
+  useEffect(() => {
+    if (request && request.runId === t.run_id) {
+      pinRequest.value = null;
+      setPin(request.chunkId, request.pinned);
+    }
+  }, [request, t.run_id]);
   const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } });
 
   const candidates = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
@@ -172,7 +183,7 @@ function ReplayPanel(props: { trace: Trace }) {
     let answer = "";
     setRegen({ answer: "", stage: null, trace: null, error: null, job });
     try {
-      const nt = await api.regenerate(t.run_id, optionsRef.current, job, (e) => {
+      const nt = await api.regenerate(t.run_id, forWire(optionsRef.current), job, (e) => {
         if (e.event === "token") { answer += e.text; setRegen((r) => r && { ...r, answer }); }
         else if (e.event === "stage") setRegen((r) => r && { ...r, stage: e.stage });
       });
@@ -216,7 +227,7 @@ function ReplayPanel(props: { trace: Trace }) {
               hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classify mode only)"}`}
               dim={!classify || unassessed} onValue={(v) => setThreshold(key, v)} />;
           })}
-          <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance ?? 0} dim={classify || options.mode === "rerank"}
+          <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance ?? 0} dim={!takesThreshold(options.mode)}
             hint="usefulness below this is dropped (filter modes)" onValue={(v) => update({ min_relevance: v })} />
           <Slider testid="token-budget" label="Token budget" value={options.max_context_tokens ?? 0} min={0} max={4096} step={64}
             display={options.max_context_tokens == null ? "off" : String(options.max_context_tokens)} hint="0 = off"
@@ -235,16 +246,16 @@ function ReplayPanel(props: { trace: Trace }) {
         <div class="control-row">
           <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [] }); }}>Reset to run's policy</button>
           <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
-          <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(optionsRef.current).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
+          <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(forWire(optionsRef.current)).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
           <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>
           {saved && <span class="ok small" role="status">{saved}</span>}
         </div>
       </div>
       <div class="replay-summary panel" data-testid="replay-summary">
         <span class="stat"><strong class="num" data-testid="changed-count">{diff.changed}</strong> changed</span>
-        <span class="stat">selected <strong class="num">{diff.selected.now}</strong> <span class="muted">(run {diff.selected.before})</span></span>
-        <span class="stat">tokens <strong class="num">{fmtInt(diff.tokens.now)}</strong> <span class="muted">(run {fmtInt(diff.tokens.before)}, {fmtSigned(diff.tokens.delta)})</span></span>
-        <span class="stat">characters <strong class="num">{fmtInt(diff.characters.now)}</strong> <span class="muted">(run {fmtInt(diff.characters.before)}, {fmtSigned(diff.characters.delta)})</span></span>
+        <span class="stat">selected <strong class="num">{orBypass(diff.selected.now)}</strong> <span class="muted">(run {orBypass(diff.selected.before)})</span></span>
+        <span class="stat">tokens <strong class="num">{orBypass(diff.tokens.now)}</strong> <span class="muted">(run {orBypass(diff.tokens.before)}{diff.tokens.delta === null ? "" : `, ${fmtSigned(diff.tokens.delta)}`})</span></span>
+        <span class="stat">characters <strong class="num">{orBypass(diff.characters.now)}</strong> <span class="muted">(run {orBypass(diff.characters.before)}{diff.characters.delta === null ? "" : `, ${fmtSigned(diff.characters.delta)}`})</span></span>
         <span class="stat">status <strong>{selection.status}</strong></span>
         <div class="reason-counts">
           {diff.counts.map((c) => (
@@ -271,7 +282,7 @@ function ReplayPanel(props: { trace: Trace }) {
       )}
       <IntegrityWarnings warnings={selection.warnings} />
       <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
-        onPin={(id, on) => update({ pinned: on ? [...optionsRef.current.pinned.filter((p) => p !== id), id] : optionsRef.current.pinned.filter((p) => p !== id) })} />
+        onPin={setPin} />
     </div>
   );
 }

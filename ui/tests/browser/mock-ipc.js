@@ -170,7 +170,7 @@
       report: { cases: 48, sources: ["cases.json"], models: ["jev-small"], answer_quality: "not measured", context_size_unit: "characters",
         context_tokens_estimator: "chars/4", recall_scope: "evidence recall over the judged candidates", ndcg_cutoff: "candidate count",
         min_relevance: 0.5, top_n: null, usage: { input_tokens: 120000, output_tokens: 2400, note: "scoring performed once" }, scoring_p95_ms: 640,
-        summary: { baseline: m(0.41), filter: m(0.78), rerank: m(0.52), filter_and_rerank: m(0.81) }, rows: [] },
+        summary: { baseline: m(0.41), filter: m(0.78), rerank: m(0.52), filter_and_rerank: m(0.81), fusion: m(0.6) }, rows: [] },
       sweep,
     };
   })();
