@@ -27,7 +27,9 @@ set -euo pipefail
 APT_PACKAGES=(
   build-essential # C toolchain for -sys crates (rusqlite bundled, usearch, onig)
   pkg-config      # locating system libraries from build scripts
-  poppler-utils   # pdftotext/pdftoppm: PDF fixtures and cross-checks
+  poppler-utils   # pdftotext/pdftoppm: PDF fixtures and cross-checks; pdftoppm renders pages for OCR
+  tesseract-ocr     # OCR of image-only (scanned) PDF pages
+  tesseract-ocr-eng # its English model (add tesseract-ocr-<lang> for other languages)
   qpdf            # PDF repair/normalisation of odd inputs
   python3         # runs the wheel download/extraction below
   python3-pip     # `python3 -m pip download` for Debian's python3 (no-op where pip exists)

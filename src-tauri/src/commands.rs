@@ -40,6 +40,12 @@ pub async fn documents(wb: Wb<'_>) -> Result<Vec<DocumentRow>> {
 
 #[tauri::command]
 #[specta::specta]
+pub async fn library_generation(wb: Wb<'_>) -> Result<u32> {
+    blocking(&wb, |wb| wb.library_generation()).await
+}
+
+#[tauri::command]
+#[specta::specta]
 pub async fn ingest(
     wb: Wb<'_>,
     paths: Vec<String>,

@@ -52,7 +52,9 @@ impl From<Error> for IpcError {
             Error::RateLimited(_) | Error::Unreachable(_) | Error::Protocol(_) | Error::Judge { .. } => {
                 IpcCode::Unreachable
             }
-            Error::Invalid(_) | Error::ContextOverflow { .. } | Error::NotSupported(_) => IpcCode::Invalid,
+            Error::Invalid(_) | Error::ContextOverflow { .. } | Error::NotSupported(_) | Error::Busy(_) => {
+                IpcCode::Invalid
+            }
             Error::NotFound(_) => IpcCode::NotFound,
             Error::Stale(_) => IpcCode::Stale,
             Error::Cancelled => IpcCode::Cancelled,

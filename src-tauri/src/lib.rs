@@ -21,6 +21,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         .commands(collect_commands![
             commands::app_info,
             commands::documents,
+            commands::library_generation,
             commands::ingest,
             commands::cancel,
             commands::remove_document,

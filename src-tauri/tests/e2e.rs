@@ -29,7 +29,7 @@ impl Drop for Kill {
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into())).join("..")
 }
 
 fn free_port() -> u16 {
@@ -197,6 +197,46 @@ fn a_real_paper_with_the_offline_judge() {
     assert!(s.text(&defaults).contains("local judge"), "{}", s.text(&defaults));
     std::thread::sleep(Duration::from_millis(300));
     shots.take(s, "3-inspector");
+
+    // The CLI ingests into the same library while the app is open: the Library view follows without a restart,
+    // and the app's next question retrieves the new document.
+    s.click("[data-testid=nav-library]");
+    let rows = s.wait_all("[data-testid=doc-row]", 1, Duration::from_secs(20));
+    let notes = tempfile::tempdir().unwrap();
+    let note = notes.path().join("skerryvore.md");
+    std::fs::write(
+        &note,
+        "# Skerryvore log\n\nThe keeper of the Skerryvore lighthouse logs the fog signal every 37 minutes, and \
+         reports each missed signal to the Northern Lighthouse Board.\n",
+    )
+    .unwrap();
+    let cli = std::env::current_exe().unwrap().parent().unwrap().join("../ragsift");
+    let out = std::process::Command::new(&cli)
+        .arg("--home")
+        .arg(home.path())
+        .arg("ingest")
+        .arg(&note)
+        .output()
+        .expect("the ragsift CLI is built next to this test (cargo test --workspace)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let followed = s.wait_all("[data-testid=doc-row]", rows + 1, Duration::from_secs(10));
+    assert_eq!(followed, rows + 1, "the Library view shows the CLI's document");
+    // The chat keeps the first answer: wait for a second one, and read that.
+    s.click("[data-testid=nav-chat]");
+    s.type_into(
+        "[data-testid=chat-input]",
+        "How often does the keeper of the Skerryvore lighthouse log the fog signal?",
+    );
+    s.click("[data-testid=chat-send]");
+    let done = "[data-testid=answer][data-state=done]";
+    assert_eq!(s.wait_all(done, 2, long), 2, "a second answer");
+    let answers = s.find_all(done);
+    let answer = s.text(answers.last().unwrap());
+    assert!(
+        answer.contains("37 minutes"),
+        "the app retrieves what the CLI ingested: {answer}"
+    );
+    shots.take(s, "4-followed-cli");
     s.quit();
 }
 

@@ -7,7 +7,7 @@ import { Library } from "./views/Library";
 import { PageView } from "./views/PageView";
 import { Replay } from "./views/Replay";
 import { Settings } from "./views/Settings";
-import { appInfo, appInfoError, cancelAll, currentRunId, go, jobs, pageTarget, refreshAppInfo, view, VIEW_LABEL, VIEWS } from "./state";
+import { appInfo, appInfoError, cancelAll, currentRunId, FOLLOW_LIBRARY_MS, followLibrary, go, jobs, pageTarget, refreshAppInfo, view, VIEW_LABEL, VIEWS } from "./state";
 import type { ViewName } from "./state";
 
 const COMPONENTS: Record<ViewName, () => preact.JSX.Element> = {
@@ -56,7 +56,12 @@ export function App() {
     void refreshAppInfo();
     const onHash = () => readHash();
     addEventListener("hashchange", onHash);
-    return () => removeEventListener("hashchange", onHash);
+    // Another process (the CLI) may ingest into the same library: follow it without a restart.
+    const follow = setInterval(() => void followLibrary(), FOLLOW_LIBRARY_MS);
+    return () => {
+      removeEventListener("hashchange", onHash);
+      clearInterval(follow);
+    };
   }, []);
 
   useEffect(() => {

@@ -9,6 +9,7 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 export const commands = {
 	appInfo: () => typedError<AppInfo, IpcError>(__TAURI_INVOKE("app_info")),
 	documents: () => typedError<DocumentRow[], IpcError>(__TAURI_INVOKE("documents")),
+	libraryGeneration: () => typedError<number, IpcError>(__TAURI_INVOKE("library_generation")),
 	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
 	cancel: (job: string) => __TAURI_INVOKE<boolean>("cancel", { job }),
 	removeDocument: (id: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("remove_document", { id })),
@@ -99,6 +100,8 @@ export type AskOptions = {
 	similarity_threshold: number | null,
 	/**  The judge (`auto`: Jev with a key, else local). */
 	judge: JudgeKind,
+	/**  What Jev is asked, when the judge is Jev: Spring's questions, rag-jev's request, or contextual scoring. */
+	jev_request?: JevRequest,
 	/**  Fail when the judge fails, instead of answering from the unfiltered context (fail-open). */
 	strict: boolean,
 	/**  Extractive quotes, a generated answer, or `auto` by model. */
@@ -288,8 +291,12 @@ export type EvalRequest = {
 	/**  Cases without documents take the library's top-k chunks. */
 	from_library: boolean,
 	top_k: number,
-	/**  The judge that scores cases live (`auto` resolved as for answers; `none` is refused). */
+	/**
+	 *  The judge that scores cases live (`auto` resolved as for answers; `none` is refused). Jev sends rag-jev's
+	 *  own request, one per passage or (with `scoring` contextual) one per case.
+	 */
 	judge: JudgeKind,
+	scoring?: ScoringStrategy,
 	min_relevance: number | null,
 	top_n: number | null,
 };
@@ -374,7 +381,19 @@ path: string;
 /**  How it ended. */
 status: IngestStatus } | 
 /**  The vector index is being written to disk. */
-{ event: "saving" };
+{ event: "saving" } | 
+/**  OCR is reading a page without text (a scanned page) of the current file. */
+{ event: "ocr"; 
+/**  The file's number. */
+file: number; 
+/**  Which of the file's pages to read, from 1. */
+page: number; 
+/**  Pages to read by OCR in this file. */
+pages: number } | 
+/**  Another process is writing to the library; this one waits for it to finish. */
+{ event: "waiting_for_writer"; 
+/**  Seconds waited so far. */
+seconds: number };
 
 export type IngestReport = {
 	files: FileReport[],
@@ -411,6 +430,24 @@ export type IpcError = {
 	code: IpcCode,
 	message: string,
 };
+
+/**  Which request the Jev judge sends. */
+export type JevRequest = 
+/**
+ *  One request per passage (the passage as a string) asking Spring AI's four filter questions and rag-jev's
+ *  usefulness question; prompt version `jev-filter-v1+useful-evidence-v1`.
+ */
+"spring" | 
+/**
+ *  rag-jev's own request, one per passage: `{"query", "passage": {"text"}}`, the usefulness question under the
+ *  key `relevant`; prompt version `useful-evidence-v1`. Only `useful` is assessed.
+ */
+"rag-jev" | 
+/**
+ *  rag-jev's contextual scoring: one request judges the whole candidate set (at most 32 passages, 24,000 state
+ *  tokens); prompt version `contextual-evidence-v1`. Only `useful` is assessed.
+ */
+"contextual";
 
 /**
  *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
@@ -488,6 +525,8 @@ export type JudgeSettings = {
 	base_url?: string | null,
 	/**  Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`. */
 	model?: string | null,
+	/**  What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring. */
+	request?: JevRequest,
 };
 
 export type JudgeStatus = 
@@ -524,6 +563,10 @@ export type LibraryConfig = {
 	similarity_threshold?: number | null,
 	/**  HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md. */
 	expansion_search?: number,
+	/**  Read image-only (scanned) PDF pages with Tesseract when it is installed. */
+	ocr?: boolean,
+	/**  Tesseract's languages for OCR, joined by `+` (e.g. `eng+deu`); each needs its `tesseract-ocr-<lang>`. */
+	ocr_languages?: string,
 };
 
 /**  One policy's selection for one case. */
@@ -583,6 +626,8 @@ export type PageView = {
 	page: number,
 	page_count: number,
 	text: string,
+	/**  The text was read by OCR from the page's image (a scanned page): expect recognition errors. */
+	ocr: boolean,
 	chunks: PageChunk[],
 };
 
@@ -682,6 +727,8 @@ export type RunSummary = {
 	judge: string,
 	prompt_version: string,
 };
+
+export type ScoringStrategy = "independent" | "contextual";
 
 /**  Scoring tokens reported by the traces: a contextual trace's shared usage, else the sum over its judgments. */
 export type ScoringUsage = {

@@ -21,6 +21,24 @@ export const jobs = signal<Record<string, string>>({});
 export const libraryVersion = signal(0);
 export const runsVersion = signal(0);
 
+/** How often the app asks whether another process (the CLI) changed the library. */
+export const FOLLOW_LIBRARY_MS = 1000;
+let seenGeneration: number | null = null;
+
+/** One poll: when the library's generation moved (an ingest or removal by any process), views reload. */
+export async function followLibrary(): Promise<void> {
+  try {
+    const g = await api.libraryGeneration();
+    if (seenGeneration !== null && g !== seenGeneration) {
+      libraryVersion.value++;
+      void refreshAppInfo();
+    }
+    seenGeneration = g;
+  } catch {
+    /* not running in the app, or the library is being reopened: try again next time */
+  }
+}
+
 export function go(v: ViewName) {
   view.value = v;
 }

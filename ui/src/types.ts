@@ -9,6 +9,8 @@ export type IpcError = { code: IpcCode; message: string };
 
 export type JudgeDefaults = { source: string; thresholds: { [key in string]: number }; min_relevance: number | null; answer_threshold: number };
 export type JudgeKind = "auto" | "jev" | "local" | "none";
+export type JevRequest = "spring" | "rag-jev" | "contextual";
+export type ScoringStrategy = "independent" | "contextual";
 export type JudgeInfo = { kind: JudgeKind; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
 export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; problems: string[] };
 
@@ -20,18 +22,20 @@ export type IngestEvent =
   | { event: "extracted"; file: number; pages: number; chunks: number }
   | { event: "embedding"; file: number; done: number; total: number }
   | { event: "file_finished"; file: number; total: number; path: string; status: IngestStatus }
-  | { event: "saving" };
+  | { event: "saving" }
+  | { event: "ocr"; file: number; page: number; pages: number }
+  | { event: "waiting_for_writer"; seconds: number };
 export type IngestStatus = "ingested" | "unchanged" | "failed" | "cancelled";
 export type FileReport = { path: string; status: IngestStatus; pages: number; chunks: number; error_code: string | null; error: string | null; warning: string | null };
 export type IngestReport = { files: FileReport[] };
 
 export type PageChunk = { chunk_id: string; index: number; char_start: number; char_end: number };
-export type PageView = { document_id: string; title: string; path: string; page: number; page_count: number; text: string; chunks: PageChunk[] };
+export type PageView = { document_id: string; title: string; path: string; page: number; page_count: number; text: string; ocr: boolean; chunks: PageChunk[] };
 
 export type Role = "system" | "user" | "assistant";
 export type ChatMessage = { role: Role; content: string };
 export type SearchMode = "vector" | "keyword" | "hybrid";
-export type AskOptions = { rewrite: boolean; variants: number; top_k: number; mode: SearchMode; max_tokens: number; similarity_threshold: number; judge: JudgeKind; strict: boolean; answer_mode: AnswerMode; policy: PolicyOptions };
+export type AskOptions = { rewrite: boolean; variants: number; top_k: number; mode: SearchMode; max_tokens: number; similarity_threshold: number; judge: JudgeKind; jev_request: JevRequest; strict: boolean; answer_mode: AnswerMode; policy: PolicyOptions };
 export type AskRequest = { question: string; history: ChatMessage[]; options: AskOptions | null };
 export type Stage = "loading_model" | "transforming" | "retrieving" | "judging" | "selecting" | "generating";
 export type AskEvent =
@@ -67,15 +71,15 @@ export type RunSummary = { id: string; created_at: number; query: string; judge:
 
 export type ChatBackend = "embedded" | "openai";
 export type ChatSettings = { backend: ChatBackend; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };
-export type JudgeSettings = { kind: JudgeKind; base_url: string | null; model: string | null };
+export type JudgeSettings = { kind: JudgeKind; base_url: string | null; model: string | null; request: JevRequest };
 export type AnswerMode = "auto" | "extractive" | "generative";
 export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence";
 export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
 export type FieldProblem = { field: string; message: string };
-export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number };
+export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string };
 export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
 
-export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; min_relevance: number; top_n: number | null };
+export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; scoring: ScoringStrategy; min_relevance: number; top_n: number | null };
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key in string]: JsonValue };
 export type ByPolicy<T> = { baseline: T; filter: T; rerank: T; filter_and_rerank: T; fusion: T };
 export type Metrics = { precision: number; evidence_recall: number | null; ndcg: number | null; relevant_dropped: number; documents: number; characters: number; context_tokens: number; all_evidence_lost: boolean; correctly_empty: boolean | null; answer_correct: boolean | null };

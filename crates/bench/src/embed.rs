@@ -148,6 +148,7 @@ fn chunks_of_256_tokens(embedder: &dyn Embedder, n: usize) -> Result<Vec<String>
         number: 1,
         text,
         failed: false,
+        ocr: false,
     }];
     Ok(chunker.chunk(&pages)?.into_iter().map(|c| c.text).take(n).collect())
 }

@@ -1,6 +1,7 @@
 //! Extraction benchmark: our pages/s vs `pdftotext` on the same files, and how close the two texts are.
 
 use ragsift_engine::extract::{extract_file, Limits};
+use ragsift_engine::quality::word_similarity;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -105,27 +106,4 @@ fn walk(p: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(p)
         .map(|rd| rd.filter_map(|e| e.ok()).flat_map(|e| walk(&e.path())).collect())
         .unwrap_or_default()
-}
-
-/// 2·LCS / (|a| + |b|) over lower-cased alphanumeric words: 1.0 means the same words in the same order.
-pub fn word_similarity(a: &str, b: &str) -> f64 {
-    let words = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(|w| w.to_lowercase())
-            .collect()
-    };
-    let (a, b) = (words(a), words(b));
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    let mut prev = vec![0u32; b.len() + 1];
-    let mut cur = vec![0u32; b.len() + 1];
-    for x in &a {
-        for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { cur[j].max(prev[j + 1]) };
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    2.0 * prev[b.len()] as f64 / (a.len() + b.len()) as f64
 }

@@ -5,12 +5,14 @@ mod answers;
 mod app;
 mod embed;
 mod extract;
+mod fuzz;
 mod judge;
 mod judge_fit;
 mod llm;
 mod qaset;
 mod reingest;
 mod replay;
+mod scans;
 mod search;
 
 use clap::{Parser, Subcommand};
@@ -51,6 +53,13 @@ enum Command {
     },
     /// Embedded language model: prompt and generation tokens/s, yes/no with and without prefix reuse.
     Llm,
+    /// Skia / Google-Docs-style pages against their source, and OCR of scanned pages: speed and accuracy.
+    Scans,
+    /// Mutants of every fixture through the loaders for this long: zero panics and hangs expected.
+    Fuzz {
+        #[arg(long, default_value_t = 300)]
+        seconds: u64,
+    },
     /// The local judge on the labelled set (fixtures/qa): per-signal and fitted AUC, Brier, reliability.
     Judge {
         /// Candidates per question (vector search).
@@ -105,6 +114,8 @@ fn main() {
         Command::Search { vectors, queries } => search::run(vectors, queries),
         Command::Reingest { copies } => reingest::run(copies),
         Command::Llm => llm::run(),
+        Command::Fuzz { seconds } => fuzz::run(seconds),
+        Command::Scans => scans::run(),
         Command::Replay => replay::run(),
         Command::Answers { top_k, limit, configs } => answers::run(&answers::Options { top_k, limit, configs }),
         Command::Judge {

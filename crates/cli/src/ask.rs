@@ -19,6 +19,11 @@ pub struct AskArgs {
     /// stored in the home or in TYPESAFE_API_KEY, else local).
     #[arg(long)]
     judge: Option<JudgeKind>,
+    /// What Jev is asked: spring (Spring's four filter questions and rag-jev's usefulness question), rag-jev
+    /// (rag-jev's own request, usefulness only) or contextual (one request judging all candidates together).
+    /// Default: the saved setting.
+    #[arg(long)]
+    jev_request: Option<ragsift_engine::judge::JevRequest>,
     /// Raise when the judge fails instead of answering from the unfiltered context.
     #[arg(long)]
     strict: bool,
@@ -137,6 +142,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     o.similarity_threshold = args.similarity_threshold.unwrap_or(o.similarity_threshold);
     o.max_tokens = args.max_tokens.unwrap_or(o.max_tokens);
     o.judge = args.judge.unwrap_or(o.judge);
+    o.jev_request = args.jev_request.unwrap_or(o.jev_request);
     o.strict = args.strict;
     if let Some(mode) = &args.answer_mode {
         o.answer_mode = serde_json::from_value(serde_json::Value::String(mode.clone()))

@@ -28,6 +28,9 @@ pub struct EvalArgs {
     /// When scoring live: local, jev (a key in the home or TYPESAFE_API_KEY), or auto (Jev with a key).
     #[arg(long, default_value = "local")]
     judge: JudgeKind,
+    /// How Jev scores live: independent (rag-jev's request, one per passage) or contextual (one per case).
+    #[arg(long, default_value = "independent", value_parser = parse_scoring)]
+    scoring: eval::ScoringStrategy,
     #[arg(long, default_value_t = 0.0)]
     min_relevance: f64,
     #[arg(long)]
@@ -74,7 +77,7 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
         None => score(home, &args, &cases)?,
     };
     if let Some(path) = &args.save_traces {
-        write(path, &serde_json::to_string_pretty(&traces).map_err(invalid)?)?;
+        write(path, &eval::traces_json(&traces).map_err(invalid)?)?;
     }
     let options = EvalOptions {
         min_relevance: args.min_relevance,
@@ -124,9 +127,23 @@ fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<e
     let wb = args.model.workbench(home)?;
     let (model, embedder, lib) = (args.model.open(&wb)?, wb.embedder()?, wb.library());
     let judge = wb
-        .build_judge(args.judge, embedder.as_ref(), model.as_ref(), lib.store())?
+        .build_judge(
+            args.judge,
+            args.scoring.jev_request(),
+            embedder.as_ref(),
+            model.as_ref(),
+            lib.store(),
+        )?
         .ok_or_else(|| Error::Invalid("scoring cases live needs a judge: --judge local or jev".into()))?;
     eval::live::score_cases(judge.as_ref(), cases, &CancelToken::new(), &mut |_, _| {})
+}
+
+fn parse_scoring(s: &str) -> Result<eval::ScoringStrategy, String> {
+    match s {
+        "independent" => Ok(eval::ScoringStrategy::Independent),
+        "contextual" => Ok(eval::ScoringStrategy::Contextual),
+        other => Err(format!("unknown scoring '{other}' (independent or contextual)")),
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {

@@ -61,6 +61,17 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
             }
         }
         IngestEvent::Saving => bar.set_message("saving the index…"),
+        IngestEvent::Ocr { page, pages, .. } => {
+            let name = current.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            bar.set_message(format!("{name}: OCR page {page}/{pages}"));
+        }
+        IngestEvent::WaitingForWriter { seconds } => {
+            let note = format!("waiting for another ingest to finish ({seconds} s)");
+            if !tty && seconds % 5 == 0 {
+                eprintln!("{note}");
+            }
+            bar.set_message(note);
+        }
         IngestEvent::Extracted { .. } => {}
     })?;
     bar.finish_and_clear();

@@ -179,6 +179,8 @@ fn a_killed_ingest_leaves_a_consistent_library() {
         "the kill left vectors unsaved, and open restored them"
     );
     drop(lib);
+    let (code, v) = run_json(ragsift(home.path()).args(["doctor", "--json"]));
+    assert_eq!((code, &v["ok"]), (0, &Value::Bool(true)), "doctor after the kill: {v}");
 
     let (code, v) = run_json(ragsift(home.path()).args(["ingest", "--json"]).arg(docs.path()));
     assert_eq!(code, 0);

@@ -124,6 +124,9 @@ pub enum Error {
     /// The user cancelled the work.
     #[error("cancelled")]
     Cancelled,
+    /// Another process held the library's writer lock for longer than this one would wait.
+    #[error("{0}")]
+    Busy(String),
     /// The component cannot do this (e.g. an HTTP model asked for token log-probabilities of given text).
     #[error("not supported: {0}")]
     NotSupported(String),
@@ -156,6 +159,7 @@ impl Error {
             Error::Stale(_) => "stale",
             Error::Cancelled => "cancelled",
             Error::NotSupported(_) => "not_supported",
+            Error::Busy(_) => "busy",
         }
     }
 

@@ -85,6 +85,20 @@ pub enum IngestEvent {
     },
     /// The vector index is being written to disk.
     Saving,
+    /// OCR is reading a page without text (a scanned page) of the current file.
+    Ocr {
+        /// The file's number.
+        file: usize,
+        /// Which of the file's pages to read, from 1.
+        page: usize,
+        /// Pages to read by OCR in this file.
+        pages: usize,
+    },
+    /// Another process is writing to the library; this one waits for it to finish.
+    WaitingForWriter {
+        /// Seconds waited so far.
+        seconds: u64,
+    },
 }
 
 /// Receives progress; `&|_| {}` ignores it.

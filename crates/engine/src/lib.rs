@@ -4,7 +4,7 @@
 
 pub use ragsift_core::{cancel, compute, error, ids, paths, progress};
 pub use ragsift_eval as eval;
-pub use ragsift_ingest::{chunk, extract};
+pub use ragsift_ingest::{chunk, extract, fuzz, quality};
 pub use ragsift_judge as judge;
 pub use ragsift_models::{embed, llm};
 pub use ragsift_pipeline as pipeline;

@@ -12,6 +12,7 @@ fn page(number: u32, text: String) -> PageText {
         number,
         text,
         failed: false,
+        ocr: false,
     }
 }
 

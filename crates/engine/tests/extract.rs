@@ -5,6 +5,7 @@ mod common;
 
 use common::{fixture, words};
 use ragsift_engine::extract::{extract_file, Limits};
+use ragsift_engine::quality::{char_accuracy, word_similarity};
 use ragsift_engine::Error;
 use std::time::Duration;
 
@@ -187,4 +188,128 @@ fn real_two_column_papers_are_read_column_by_column() {
         "functions within the module database at this time. 2.4. Configurable Logging Support"
     ));
     assert!(reads(&cvs, 7, "example% cvs checkout libc ps"));
+}
+
+/// Chromium's "Save as PDF" (Skia: CID fonts whose `/W` widths come in ranges, per-glyph positioning for
+/// letter spacing and kerning, justified text, web fonts) and a Google-Docs-style page kerned glyph by glyph
+/// with `TJ` (scripts/make_skia_fixtures.sh made them): word for word the source text, and never further from it
+/// than poppler's pdftotext (which itself splits the letters of widely tracked text).
+#[test]
+fn skia_and_tj_kerned_pages_read_word_for_word() {
+    let dir = fixture("skia");
+    let mut pdfs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
+        .collect();
+    pdfs.sort();
+    assert_eq!(pdfs.len(), 6);
+    for pdf in pdfs {
+        let source = std::fs::read_to_string(pdf.with_extension("source.txt")).unwrap();
+        let poppler = std::process::Command::new("pdftotext")
+            .arg(&pdf)
+            .arg("-")
+            .output()
+            .expect("pdftotext (poppler-utils) is installed by scripts/setup.sh");
+        let theirs = word_similarity(&String::from_utf8_lossy(&poppler.stdout), &source);
+        let text: String = extract_file(&pdf, LIMITS)
+            .unwrap()
+            .pages
+            .iter()
+            .map(|p| p.text.clone() + "\n")
+            .collect();
+        let ours = word_similarity(&text, &source);
+        assert!(
+            ours >= 0.98 && ours >= theirs - 1e-9,
+            "{}: word-sequence similarity to the source {ours:.3} (pdftotext {theirs:.3})\nours: {text}",
+            pdf.display()
+        );
+    }
+}
+
+/// A cross-reference table that points nowhere (fixtures/damaged/make.py) is rebuilt from the objects in the file,
+/// as poppler does: the text is the intact file's, and a valid image-only file says "no extractable text", never
+/// "damaged".
+#[test]
+fn a_broken_cross_reference_table_is_rebuilt_from_the_objects() {
+    let text = |p: &str| -> Vec<String> {
+        extract_file(&fixture(p), LIMITS)
+            .unwrap()
+            .pages
+            .into_iter()
+            .map(|p| p.text)
+            .collect()
+    };
+    assert_eq!(text("damaged/multipage_bad_xref.pdf"), text("pdf/multipage.pdf"));
+    let err = extract_file(&fixture("damaged/image_only_bad_xref.pdf"), LIMITS).unwrap_err();
+    assert!(matches!(err, Error::NoText { .. }), "{err:?}");
+}
+
+/// A short fixed budget of the loader fuzzer — the same 10,000 mutants on every machine (`ragsift-bench fuzz` runs
+/// it for a time): mutants of every fixture
+/// end in text or a typed error — no panic past the loaders' guards, no run past the extraction timeout.
+#[test]
+fn fuzzed_fixtures_give_text_or_typed_errors() {
+    let mut seeds = Vec::new();
+    for dir in ["pdf", "skia", "damaged", "text"] {
+        for entry in std::fs::read_dir(fixture(dir)).unwrap().flatten() {
+            let path = entry.path();
+            if ragsift_engine::extract::is_supported(&path) {
+                seeds.push((path.to_string_lossy().to_string(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    seeds.sort();
+    let limits = Limits {
+        max_file_mb: 50,
+        timeout: Duration::from_secs(20),
+    };
+    let report = ragsift_engine::fuzz::run(&seeds, ragsift_engine::fuzz::Budget::Inputs(10_000), limits);
+    assert!(
+        report.inputs >= seeds.len() && report.errors > 0 && report.text > 0,
+        "{report:?}"
+    );
+    assert_eq!((report.panics, report.hangs), (0, 0), "{report:?}");
+}
+
+/// Image-only pages rendered from known text (fixtures/scanned/make.py): without OCR "no extractable text", with
+/// Tesseract (installed by setup) the text back at a character accuracy of at least 0.95, each page flagged.
+#[test]
+fn scanned_pages_are_read_by_ocr() {
+    let pdf = fixture("scanned/scanned.pdf");
+    let err = extract_file(&pdf, LIMITS).unwrap_err();
+    assert!(matches!(err, Error::NoText { .. }), "{err:?}");
+    let options = ragsift_engine::extract::OcrOptions::default();
+    assert!(
+        ragsift_engine::extract::ocr_available(&options.languages),
+        "tesseract with English is installed by scripts/setup.sh"
+    );
+    let seen = std::sync::Mutex::new(Vec::new());
+    let ex = ragsift_engine::extract::extract_file_with_ocr(&pdf, LIMITS, Some(&options), &|k, n| {
+        seen.lock().unwrap().push((k, n));
+    })
+    .unwrap();
+    assert_eq!(seen.into_inner().unwrap(), [(1, 3), (2, 3), (3, 3)]);
+    assert_eq!(ex.ocr_pages, [1, 2, 3]);
+    assert!(ex.warning().unwrap().contains("pages 1–3 read by OCR"));
+    let truth = expected_pages("multipage");
+    for (page, want) in ex.pages.iter().zip(&truth) {
+        let accuracy = char_accuracy(&page.text, want);
+        assert!(
+            page.ocr && accuracy >= 0.95,
+            "page {}: accuracy {accuracy:.3}\n{}",
+            page.number,
+            page.text
+        );
+    }
+}
+
+/// Simple fonts whose `/Encoding` has `/Differences` (as pdfTeX writes them; fixtures/encoding/make.py), over no
+/// base encoding and over WinAnsi: accented glyphs and ligatures decode by their glyph names.
+#[test]
+fn differences_encodings_decode_accented_glyphs_by_name() {
+    let ex = extract_file(&fixture("encoding/differences.pdf"), LIMITS).unwrap();
+    let source = std::fs::read_to_string(fixture("encoding/differences.source.txt")).unwrap();
+    let split = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(split(&ex.pages[0].text), split(&source));
 }

@@ -241,3 +241,45 @@ fn open_repairs_an_index_that_lost_vectors_or_kept_stale_ones() {
     assert_consistent(&lib);
     assert!(!lib.index().is_empty());
 }
+
+/// A scanned PDF is read by OCR during ingest (with progress per page), its pages flagged; with OCR off in the
+/// settings it stays "no extractable text".
+#[test]
+fn scanned_pages_are_ingested_through_ocr_when_it_is_on() {
+    let home = tempfile::tempdir().unwrap();
+    let off = Library::open(
+        home.path(),
+        LibraryConfig {
+            ocr: false,
+            ..LibraryConfig::default()
+        },
+    )
+    .unwrap();
+    let report = off
+        .ingest(embedder(), &[fixture("scanned/scanned.pdf")], &|_| {})
+        .unwrap();
+    assert_eq!(report.files[0].error_code.as_deref(), Some("no_text"));
+    drop(off);
+
+    let lib = open(home.path());
+    let events = std::sync::Mutex::new(Vec::new());
+    let report = lib
+        .ingest(embedder(), &[fixture("scanned/scanned.pdf")], &|e| {
+            if let ragsift_engine::progress::IngestEvent::Ocr { page, pages, .. } = e {
+                events.lock().unwrap().push((*page, *pages));
+            }
+        })
+        .unwrap();
+    let file = &report.files[0];
+    assert_eq!(file.status, IngestStatus::Ingested, "{file:?}");
+    assert!(
+        file.chunks >= 1 && file.warning.as_deref() == Some("pages 1–3 read by OCR"),
+        "{file:?}"
+    );
+    assert_eq!(events.into_inner().unwrap(), [(1, 3), (2, 3), (3, 3)]);
+    let doc = &lib.documents().unwrap()[0];
+    assert!(lib.store().page_is_ocr(&doc.id, 2).unwrap());
+    let hits = search(&lib, "How long is the battery warranty?", SearchMode::Hybrid);
+    assert!(hits[0].chunk.text.to_lowercase().contains("warranty"), "{hits:?}");
+    assert_consistent(&lib);
+}

@@ -28,8 +28,8 @@ use serde_json::Value;
 
 pub use metrics::{estimate_tokens, measure, summarize, Metrics, Summary, TOKEN_ESTIMATOR};
 pub use ragjev::{
-    fingerprint, python_float_repr, python_json_dumps, Document, EvalCase, Judgment, RagJevTrace, ScoringStrategy,
-    Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION,
+    fingerprint, is_rag_jev_version, python_float_repr, python_json_dumps, traces_json, Document, EvalCase, Judgment,
+    RagJevTrace, ScoringStrategy, Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION,
 };
 use ragsift_policy::{select, ChunkJudgment, Mode, PolicyOptions, USEFUL};
 
@@ -265,6 +265,7 @@ fn pair<'a>(
     if let Some(t) = traces.iter().find(|t| !cases.iter().any(|c| c.id == t.case_id)) {
         return invalid(format!("trace for unknown case `{}`", t.case_id));
     }
+    let rag_jev_set = traces.iter().any(|t| is_rag_jev_version(&t.prompt_version));
     let mut pairs = Vec::with_capacity(cases.len());
     for case in cases {
         let Some(&trace) = by_id.get(case.id.as_str()) else {
@@ -282,7 +283,20 @@ fn pair<'a>(
                 found,
             });
         }
-        if trace.prompt_version != trace.expected_prompt_version() {
+        // A set holding rag-jev's versions is read as rag-jev reads it: each trace's version matches its scoring
+        // strategy. Another judge's own version is evaluated as such, but never mixed with a different one.
+        let mismatch = if rag_jev_set {
+            trace.prompt_version != trace.expected_prompt_version()
+        } else {
+            false
+        };
+        if !rag_jev_set && trace.prompt_version != traces[0].prompt_version {
+            return invalid(format!(
+                "traces mix prompt versions `{}` and `{}`: evaluate each judge's traces on their own",
+                traces[0].prompt_version, trace.prompt_version
+            ));
+        }
+        if mismatch {
             return Err(EvalError::PromptVersionMismatch {
                 case_id: case.id.clone(),
                 expected: trace.expected_prompt_version().into(),

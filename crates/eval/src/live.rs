@@ -1,7 +1,8 @@
 //! Live scoring of eval cases: every case's documents judged with rag-jev's usefulness question, giving rag-jev
-//! traces (the same shape `--replay` reads back).
+//! traces (the same shape `--replay` reads back). Each trace carries the judge's own prompt version: rag-jev's
+//! (`useful-evidence-v1`, `contextual-evidence-v1`) only when Jev was sent rag-jev's own request.
 
-use super::{fingerprint, EvalCase, Judgment, RagJevTrace, PROMPT_VERSION};
+use super::{fingerprint, EvalCase, Judgment, RagJevTrace, ScoringStrategy, Usage};
 use crate::{Error, Result};
 use ragsift_judge::jev::useful_question;
 use ragsift_judge::Judge;
@@ -27,25 +28,37 @@ pub fn score_cases(
         // rag-jev judges `retrieval_query or query`: the query the documents were retrieved for.
         let query = case.retrieval_query.as_deref().unwrap_or(&case.query);
         let judged = judge.judge(query, &texts, &question)?;
+        let contextual = judge.contextual();
+        // A contextual request's usage is shared, never per passage (rag-jev's `scoring_usage`).
+        let per_passage = |n: u32| if contextual { 0 } else { u64::from(n) };
         let judgments = judged
             .iter()
             .map(|j| Judgment {
-                relevance: j.answers.get(&question[0].key).copied().unwrap_or(0.0) as f64,
+                relevance: j.answers.get(&question[0].key).copied().unwrap_or(0.0),
                 model: j.model.clone(),
-                input_tokens: j.input_tokens as u64,
-                output_tokens: j.output_tokens as u64,
+                input_tokens: per_passage(j.input_tokens),
+                output_tokens: per_passage(j.output_tokens),
             })
             .collect();
         traces.push(RagJevTrace {
             case_id: case.id.clone(),
             input_hash: fingerprint(case),
-            prompt_version: PROMPT_VERSION.to_string(),
+            prompt_version: judge.prompt_version(),
             relevance_guidance: None,
             judgments,
             elapsed_ms: started.elapsed().as_secs_f64() * 1e3,
             source: format!("live:{}:{}", judge.name(), judge.model()),
-            scoring_strategy: Default::default(),
-            scoring_usage: None,
+            scoring_strategy: if contextual {
+                ScoringStrategy::Contextual
+            } else {
+                ScoringStrategy::Independent
+            },
+            scoring_usage: contextual.then(|| Usage {
+                input_tokens: judged.iter().map(|j| u64::from(j.input_tokens)).sum(),
+                output_tokens: judged.iter().map(|j| u64::from(j.output_tokens)).sum(),
+                completed_documents: judged.len() as u64,
+                complete: true,
+            }),
         });
         on_case(i + 1, cases.len());
     }

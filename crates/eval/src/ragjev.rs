@@ -16,7 +16,6 @@
 //! case holding them in metadata is refused as mismatched rather than silently accepted.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -184,6 +183,35 @@ impl EvalCase {
     }
 }
 
+impl ScoringStrategy {
+    /// The Jev request that scores this way: rag-jev's own, per passage or contextual.
+    pub fn jev_request(self) -> ragsift_judge::JevRequest {
+        match self {
+            ScoringStrategy::Independent => ragsift_judge::JevRequest::RagJev,
+            ScoringStrategy::Contextual => ragsift_judge::JevRequest::Contextual,
+        }
+    }
+}
+
+/// Whether `version` is one of rag-jev's prompt versions (then it must match the trace's scoring strategy).
+pub fn is_rag_jev_version(version: &str) -> bool {
+    version == PROMPT_VERSION || version == CONTEXTUAL_PROMPT_VERSION
+}
+
+/// Traces as rag-jev's JSON, refusing a set whose judgments were made with different prompt versions (one judge's
+/// answers are never passed off as another's).
+pub fn traces_json(traces: &[RagJevTrace]) -> Result<String, String> {
+    if let Some(first) = traces.first() {
+        if let Some(other) = traces.iter().find(|t| t.prompt_version != first.prompt_version) {
+            return Err(format!(
+                "traces mix prompt versions `{}` and `{}`: write each judge's traces to its own file",
+                first.prompt_version, other.prompt_version
+            ));
+        }
+    }
+    serde_json::to_string_pretty(traces).map_err(|e| e.to_string())
+}
+
 impl RagJevTrace {
     /// The prompt version rag-jev expects for this trace's scoring strategy.
     pub fn expected_prompt_version(&self) -> &'static str {
@@ -246,106 +274,7 @@ pub fn fingerprint(case: &EvalCase) -> String {
     hex::encode(Sha256::digest(python_json_dumps(&Value::Object(value)).as_bytes()))
 }
 
-/// Python's `json.dumps(value, sort_keys=True)` with every other option at its default.
-pub fn python_json_dumps(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value);
-    out
-}
-
-fn write_value(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => write!(out, "{i}").unwrap_or(()),
-            (_, Some(u)) => write!(out, "{u}").unwrap_or(()),
-            _ => out.push_str(&python_float_repr(n.as_f64().unwrap_or(f64::NAN))),
-        },
-        Value::String(s) => write_str(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_value(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0)); // UTF-8 byte order is code point order, as in Python
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_str(out, key);
-                out.push_str(": ");
-                write_value(out, item);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// `ensure_ascii=True`: printable ASCII as is, short escapes for `"` `\` `\b` `\f` `\n` `\r` `\t`, everything else
-/// (controls, DEL, non-ASCII) as lowercase `\uXXXX`, beyond the BMP as a UTF-16 surrogate pair.
-fn write_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
-            _ => {
-                for unit in c.encode_utf16(&mut [0u16; 2]) {
-                    write!(out, "\\u{unit:04x}").unwrap_or(());
-                }
-            }
-        }
-    }
-    out.push('"');
-}
-
-/// Python's `repr(float)`: the shortest digits that round-trip, positional when the decimal exponent is in
-/// [-4, 16) (with `.0` for integral values), else `d.ddde±XX`; `NaN` and `Infinity` as `json.dumps` writes them.
-pub fn python_float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let sci = format!("{x:e}"); // shortest round-trip digits, e.g. "-1.25e-7", "0e0"
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
-    let digits: String = mantissa.chars().filter(|&c| c != '.').collect();
-    let point = exp + 1; // the decimal point falls after this many digits
-    let body = if point > -4 && point <= 16 {
-        let n = digits.len() as i32;
-        if point <= 0 {
-            format!("0.{}{digits}", "0".repeat(-point as usize))
-        } else if point >= n {
-            format!("{digits}{}.0", "0".repeat((point - n) as usize))
-        } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
-        }
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() { "" } else { "." };
-        let exp_sign = if exp < 0 { '-' } else { '+' };
-        format!("{first}{dot}{rest}e{exp_sign}{:02}", exp.unsigned_abs())
-    };
-    format!("{sign}{body}")
-}
+pub use ragsift_policy::{python_float_repr, python_json_dumps};
 
 /// Reads a JSON array of `T` (or an object holding it under `key`), naming the file and item on failure.
 pub(super) fn load_list<T: DeserializeOwned>(path: &Path, key: &str) -> Result<Vec<T>, EvalError> {

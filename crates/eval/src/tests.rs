@@ -2,7 +2,7 @@
 use super::*;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
         .join("../../fixtures/eval")
         .join(name)
 }
@@ -389,6 +389,7 @@ impl ragsift_judge::Judge for RecordingJudge {
             .iter()
             .map(|_| ragsift_judge::PassageJudgment {
                 answers: questions.iter().map(|q| (q.key.clone(), 0.5)).collect(),
+                model: "m".into(),
                 ..Default::default()
             })
             .collect())
@@ -405,6 +406,28 @@ fn live_scoring_judges_the_retrieval_query_when_there_is_one() {
     live::score_cases(&judge, &cases, &ragsift_models::llm::CancelToken::new(), &mut |_, _| {}).unwrap();
     let asked = judge.0.into_inner().unwrap();
     assert_eq!(asked, ["rewritten for search".to_string(), cases[1].query.clone()]);
+}
+
+/// Live traces carry the judge's own prompt version (rag-jev's only when Jev was sent rag-jev's request); such a
+/// set evaluates, but one mixing versions is refused, both when evaluated and when written as rag-jev traces.
+#[test]
+fn live_traces_carry_the_judges_own_version_and_are_never_mixed() {
+    let cases = load().0;
+    let judge = RecordingJudge(std::sync::Mutex::new(Vec::new()));
+    let mut live = live::score_cases(&judge, &cases, &ragsift_models::llm::CancelToken::new(), &mut |_, _| {}).unwrap();
+    assert!(live
+        .iter()
+        .all(|t| t.prompt_version == "v" && t.scoring_strategy == ScoringStrategy::Independent));
+    assert!(evaluate(&cases, &live, &opts(0.5, None)).is_ok());
+    assert!(traces_json(&live).is_ok());
+    live[1].prompt_version = "w".into();
+    let err = evaluate(&cases, &live, &opts(0.5, None)).unwrap_err();
+    assert!(err.to_string().contains("mix prompt versions `v` and `w`"), "{err}");
+    live[1].prompt_version = PROMPT_VERSION.into();
+    let err = evaluate(&cases, &live, &opts(0.5, None)).unwrap_err();
+    assert!(matches!(err, EvalError::PromptVersionMismatch { .. }), "{err}");
+    let err = traces_json(&live).unwrap_err();
+    assert!(err.contains("`v` and `useful-evidence-v1`"), "{err}");
 }
 
 /// A case whose evidence retrieval lost is not an unanswerable case: losing it counts as lost evidence, and an

@@ -1,6 +1,9 @@
-//! ragsift's ingest: files in, page texts in reading order out (`extract`), then token-aware chunks (`chunk`).
+//! ragsift's ingest: files in, page texts in reading order out (`extract`), then token-aware chunks (`chunk`);
+//! `quality` measures extracted text against a reference; `fuzz` mutates real files to check that every input ends in text or a typed error.
 
 pub mod chunk;
 pub mod extract;
+pub mod fuzz;
+pub mod quality;
 
 pub use ragsift_core::{Error, Result};

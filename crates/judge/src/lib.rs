@@ -5,11 +5,13 @@
 //! to fail open.
 
 pub mod jev;
+mod jev_judge;
 pub mod local;
 
 pub use ragsift_core::{Error, Result};
 
 pub use jev::{default_questions, JudgeQuestion, PassageJudgment};
+pub use jev_judge::{JevJudge, JevRequest};
 pub use local::LocalJudge;
 use ragsift_models::llm::{yes_no_prompt, LanguageModel};
 use std::collections::BTreeMap;
@@ -60,6 +62,11 @@ pub trait Judge: Send + Sync {
     fn contextual(&self) -> bool {
         false
     }
+    /// How long a cached answer stays good (`None`: until the cache is cleared). A judge asked through a moving
+    /// model alias (`jev-latest`) sets one: the model behind the alias changes without notice.
+    fn cache_ttl(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// Question keys this judge does not answer: absent from its judgments, reported as not assessed.
     fn not_assessed(&self) -> Vec<String> {
         Vec::new()
@@ -75,65 +82,11 @@ pub trait Judge: Send + Sync {
 pub fn expected_prompt_version(judge: &str) -> Option<String> {
     match judge {
         "jev" => Some(jev::PROMPT_VERSION.to_string()),
+        "jev-ragjev" => Some(ragsift_policy::RAG_JEV_PROMPT_VERSION.to_string()),
+        "jev-contextual" => Some(ragsift_policy::RAG_JEV_CONTEXTUAL_PROMPT_VERSION.to_string()),
         "local" => Some(local::shipped_fit().version.clone()),
         "readout" => Some(format!("{READOUT_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)),
         _ => None,
-    }
-}
-
-/// TypeSafe's Jev.
-pub struct JevJudge {
-    client: jev::JevClient,
-}
-
-impl JevJudge {
-    pub fn new(config: jev::JevConfig) -> Result<Self> {
-        Ok(JevJudge {
-            client: jev::JevClient::new(config).map_err(judge_error)?,
-        })
-    }
-
-    /// The Jev judge when `TYPESAFE_API_KEY` is set.
-    pub fn from_env() -> Option<Result<Self>> {
-        jev::JevConfig::from_env().map(Self::new)
-    }
-}
-
-fn judge_error(e: jev::JevError) -> Error {
-    Error::Judge {
-        code: e.code(),
-        message: e.to_string(),
-    }
-}
-
-impl Judge for JevJudge {
-    fn name(&self) -> &'static str {
-        "jev"
-    }
-    fn model(&self) -> String {
-        self.client.config().model.clone()
-    }
-    fn prompt_version(&self) -> String {
-        jev::PROMPT_VERSION.to_string()
-    }
-    fn calibrated(&self) -> bool {
-        true
-    }
-    fn judge(&self, query: &str, passages: &[String], questions: &[JudgeQuestion]) -> Result<Vec<PassageJudgment>> {
-        self.judge_each(query, passages, questions).into_iter().collect()
-    }
-    /// Each passage is its own request: one that fails (after the retries) does not take the others with it.
-    fn judge_each(
-        &self,
-        query: &str,
-        passages: &[String],
-        questions: &[JudgeQuestion],
-    ) -> Vec<Result<PassageJudgment>> {
-        self.client
-            .judge_batch(query, passages, questions)
-            .into_iter()
-            .map(|r| r.map_err(judge_error))
-            .collect()
     }
 }
 

@@ -4,6 +4,10 @@
 //! could not answer stays unscreened (no scores; the policy keeps it as `unscored`) while cached and answered
 //! passages still apply — status `partial`, "could not screen N of M"; when no passage has scores, `bypassed`.
 //! With `strict`, any failure is an error instead.
+//!
+//! Cached answers are checked against the model that answers today: a judge asked through a moving alias
+//! (`jev-latest`) gives its answers a time to live ([`Judge::cache_ttl`]), and when a fresh answer comes from another
+//! model than a cached one, the cached passages are asked again, so one run never mixes two models' answers.
 
 use super::join::Candidate;
 use crate::Result;
@@ -12,7 +16,7 @@ use ragsift_judge::{Judge, JudgeQuestion};
 use ragsift_policy::JudgeDefaults;
 use ragsift_store::store::{CachedJudgment, Store};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +151,12 @@ pub fn judge_candidates(
         not_assessed,
         defaults: judge.defaults(),
     };
+    let now = unix_now();
+    let fresh_enough = |hit: &CachedJudgment| {
+        judge
+            .cache_ttl()
+            .is_none_or(|ttl| now.saturating_sub(hit.created_at) <= i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX))
+    };
     let mut missing = Vec::new();
     for (i, c) in candidates.iter().enumerate() {
         let ph = sha256_hex(c.text.as_bytes());
@@ -161,11 +171,11 @@ pub fn judge_candidates(
         };
         for q in questions {
             match store.judgment(&cache_key(judge, &q.key, &qh, &ph))? {
-                Some(hit) => {
+                Some(hit) if fresh_enough(&hit) => {
                     j.answers.insert(q.key.clone(), hit.probability);
                     j.model = hit.answered_by;
                 }
-                None => {
+                Some(_) | None => {
                     missing.push(i);
                     break;
                 }
@@ -176,11 +186,66 @@ pub fn judge_candidates(
     if judge.contextual() && !missing.is_empty() {
         missing = (0..candidates.len()).collect();
     }
-    outcome.cached_passages = candidates.len() - missing.len();
     if !missing.is_empty() {
-        let texts: Vec<String> = missing.iter().map(|&i| candidates[i].text.clone()).collect();
-        let results = judge.judge_each(query, &texts, questions);
-        if strict {
+        let ask = Ask {
+            store,
+            judge,
+            query,
+            candidates,
+            questions,
+            query_hash: &qh,
+            strict,
+            now,
+        };
+        let answered_by = ask.run(&missing, &mut outcome)?;
+        // The model behind an alias moved: cached answers by another model are not today's answers; ask again.
+        let stale: Vec<usize> = (0..candidates.len())
+            .filter(|i| {
+                !missing.contains(i) && !answered_by.is_empty() && !answered_by.contains(&outcome.judgments[*i].model)
+            })
+            .collect();
+        if !stale.is_empty() {
+            ask.run(&stale, &mut outcome)?;
+            missing.extend(stale);
+        }
+        outcome.status = if outcome.unscreened_passages == 0 {
+            JudgeStatus::Judged
+        } else if outcome.unscreened_passages == candidates.len() {
+            JudgeStatus::Bypassed
+        } else {
+            JudgeStatus::Partial
+        };
+    }
+    outcome.cached_passages = candidates.len() - missing.len();
+    outcome.latency_ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok(outcome)
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// One round of asking the judge about some candidates, writing their answers to the cache and the outcome.
+struct Ask<'a> {
+    store: &'a Store,
+    judge: &'a dyn Judge,
+    query: &'a str,
+    candidates: &'a [Candidate],
+    questions: &'a [JudgeQuestion],
+    query_hash: &'a str,
+    strict: bool,
+    now: i64,
+}
+
+impl Ask<'_> {
+    /// Asks about `which` candidates; returns the models that answered.
+    fn run(&self, which: &[usize], outcome: &mut JudgeOutcome) -> Result<BTreeSet<String>> {
+        let (judge, questions) = (self.judge, self.questions);
+        let texts: Vec<String> = which.iter().map(|&i| self.candidates[i].text.clone()).collect();
+        let results = judge.judge_each(self.query, &texts, questions);
+        if self.strict {
             if let Some(e) = results.iter().position(Result::is_err) {
                 return Err(results
                     .into_iter()
@@ -190,7 +255,8 @@ pub fn judge_candidates(
             }
         }
         let mut rows = Vec::new();
-        for (&i, result) in missing.iter().zip(results) {
+        let mut answered_by = BTreeSet::new();
+        for (&i, result) in which.iter().zip(results) {
             let pj = match result {
                 Ok(pj) => pj,
                 Err(e) => {
@@ -209,30 +275,32 @@ pub fn judge_candidates(
                     continue;
                 }
             };
-            let ph = sha256_hex(candidates[i].text.as_bytes());
+            let ph = sha256_hex(self.candidates[i].text.as_bytes());
             for q in questions {
                 if let Some(&p) = pj.answers.get(&q.key) {
                     rows.push(CachedJudgment {
-                        key: cache_key(judge, &q.key, &qh, &ph),
+                        key: cache_key(judge, &q.key, self.query_hash, &ph),
                         judge: judge.name().into(),
                         model: judge.model(),
                         answered_by: pj.model.clone(),
                         prompt_version: judge.prompt_version(),
                         question: q.key.clone(),
-                        query_hash: qh.clone(),
+                        query_hash: self.query_hash.to_string(),
                         passage_hash: ph.clone(),
                         probability: p,
                         input_tokens: pj.input_tokens,
                         output_tokens: pj.output_tokens,
                         latency_ms: pj.latency_ms,
+                        created_at: self.now,
                     });
                 }
             }
+            answered_by.insert(pj.model.clone());
             outcome.input_tokens += pj.input_tokens;
             outcome.output_tokens += pj.output_tokens;
             outcome.fresh_passages += 1;
             outcome.judgments[i] = CandidateJudgment {
-                chunk_id: candidates[i].chunk_id.clone(),
+                chunk_id: self.candidates[i].chunk_id.clone(),
                 answers: pj.answers,
                 model: pj.model,
                 cached: false,
@@ -241,15 +309,7 @@ pub fn judge_candidates(
                 latency_ms: pj.latency_ms,
             };
         }
-        store.put_judgments(&rows)?;
-        outcome.status = if outcome.unscreened_passages == 0 {
-            JudgeStatus::Judged
-        } else if outcome.unscreened_passages == candidates.len() {
-            JudgeStatus::Bypassed
-        } else {
-            JudgeStatus::Partial
-        };
+        self.store.put_judgments(&rows)?;
+        Ok(answered_by)
     }
-    outcome.latency_ms = start.elapsed().as_secs_f64() * 1e3;
-    Ok(outcome)
 }

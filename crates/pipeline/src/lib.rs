@@ -157,7 +157,9 @@ impl<'a> Pipeline<'a> {
         let t = Instant::now();
         self.stage(Stage::Transforming);
         let mut transformers: Vec<Box<dyn QueryTransformer + '_>> = Vec::new();
-        if o.compress_history && !history.is_empty() {
+        // A base model (no chat template) cannot follow the compression prompt: it would replace a follow-up with
+        // noise, so the question is searched as asked.
+        if o.compress_history && !history.is_empty() && self.model.follows_instructions() {
             transformers.push(Box::new(CompressionQueryTransformer { model: self.model }));
         }
         if let Some(lang) = &o.translate_to {

@@ -166,44 +166,44 @@ impl PolicyOptions {
     /// `group_by`, `keep_groups_together: false`, and for classify the four thresholds in force plus
     /// [`POLICY_ALGORITHM`].
     pub fn policy_version(&self) -> String {
-        use crate::pyjson::Value;
-        let mut fields: Vec<(&str, Value)> = vec![
-            ("prompt", Value::Str(RAG_JEV_PROMPT_VERSION.into())),
-            ("mode", Value::Str(self.mode.name().into())),
-            ("min_relevance", self.min_relevance.map_or(Value::Null, Value::Float)),
-            ("top_n", self.top_n.map_or(Value::Null, |n| Value::Int(n as u64))),
-            ("relevance_guidance", Value::Null),
-        ];
+        use serde_json::{Map, Value};
+        let mut fields = Map::new();
+        fields.insert("prompt".into(), RAG_JEV_PROMPT_VERSION.into());
+        fields.insert("mode".into(), self.mode.name().into());
+        fields.insert(
+            "min_relevance".into(),
+            self.min_relevance.map_or(Value::Null, Value::from),
+        );
+        fields.insert(
+            "top_n".into(),
+            self.top_n.map_or(Value::Null, |n| Value::from(n as u64)),
+        );
+        fields.insert("relevance_guidance".into(), Value::Null);
         if let Some(budget) = self.max_context_tokens {
-            fields.push(("max_context_tokens", Value::Int(u64::from(budget))));
+            fields.insert("max_context_tokens".into(), budget.into());
         }
         let mut pinned: Vec<&str> = self.pinned.iter().map(String::as_str).collect();
         pinned.sort_unstable();
         pinned.dedup();
         if !pinned.is_empty() {
-            fields.push((
-                "pinned",
-                Value::List(pinned.into_iter().map(|p| Value::Str(p.into())).collect()),
-            ));
+            fields.insert("pinned".into(), pinned.into());
         }
         if self.group_by != GroupBy::None {
-            fields.push(("group_by", Value::Str(self.group_by.name().into())));
+            fields.insert("group_by".into(), self.group_by.name().into());
         }
         if !self.keep_groups_together {
-            fields.push(("keep_groups_together", Value::Bool(false)));
+            fields.insert("keep_groups_together".into(), false.into());
         }
         if self.mode == Mode::Classify {
-            let thresholds = self.question_thresholds();
-            let map = DEFAULT_THRESHOLDS
+            let thresholds: Map<String, Value> = DEFAULT_THRESHOLDS
                 .iter()
-                .zip(thresholds)
-                .map(|(&(k, _), v)| (k.to_string(), Value::Float(v)))
+                .zip(self.question_thresholds())
+                .map(|(&(k, _), v)| (k.to_string(), Value::from(v)))
                 .collect();
-            fields.push(("thresholds", Value::Map(map)));
-            fields.push(("algorithm", Value::Str(POLICY_ALGORITHM.into())));
+            fields.insert("thresholds".into(), thresholds.into());
+            fields.insert("algorithm".into(), POLICY_ALGORITHM.into());
         }
-        let map = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        crate::pyjson::sha256_prefix(&Value::Map(map))
+        crate::pyjson::sha256_prefix(&Value::Object(fields))
     }
 
     /// The options' classify thresholds in rule order (the options' own, else Spring's).

@@ -30,6 +30,10 @@ pub struct LibraryConfig {
     pub similarity_threshold: f32,
     /// HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md.
     pub expansion_search: usize,
+    /// Read image-only (scanned) PDF pages with Tesseract when it is installed.
+    pub ocr: bool,
+    /// Tesseract's languages for OCR, joined by `+` (e.g. `eng+deu`); each needs its `tesseract-ocr-<lang>`.
+    pub ocr_languages: String,
 }
 
 impl Default for LibraryConfig {
@@ -45,6 +49,8 @@ impl Default for LibraryConfig {
             top_k: 4,
             similarity_threshold: 0.0,
             expansion_search: 128,
+            ocr: true,
+            ocr_languages: "eng".into(),
         }
     }
 }
@@ -98,6 +104,13 @@ impl LibraryConfig {
         }
         if self.expansion_search == 0 {
             p.push(FieldProblem::new("expansion_search", "must be at least 1"));
+        }
+        let language = |l: &str| !l.is_empty() && l.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+        if !self.ocr_languages.split('+').all(language) {
+            p.push(FieldProblem::new(
+                "ocr_languages",
+                "Tesseract language codes joined by +, such as eng or eng+deu",
+            ));
         }
         p
     }

@@ -4,6 +4,7 @@
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::RwLock;
 
 /// One search result: the chunk's vector key and its cosine similarity to the query.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +40,8 @@ pub struct UsearchIndex {
     index: usearch::Index,
     path: Option<PathBuf>,
     dirty: AtomicBool,
+    /// Searches and edits share it; [`UsearchIndex::reload`] takes it alone.
+    gate: RwLock<()>,
 }
 
 fn err(e: impl std::fmt::Display) -> Error {
@@ -53,6 +56,7 @@ impl UsearchIndex {
             index,
             path: None,
             dirty: AtomicBool::new(false),
+            gate: RwLock::new(()),
         })
     }
 
@@ -60,20 +64,28 @@ impl UsearchIndex {
     /// another dimension (it is only a cache: the caller reconciles it with the database).
     pub fn open(path: &Path, dimensions: usize, expansion_search: usize) -> Result<Self> {
         let index = usearch::Index::new(&options(dimensions, expansion_search)).map_err(err)?;
-        let fits = usearch::Index::metadata(&path.to_string_lossy())
-            .map(|m| m.dimensions as usize == dimensions)
-            .unwrap_or(false);
-        let loaded = path.is_file() && fits && index.load(&path.to_string_lossy()).is_ok();
-        if loaded {
-            index.change_expansion_search(expansion_search);
-        } else {
-            index.reset().map_err(err)?;
-        }
+        let loaded = load_into(&index, path, dimensions, expansion_search)?;
         Ok(UsearchIndex {
             index,
             path: Some(path.to_path_buf()),
             dirty: AtomicBool::new(!loaded),
+            gate: RwLock::new(()),
         })
+    }
+
+    /// Replaces the contents with the file's (another process saved a newer index), or empties it when the file
+    /// is missing or unreadable; returns whether the file was read. The caller reconciles with the database.
+    pub fn reload(&self) -> Result<bool> {
+        let Some(path) = &self.path else { return Ok(false) };
+        let _alone = self.gate.write().unwrap_or_else(|p| p.into_inner());
+        let expansion = self.index.expansion_search();
+        let loaded = load_into(&self.index, path, self.index.dimensions(), expansion)?;
+        self.dirty.store(!loaded, Ordering::Release);
+        Ok(loaded)
+    }
+
+    fn shared(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.gate.read().unwrap_or_else(|p| p.into_inner())
     }
 
     fn neighbors(&self, m: usearch::ffi::Matches) -> Vec<Neighbor> {
@@ -86,6 +98,20 @@ impl UsearchIndex {
             })
             .collect()
     }
+}
+
+/// Loads the file at `path` into `index` when it exists and has `dimensions`, else resets `index`.
+fn load_into(index: &usearch::Index, path: &Path, dimensions: usize, expansion_search: usize) -> Result<bool> {
+    let fits = usearch::Index::metadata(&path.to_string_lossy())
+        .map(|m| m.dimensions as usize == dimensions)
+        .unwrap_or(false);
+    let loaded = path.is_file() && fits && index.load(&path.to_string_lossy()).is_ok();
+    if loaded {
+        index.change_expansion_search(expansion_search);
+    } else {
+        index.reset().map_err(err)?;
+    }
+    Ok(loaded)
 }
 
 fn options(dimensions: usize, expansion_search: usize) -> usearch::IndexOptions {
@@ -104,12 +130,15 @@ impl VectorIndex for UsearchIndex {
         self.index.dimensions()
     }
     fn len(&self) -> usize {
+        let _g = self.shared();
         self.index.size()
     }
     fn contains(&self, key: u64) -> bool {
+        let _g = self.shared();
         self.index.contains(key)
     }
     fn add(&self, key: u64, vector: &[f32]) -> Result<()> {
+        let _g = self.shared();
         if vector.len() != self.dimensions() {
             return Err(Error::Index(format!(
                 "vector has {} dimensions, index {}",
@@ -128,29 +157,33 @@ impl VectorIndex for UsearchIndex {
         Ok(())
     }
     fn remove(&self, key: u64) -> Result<()> {
+        let _g = self.shared();
         if self.index.remove(key).map_err(err)? > 0 {
             self.dirty.store(true, Ordering::Release);
         }
         Ok(())
     }
     fn search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
+        let _g = self.shared();
         if self.index.size() == 0 || k == 0 {
             return Ok(Vec::new());
         }
         // Below EXACT_BELOW vectors a scan is exact and still fast (see BENCHMARKS.md); HNSW on a handful of
         // vectors can also miss some, while a scan never does.
         if self.index.size() < EXACT_BELOW {
-            return self.exact_search(query, k);
+            return Ok(self.neighbors(self.index.exact_search(query, k).map_err(err)?));
         }
         Ok(self.neighbors(self.index.search(query, k).map_err(err)?))
     }
     fn exact_search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
+        let _g = self.shared();
         if self.index.size() == 0 || k == 0 {
             return Ok(Vec::new());
         }
         Ok(self.neighbors(self.index.exact_search(query, k).map_err(err)?))
     }
     fn clear(&self) -> Result<()> {
+        let _g = self.shared();
         self.index.reset().map_err(err)?;
         self.dirty.store(true, Ordering::Release);
         Ok(())
@@ -160,7 +193,8 @@ impl VectorIndex for UsearchIndex {
         if !self.dirty.swap(false, Ordering::AcqRel) {
             return Ok(());
         }
-        let tmp = path.with_extension("usearch.tmp");
+        let _g = self.shared();
+        let tmp = path.with_extension(format!("usearch.{}.tmp", std::process::id()));
         let saved = self
             .index
             .save(&tmp.to_string_lossy())

@@ -6,6 +6,7 @@ pub mod index;
 pub mod library;
 pub mod retrieve;
 pub mod store;
+pub mod writer;
 
 pub use config::LibraryConfig;
 pub use library::{FileReport, IngestReport, Library};

@@ -1,9 +1,16 @@
 //! The library: a home folder with the SQLite store and the usearch index, kept consistent with each other.
 //! Ingest (skip unchanged, replace changed), remove, list, and the reconcile that runs on every open.
+//!
+//! Several processes (the app and the CLI) may use one library at once. SQLite is the source of truth and the
+//! usearch file a cache of it: writers take the library's writer lock ([`crate::writer`]) for the whole batch, and
+//! every chunk write bumps the store's generation in its transaction. A process whose index is older than the
+//! stored generation reloads the file and applies what it lacks from SQLite before it searches
+//! ([`Library::refresh`]); the index file is only ever saved under the writer lock, from a current index.
 
 use crate::config::LibraryConfig;
 use crate::index::{UsearchIndex, VectorIndex};
 use crate::store::{DocumentRow, NewChunk, Store};
+use crate::writer;
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
@@ -13,6 +20,7 @@ use ragsift_models::embed::Embedder;
 use ragsift_models::llm::CancelToken;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 pub const DB_FILE: &str = "ragsift.db";
@@ -64,6 +72,12 @@ pub struct Library {
     store: Store,
     index: UsearchIndex,
     reconciled: Reconciled,
+    /// The store generation the in-memory index reflects.
+    generation: AtomicU64,
+    /// Writes of this process in progress (its index is then authoritative: no reload under it).
+    writing: AtomicUsize,
+    /// How long a writer waits for another process's writer lock.
+    writer_wait: Duration,
 }
 
 impl Library {
@@ -78,15 +92,74 @@ impl Library {
             .and_then(|d| d.parse().ok())
             .unwrap_or(DEFAULT_DIMENSIONS);
         let index = UsearchIndex::open(&home.join(INDEX_FILE), dims, settings.expansion_search)?;
+        let generation = store.generation()?;
         let mut lib = Library {
             home: home.to_path_buf(),
             settings,
             store,
             index,
             reconciled: Reconciled::default(),
+            generation: AtomicU64::new(generation),
+            writing: AtomicUsize::new(0),
+            writer_wait: writer::DEFAULT_WAIT,
         };
         lib.reconciled = lib.reconcile()?;
+        lib.save_if_current()?;
         Ok(lib)
+    }
+
+    /// How long a write waits for another process's (default 15 minutes).
+    pub fn set_writer_wait(&mut self, wait: Duration) {
+        self.writer_wait = wait;
+    }
+
+    /// The store generation this process's index reflects.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Brings the in-memory index up to the database when another process wrote since it was loaded: reloads the
+    /// index file and applies what it lacks from SQLite. One small query when nothing changed; returns whether it
+    /// reloaded. Searches call it first.
+    pub fn refresh(&self) -> Result<bool> {
+        if self.writing.load(Ordering::Acquire) > 0 {
+            return Ok(false);
+        }
+        let stored = self.store.generation()?;
+        if stored == self.generation() {
+            return Ok(false);
+        }
+        self.index.reload()?;
+        self.reconcile()?;
+        self.generation.store(stored, Ordering::Release);
+        Ok(true)
+    }
+
+    /// Saves the index file if it has unsaved changes, it reflects the stored generation, and no other process
+    /// is writing (then that one saves its own, newer index).
+    fn save_if_current(&self) -> Result<()> {
+        if let Some(_guard) = writer::try_acquire(&self.home)? {
+            if self.store.generation()? == self.generation() {
+                self.index.persist()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `write` holding the library's writer lock, on an index brought up to date first; saves the index
+    /// before the lock is released.
+    fn exclusive<T>(&self, progress: Progress<'_>, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        let _guard = writer::acquire(&self.home, self.writer_wait, progress)?;
+        self.refresh()?;
+        self.writing.fetch_add(1, Ordering::AcqRel);
+        let result = write();
+        let saved = self.index.persist();
+        let generation = self.store.generation();
+        self.writing.fetch_sub(1, Ordering::AcqRel);
+        self.generation.store(generation?, Ordering::Release);
+        let value = result?;
+        saved?;
+        Ok(value)
     }
 
     pub fn home(&self) -> &Path {
@@ -124,7 +197,6 @@ impl Library {
                 added += 1;
                 self.index.add(k, v)
             })?;
-        self.index.persist()?;
         Ok(Reconciled {
             chunks: keys.len(),
             vectors_added: added,
@@ -169,6 +241,16 @@ impl Library {
         progress: Progress<'_>,
         cancel: &CancelToken,
     ) -> Result<IngestReport> {
+        self.exclusive(progress, || self.ingest_locked(embedder, inputs, progress, cancel))
+    }
+
+    fn ingest_locked(
+        &self,
+        embedder: &dyn Embedder,
+        inputs: &[PathBuf],
+        progress: Progress<'_>,
+        cancel: &CancelToken,
+    ) -> Result<IngestReport> {
         if self.store.meta("embedding_model")?.is_none()
             && self.store.documents()?.is_empty()
             && embedder.dimensions() != self.index.dimensions()
@@ -180,6 +262,15 @@ impl Library {
         progress(&IngestEvent::Scanned { files: files.len() });
         let budget = self.settings.chunk_tokens.min(embedder.max_tokens().saturating_sub(2));
         let chunker = TokenChunker::from_file(embedder.tokenizer_path(), budget, self.settings.overlap_tokens)?;
+        // OCR for scanned pages when it is on and Tesseract (with the languages) is installed; checked once a batch.
+        let ocr = self
+            .settings
+            .ocr
+            .then(|| extract::OcrOptions {
+                languages: self.settings.ocr_languages.clone(),
+                ..Default::default()
+            })
+            .filter(|o| extract::ocr_available(&o.languages));
         let mut report = IngestReport { files: Vec::new() };
         let mut last_persist = Instant::now();
         for (i, file) in files.iter().enumerate() {
@@ -206,7 +297,7 @@ impl Library {
                 path: shown.clone(),
             });
             let result = match file {
-                Ok(path) => self.ingest_file(embedder, &chunker, path, n, progress),
+                Ok(path) => self.ingest_file(embedder, &chunker, path, (n, ocr.as_ref()), progress),
                 Err(e) => Err(Error::NotFound(e.clone())),
             };
             let entry = file_report(&shown, result);
@@ -232,7 +323,7 @@ impl Library {
         embedder: &dyn Embedder,
         chunker: &dyn Chunker,
         path: &Path,
-        n: usize,
+        (n, ocr): (usize, Option<&extract::OcrOptions>),
         progress: Progress<'_>,
     ) -> Result<(DocumentRow, bool)> {
         let canonical = path.canonicalize().map_err(|e| Error::io(path, e))?;
@@ -249,7 +340,9 @@ impl Library {
             max_file_mb: self.settings.max_file_mb,
             timeout: Duration::from_secs(self.settings.extract_timeout_secs),
         };
-        let extracted = extract::extract_file(&canonical, limits)?;
+        let extracted = extract::extract_file_with_ocr(&canonical, limits, ocr, &|page, pages| {
+            progress(&IngestEvent::Ocr { file: n, page, pages });
+        })?;
         let drafts = chunker.chunk(&extracted.pages)?;
         progress(&IngestEvent::Extracted {
             file: n,
@@ -308,7 +401,7 @@ impl Library {
                 .map(|d| d.as_secs() as i64)
                 .unwrap_or(0),
         };
-        let pages: Vec<(u32, String)> = extracted.pages.into_iter().map(|p| (p.number, p.text)).collect();
+        let pages: Vec<(u32, String, bool)> = extracted.pages.into_iter().map(|p| (p.number, p.text, p.ocr)).collect();
         // The database commits first (it holds the vectors); the index follows and is repaired on open if a
         // crash comes in between.
         let replaced = self.store.replace_document(&doc, &pages, &chunks)?;
@@ -323,6 +416,10 @@ impl Library {
 
     /// Removes a document, by id or by path, with its chunks and vectors.
     pub fn remove(&self, id_or_path: &str) -> Result<DocumentRow> {
+        self.exclusive(&|_| {}, || self.remove_locked(id_or_path))
+    }
+
+    fn remove_locked(&self, id_or_path: &str) -> Result<DocumentRow> {
         let doc = match self.store.document(id_or_path)? {
             Some(d) => d,
             None => {
@@ -338,12 +435,15 @@ impl Library {
         for key in self.store.remove_document(&doc.id)? {
             self.index.remove(key)?;
         }
-        self.index.persist()?;
         Ok(doc)
     }
 
     /// Removes every document whose file no longer exists; returns them.
     pub fn remove_missing(&self) -> Result<Vec<DocumentRow>> {
+        self.exclusive(&|_| {}, || self.remove_missing_locked())
+    }
+
+    fn remove_missing_locked(&self) -> Result<Vec<DocumentRow>> {
         let gone: Vec<DocumentRow> = self
             .store
             .documents()?
@@ -355,7 +455,6 @@ impl Library {
                 self.index.remove(key)?;
             }
         }
-        self.index.persist()?;
         Ok(gone)
     }
 
@@ -366,7 +465,7 @@ impl Library {
 
 impl Drop for Library {
     fn drop(&mut self) {
-        let _ = self.index.persist();
+        let _ = self.save_if_current();
     }
 }
 

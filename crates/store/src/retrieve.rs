@@ -91,6 +91,8 @@ impl Retriever for LibraryRetriever<'_> {
         if req.top_k == 0 {
             return Ok(Vec::new());
         }
+        // Another process may have ingested since this index was loaded: catch up first.
+        self.library.refresh()?;
         let pool = (req.top_k * 4).max(20);
         let vector = || -> Result<Vec<(u64, f32)>> {
             let q = self.embedder.embed(&[req.query.as_str()])?.remove(0);

@@ -4,7 +4,7 @@
 use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::{Error, Result};
-use ragsift_judge::{expected_prompt_version, JevJudge, Judge, LocalJudge};
+use ragsift_judge::{expected_prompt_version, JevJudge, JevRequest, Judge, LocalJudge};
 use ragsift_models::embed::Embedder;
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
 use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
@@ -43,6 +43,9 @@ pub struct AskOptions {
     pub similarity_threshold: f32,
     /// The judge (`auto`: Jev with a key, else local).
     pub judge: JudgeKind,
+    /// What Jev is asked, when the judge is Jev: Spring's questions, rag-jev's request, or contextual scoring.
+    #[serde(default)]
+    pub jev_request: JevRequest,
     /// Fail when the judge fails, instead of answering from the unfiltered context (fail-open).
     pub strict: bool,
     /// Extractive quotes, a generated answer, or `auto` by model.
@@ -85,6 +88,7 @@ impl Workbench {
             max_tokens: ragsift_pipeline::PipelineOptions::default().generate.max_tokens,
             similarity_threshold: s.library.similarity_threshold,
             judge: s.judge.kind,
+            jev_request: s.judge.request,
             strict: false,
             answer_mode: s.pipeline.answer_mode,
             policy: s.policy,
@@ -94,17 +98,22 @@ impl Workbench {
     /// Answers `request`, streaming stages and tokens; the trace is stored as a run.
     pub fn ask(&self, request: &AskRequest, job: &str, events: Events<AskEvent>) -> Result<Trace> {
         let ask = request.options.clone().unwrap_or_else(|| self.ask_defaults());
-        self.run_pipeline(job, events, ask.judge, |pipeline, on_token, cancel| {
-            let o = &mut pipeline.options;
-            (o.rewrite, o.variants, o.top_k, o.mode) =
-                (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
-            o.generate.max_tokens = ask.max_tokens;
-            o.similarity_threshold = ask.similarity_threshold;
-            o.strict = ask.strict;
-            o.answer_mode = ask.answer_mode;
-            o.policy = ask.policy.clone();
-            pipeline.ask(&request.question, &request.history, on_token, cancel)
-        })
+        self.run_pipeline(
+            job,
+            events,
+            (ask.judge, ask.jev_request),
+            |pipeline, on_token, cancel| {
+                let o = &mut pipeline.options;
+                (o.rewrite, o.variants, o.top_k, o.mode) =
+                    (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
+                o.generate.max_tokens = ask.max_tokens;
+                o.similarity_threshold = ask.similarity_threshold;
+                o.strict = ask.strict;
+                o.answer_mode = ask.answer_mode;
+                o.policy = ask.policy.clone();
+                pipeline.ask(&request.question, &request.history, on_token, cancel)
+            },
+        )
     }
 
     /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.
@@ -122,9 +131,12 @@ impl Workbench {
         events: Events<AskEvent>,
     ) -> Result<Trace> {
         let previous = self.run(run_id)?;
-        self.run_pipeline(job, events, JudgeKind::None, |pipeline, on_token, cancel| {
-            pipeline.regenerate(&previous, options, on_token, cancel)
-        })
+        self.run_pipeline(
+            job,
+            events,
+            (JudgeKind::None, JevRequest::Spring),
+            |pipeline, on_token, cancel| pipeline.regenerate(&previous, options, on_token, cancel),
+        )
     }
 
     /// Runs `f` on a pipeline over the library and the loaded model, judged by `judge`,
@@ -133,7 +145,7 @@ impl Workbench {
         &self,
         job: &str,
         events: Events<AskEvent>,
-        judge: JudgeKind,
+        judge: (JudgeKind, JevRequest),
         f: impl FnOnce(&mut Pipeline<'_>, &mut dyn FnMut(&str), &CancelToken) -> Result<Trace>,
     ) -> Result<Trace> {
         let cancel = self.jobs.start(job);
@@ -144,7 +156,7 @@ impl Workbench {
             library: &lib,
             embedder: embedder.as_ref(),
         };
-        let judge = self.build_judge(judge, embedder.as_ref(), model.as_ref(), lib.store())?;
+        let judge = self.build_judge(judge.0, judge.1, embedder.as_ref(), model.as_ref(), lib.store())?;
         let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
         pipeline.embedder = Some(embedder.as_ref());
         pipeline.judge = judge.as_deref();
@@ -161,26 +173,28 @@ impl Workbench {
     }
 
     /// The one place a judge is chosen and built, for answers and evaluation alike: `kind` with `auto`
-    /// resolved by whether a Jev key is available (stored in the home, or in `TYPESAFE_API_KEY`).
+    /// resolved by whether a Jev key is available (stored in the home, or in `TYPESAFE_API_KEY`); Jev sends
+    /// `request`.
     pub fn build_judge<'a>(
         &self,
         kind: JudgeKind,
+        request: JevRequest,
         embedder: &'a dyn Embedder,
         model: &'a dyn LanguageModel,
         store: &'a Store,
     ) -> Result<Option<Box<dyn Judge + 'a>>> {
         Ok(match kind.resolve(self.jev_config().is_some()) {
-            JudgeKind::Jev => Some(Box::new(self.jev_judge()?)),
+            JudgeKind::Jev => Some(Box::new(self.jev_judge(request)?)),
             JudgeKind::Local => Some(Box::new(LocalJudge::new(embedder, Some(model), Some(store)))),
             JudgeKind::Auto | JudgeKind::None => None,
         })
     }
 
-    fn jev_judge(&self) -> Result<JevJudge> {
+    fn jev_judge(&self, request: JevRequest) -> Result<JevJudge> {
         let config = self
             .jev_config()
             .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
-        JevJudge::new(config)
+        JevJudge::with_request(config, request)
     }
 
     fn model_with_progress(&self, events: &Events<AskEvent>) -> Result<Arc<dyn LanguageModel>> {

@@ -18,8 +18,11 @@ pub struct EvalRequest {
     /// Cases without documents take the library's top-k chunks.
     pub from_library: bool,
     pub top_k: u32,
-    /// The judge that scores cases live (`auto` resolved as for answers; `none` is refused).
+    /// The judge that scores cases live (`auto` resolved as for answers; `none` is refused). Jev sends rag-jev's
+    /// own request, one per passage or (with `scoring` contextual) one per case.
     pub judge: JudgeKind,
+    #[serde(default)]
+    pub scoring: eval::ScoringStrategy,
     pub min_relevance: f64,
     pub top_n: Option<u32>,
 }
@@ -53,7 +56,13 @@ impl Workbench {
             None => {
                 let (model, embedder, lib) = (self.model(None)?, self.embedder()?, self.library());
                 let judge = self
-                    .build_judge(request.judge, embedder.as_ref(), model.as_ref(), lib.store())?
+                    .build_judge(
+                        request.judge,
+                        request.scoring.jev_request(),
+                        embedder.as_ref(),
+                        model.as_ref(),
+                        lib.store(),
+                    )?
                     .ok_or_else(|| Error::Invalid("scoring cases live needs a judge (jev or local)".into()))?;
                 eval::live::score_cases(judge.as_ref(), &cases, &cancel, &mut |_, _| {})?
             }

@@ -157,6 +157,12 @@ impl Workbench {
         self.library().documents()
     }
 
+    /// The library's generation (modulo 2^32), bumped by every ingest or removal from any process: the app polls
+    /// it (one tiny query) and reloads its document list when it changes.
+    pub fn library_generation(&self) -> Result<u32> {
+        Ok(self.library().store().generation()? as u32)
+    }
+
     /// Ingests files and folders; files are skipped once `job` is cancelled.
     pub fn ingest(
         &self,

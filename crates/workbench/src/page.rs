@@ -16,6 +16,8 @@ pub struct PageView {
     pub page: u32,
     pub page_count: u32,
     pub text: String,
+    /// The text was read by OCR from the page's image (a scanned page): expect recognition errors.
+    pub ocr: bool,
     pub chunks: Vec<PageChunk>,
 }
 
@@ -57,6 +59,7 @@ impl Workbench {
             path: doc.path,
             page,
             page_count: doc.page_count,
+            ocr: store.page_is_ocr(document_id, page)?,
             text,
             chunks,
         })

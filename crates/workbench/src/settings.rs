@@ -90,6 +90,8 @@ pub struct JudgeSettings {
     pub base_url: Option<String>,
     /// Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`.
     pub model: Option<String>,
+    /// What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring.
+    pub request: ragsift_judge::JevRequest,
 }
 
 impl Default for JudgeSettings {
@@ -98,6 +100,7 @@ impl Default for JudgeSettings {
             kind: JudgeKind::Auto,
             base_url: None,
             model: None,
+            request: ragsift_judge::JevRequest::Spring,
         }
     }
 }

@@ -101,6 +101,19 @@ impl Session {
         }
     }
 
+    /// Waits up to `timeout` for at least `count` elements to match `css`; returns how many match then (fewer
+    /// when it timed out).
+    pub fn wait_all(&self, css: &str, count: usize, timeout: Duration) -> usize {
+        let start = Instant::now();
+        loop {
+            let found = self.find_all(css).len();
+            if found >= count || start.elapsed() > timeout {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
     pub fn click(&self, css: &str) {
         let e = self.wait(css, Duration::from_secs(20));
         self.call("POST", &format!("/element/{e}/click"), None);

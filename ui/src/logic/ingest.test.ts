@@ -27,6 +27,18 @@ describe("ingest reducer", () => {
     expect(s.files.map((f) => f.path)).toEqual(["/a.pdf", "/b.pdf"]);
     expect(s.scanned).toBe(2);
   });
+  it("shows OCR progress and waiting for another writer", () => {
+    const s = run([
+      { event: "waiting_for_writer", seconds: 3 },
+      { event: "scanned", files: 1 },
+      { event: "file_started", file: 0, total: 1, path: "/scan.pdf" },
+      { event: "ocr", file: 0, page: 2, pages: 5 },
+    ]);
+    expect(s.waiting).toBe(null);
+    expect(stageText(s.files[0])).toBe("OCR page 2/5");
+    expect(run([{ event: "waiting_for_writer", seconds: 3 }]).waiting).toBe(3);
+  });
+
   it("marks unfinished files as saving", () => {
     const s = run([
       { event: "file_started", file: 0, total: 2, path: "/a.pdf" },

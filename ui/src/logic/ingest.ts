@@ -1,6 +1,6 @@
 import type { FileReport, IngestEvent, IngestReport } from "../api";
 
-export type FileStage = "queued" | "extracting" | "embedding" | "saving" | "finished";
+export type FileStage = "queued" | "extracting" | "ocr" | "embedding" | "saving" | "finished";
 
 export type FileProgress = {
   index: number;
@@ -16,6 +16,9 @@ export type FileProgress = {
   error_code: string | null;
   error: string | null;
   warning: string | null;
+  /** The page OCR is reading, of how many (scanned pages only). */
+  ocrPage?: number;
+  ocrPages?: number;
 };
 
 export type IngestState = {
@@ -23,9 +26,11 @@ export type IngestState = {
   files: FileProgress[];
   saving: boolean;
   finished: boolean;
+  /** Seconds waited for another process writing to the library (null when not waiting). */
+  waiting: number | null;
 };
 
-export const initialIngest = (): IngestState => ({ scanned: null, files: [], saving: false, finished: false });
+export const initialIngest = (): IngestState => ({ scanned: null, files: [], saving: false, finished: false, waiting: null });
 
 function upsert(state: IngestState, index: number, path: string | null, patch: Partial<FileProgress>): FileProgress[] {
   const files = state.files.slice();
@@ -45,8 +50,12 @@ function upsert(state: IngestState, index: number, path: string | null, patch: P
 /** Folds one IngestEvent into the per-file progress of the current batch. */
 export function reduceIngest(state: IngestState, e: IngestEvent): IngestState {
   switch (e.event) {
+    case "ocr":
+      return { ...state, files: upsert(state, e.file, null, { stage: "ocr", ocrPage: e.page, ocrPages: e.pages, fraction: 0.05 + 0.1 * (e.page / Math.max(1, e.pages)) }) };
+    case "waiting_for_writer":
+      return { ...state, waiting: e.seconds };
     case "scanned":
-      return { ...state, scanned: e.files };
+      return { ...state, scanned: e.files, waiting: null };
     case "file_started":
       return { ...state, scanned: state.scanned ?? e.total, files: upsert(state, e.file, e.path, { stage: "extracting", fraction: 0.05 }) };
     case "extracted":
@@ -92,6 +101,8 @@ export function stageText(f: FileProgress): string {
       return "queued";
     case "extracting":
       return "extracting text…";
+    case "ocr":
+      return `OCR page ${f.ocrPage ?? 1}/${f.ocrPages ?? 1}`;
     case "embedding":
       return f.total > 0 ? `embedding ${f.done}/${f.total}` : `embedding${f.chunks != null ? ` ${f.chunks} chunks` : ""}…`;
     case "saving":

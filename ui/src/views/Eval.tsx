@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
-import type { EvalPolicy, EvalView, JudgeKind, Summary, Sweep } from "../api";
+import type { EvalPolicy, EvalView, JudgeKind, ScoringStrategy, Summary, Sweep } from "../api";
 import { Empty, ErrorBanner } from "../components/common";
 import { fmt, fmtInt } from "../logic/format";
 import { sweepGeometry } from "../logic/plot";
@@ -63,6 +63,7 @@ export function Evaluation() {
   const [tracesPath, setTracesPath] = useState("");
   const [fromLibrary, setFromLibrary] = useState(false);
   const [judge, setJudge] = useState<JudgeKind>("jev");
+  const [scoring, setScoring] = useState<ScoringStrategy>("independent");
   const [minRel, setMinRel] = useState(0.5);
   const [topN, setTopN] = useState("");
   const [topK, setTopK] = useState(10);
@@ -93,7 +94,7 @@ export function Evaluation() {
     const id = startJob("Evaluating");
     setJob(id);
     try {
-      setResult(await api.evaluate({ cases_path: casesPath.trim(), traces_path: tracesPath.trim() || null, from_library: fromLibrary, top_k: topK, judge, min_relevance: minRel, top_n: n }, id));
+      setResult(await api.evaluate({ cases_path: casesPath.trim(), traces_path: tracesPath.trim() || null, from_library: fromLibrary, top_k: topK, judge, scoring, min_relevance: minRel, top_n: n }, id));
     } catch (err) {
       setError(err);
     } finally {
@@ -125,6 +126,8 @@ export function Evaluation() {
           <label class="check"><input type="checkbox" checked={fromLibrary} onChange={(e) => setFromLibrary((e.target as HTMLInputElement).checked)} /> candidates from the library</label>
           <div class="field"><label for="eval-judge">Judge</label>
             <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><option value="jev">Jev</option><option value="local">local</option></select></div>
+          <div class="field"><label for="eval-scoring">Jev scoring</label>
+            <select id="eval-scoring" class="input" value={scoring} disabled={judge !== "jev"} onChange={(e) => setScoring((e.target as HTMLSelectElement).value as ScoringStrategy)}><option value="independent">independent (per passage)</option><option value="contextual">contextual (one request per case)</option></select></div>
           <div class="field"><label for="eval-topk">Top-k</label><input id="eval-topk" class="input input-num" type="number" value={topK} onInput={(e) => setTopK(Number((e.target as HTMLInputElement).value))} /></div>
           <div class="field"><label for="eval-minrel">Min relevance</label><input id="eval-minrel" class="input input-num" type="number" step={0.05} min={0} max={1} value={minRel} onInput={(e) => setMinRel(Number((e.target as HTMLInputElement).value))} /></div>
           <div class="field"><label for="eval-topn">Top-N</label><input id="eval-topn" class="input input-num" type="number" placeholder="off" value={topN} onInput={(e) => setTopN((e.target as HTMLInputElement).value)} /></div>

@@ -138,6 +138,7 @@ export function Library() {
             <span class="muted">
               {batch.scanned != null ? `${batch.scanned} file${batch.scanned === 1 ? "" : "s"} found` : "scanning…"}
               {batch.saving && !batch.finished ? " · saving the index…" : ""}
+              {batch.waiting !== null && !batch.finished ? ` · waiting for another ingest to finish (${batch.waiting} s)` : ""}
             </span>
             {batch.finished && <button type="button" class="btn btn-small btn-ghost" onClick={() => setBatch(null)}>Clear</button>}
           </div>

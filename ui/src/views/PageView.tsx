@@ -60,6 +60,7 @@ export function PageView() {
       </header>
       <ErrorBanner error={error} />
       {page && <div class="muted small path-line" title={page.path}>{page.path}</div>}
+      {page?.ocr && <div class="banner banner-warning" data-testid="page-ocr" title="This page has no text layer: Tesseract read its image, so expect recognition errors">OCR: text read from the page image</div>}
       <div class={`page-layout${image ? " with-image" : ""}`}>
         <div class="page-text" tabIndex={0} data-testid="page-text">
           {segments.map((s, i) =>

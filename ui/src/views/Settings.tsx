@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { ChatBackend, JudgeInfo, SearchMode, Settings as S } from "../api";
+import type { ChatBackend, JevRequest, JudgeInfo, SearchMode, Settings as S } from "../api";
 import { Banner, ErrorBanner } from "../components/common";
 import { appInfo, refreshAppInfo } from "../state";
 
@@ -118,6 +118,11 @@ export function Settings() {
           <Field label="Jev model" name="judge.model" errors={errors} hint="empty: the server's default">
             <input {...a("judge.model")} class="input" value={s.judge.model ?? ""} onInput={(e) => set((d) => (d.judge.model = opt(e)))} />
           </Field>
+          <Field label="Jev request" name="judge.request" errors={errors} hint="spring: the four filter questions and usefulness; rag-jev and contextual: rag-jev's own requests (usefulness only)">
+            <select {...a("judge.request")} class="input" value={s.judge.request ?? "spring"} onChange={(e) => set((d) => (d.judge.request = str(e) as JevRequest))}>
+              <option value="spring">Spring's questions, per passage</option><option value="rag-jev">rag-jev's request, per passage</option><option value="contextual">contextual: all passages in one request</option>
+            </select>
+          </Field>
           <div class="field">
             <label for="f-judge-key">Jev API key</label>
             <div class="inline">
@@ -215,6 +220,12 @@ export function Settings() {
           </Field>
           <Field label="Overlap (tokens)" name="overlap_tokens" errors={errors} hint="less than half the chunk size">
             <input {...a("overlap_tokens")} class="input input-num" type="number" value={s.overlap_tokens} onInput={(e) => set((d) => (d.overlap_tokens = num(e)))} />
+          </Field>
+          <Field label="OCR for scanned pages" name="ocr" errors={errors} hint="Tesseract reads pages without a text layer, when it is installed">
+            <input {...a("ocr")} type="checkbox" checked={s.ocr ?? true} onChange={(e) => set((d) => (d.ocr = (e.target as HTMLInputElement).checked))} />
+          </Field>
+          <Field label="OCR languages" name="ocr_languages" errors={errors} hint="Tesseract codes joined by +, e.g. eng+deu (each needs tesseract-ocr-<code>)">
+            <input {...a("ocr_languages")} class="input" value={s.ocr_languages ?? "eng"} onInput={(e) => set((d) => (d.ocr_languages = str(e)))} />
           </Field>
         </fieldset>
         <div class="form-actions">

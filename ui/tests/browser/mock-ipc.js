@@ -126,9 +126,9 @@
   ];
   const settings = {
     embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
-    embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128,
+    embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng",
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
-    judge: { kind: "auto", base_url: null, model: null }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
+    judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
   };
   const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true, not_assessed: [],
     defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } };
@@ -201,6 +201,7 @@
   const handlers = {
     app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, problems: [] }),
     documents: () => documents,
+    library_generation: () => 7,
     settings: () => settings,
     check_settings: () => [],
     clear_judgment_cache: () => 42,

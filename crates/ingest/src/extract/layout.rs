@@ -38,6 +38,8 @@ type Row = Vec<Segment>;
 
 /// Gaps wider than this many font sizes split a row into segments; narrower ones are word spaces.
 const SPLIT_GAP: f64 = 0.5;
+/// At most this many bins cover a region's width when looking for a gutter (a page is at most 14,400 pt wide).
+const MAX_BINS: f64 = 16_384.0;
 /// How deep regions are searched for gutters inside gutters (columns of a column, a block with its own grid).
 const MAX_DEPTH: usize = 3;
 
@@ -115,7 +117,13 @@ fn split_row(row: &[&Glyph]) -> Row {
         if !start_new && gap > 0.15 * g.size {
             seg.text.push(' ');
         }
-        seg.text.push_str(&g.text);
+        if g.text.chars().count() > 1 && g.text.chars().all(is_rtl) {
+            // One glyph for several right-to-left characters (a lam-alef ligature): its text is already in reading
+            // order, so it goes in reversed, and the line's reordering turns it back.
+            seg.text.extend(g.text.chars().rev());
+        } else {
+            seg.text.push_str(&g.text);
+        }
         seg.x1 = seg.x1.max(g.x + g.width.max(0.0));
         seg.size = seg.size.max(g.size);
         last_end = last_end.max(g.x + g.width.max(0.0));
@@ -266,7 +274,34 @@ fn merge_line(segs: Row) -> Option<Segment> {
         first.x1 = s.x1;
         first.size = first.size.max(s.size);
     }
+    first.text = logical_order(&first.text);
     Some(first)
+}
+
+/// Hebrew, Arabic, Syriac, Thaana, NKo and their presentation forms: scripts written right to left.
+fn is_rtl(c: char) -> bool {
+    matches!(c, '\u{0590}'..='\u{08FF}' | '\u{FB1D}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFF}')
+}
+
+/// A line's glyphs are placed left to right as they are seen; text with right-to-left runs is read in another
+/// order. The Unicode bidi algorithm (the `unicode-bidi` crate) reorders the visual line, at the direction most of
+/// its strong characters have, which puts right-to-left runs back in logical (reading) order.
+fn logical_order(visual: &str) -> String {
+    if !visual.chars().any(is_rtl) {
+        return visual.to_string();
+    }
+    let rtl = visual.chars().filter(|&c| is_rtl(c)).count();
+    let ltr = visual.chars().filter(|&c| c.is_alphabetic() && !is_rtl(c)).count();
+    let level = if rtl > ltr {
+        unicode_bidi::Level::rtl()
+    } else {
+        unicode_bidi::Level::ltr()
+    };
+    let info = unicode_bidi::BidiInfo::new(visual, Some(level));
+    info.paragraphs
+        .iter()
+        .map(|p| info.reorder_line(p, p.range.clone()))
+        .collect()
 }
 
 /// Finds a candidate gutter in a region: the widest band in the middle 60% of its text that no more rows touch
@@ -286,8 +321,10 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     // Coverage: how many rows have ink in each 1pt bin, leaving out the rows that hold a stretch of text (no gap
     // of 0.8 font sizes) over more than half the width: titles and full-width lines, whatever their length, would
     // otherwise make the gutter look no emptier than the columns beside it.
-    let bins = width.ceil() as usize + 1;
-    let bin = |x: f64| ((x - lo).max(0.0) as usize).min(bins - 1);
+    // 1pt bins, or wider ones when glyphs lie absurdly far apart (a damaged text matrix), so memory stays bounded.
+    let step = (width / MAX_BINS).max(1.0);
+    let bins = (width / step).ceil() as usize + 1;
+    let bin = |x: f64| (((x - lo) / step).max(0.0) as usize).min(bins - 1);
     let mut coverage = vec![0usize; bins];
     let mut stamp = vec![usize::MAX; bins];
     for (i, row) in rows
@@ -324,8 +361,8 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     }
     let (s, e) = best?;
     let gutter = Gutter {
-        x0: lo + s as f64,
-        x1: lo + e as f64,
+        x0: lo + s as f64 * step,
+        x1: lo + e as f64 * step,
     };
     let size = median(segs.iter().map(|s| s.size).collect());
     (gutter.x1 - gutter.x0 >= 0.6 * size).then_some(gutter)
@@ -491,6 +528,34 @@ mod tests {
                 pair[1]
             );
         }
+    }
+
+    #[test]
+    fn right_to_left_lines_come_out_in_reading_order() {
+        // As Chromium places them: the visual order, left to right.
+        assert_eq!(
+            logical_order(".طيسب يبرع صن اذه .ملاعلاب ابحرم"),
+            "مرحبا بالعالم. هذا نص عربي بسيط."
+        );
+        assert_eq!(logical_order("the word ابحرم here"), "the word مرحبا here");
+        assert_eq!(logical_order("םולש world"), "שלום world");
+        assert_eq!(logical_order("plain text"), "plain text");
+    }
+
+    #[test]
+    fn a_right_to_left_ligature_glyph_keeps_its_letters_in_order() {
+        // "سلام" as Chromium places it, left to right: meem, the lam-alef ligature (one glyph, "لا"), seen.
+        let mut g = word(72.0, 700.0, "peace is");
+        for (i, t) in ["م", "لا", "س"].iter().enumerate() {
+            g.push(Glyph {
+                x: 120.0 + 6.0 * i as f64,
+                y: 700.0,
+                size: 10.0,
+                width: 6.0,
+                text: (*t).to_string(),
+            });
+        }
+        assert_eq!(page_text(&g), "peace is سلام");
     }
 
     #[test]

@@ -3,7 +3,11 @@
 
 mod layout;
 pub mod normalize;
+mod ocr;
 mod pdf;
+mod repair;
+
+pub use ocr::{available as ocr_available, read_page as ocr_page, OcrOptions};
 
 use crate::{Error, Result};
 use serde::Serialize;
@@ -21,6 +25,9 @@ pub struct PageText {
     pub text: String,
     #[serde(skip)]
     pub failed: bool,
+    /// The text was read from the page's image by OCR (the page has no text layer).
+    #[serde(default)]
+    pub ocr: bool,
 }
 
 /// A file's pages, plus the pages that yielded no text (scanned or image-only pages).
@@ -30,6 +37,8 @@ pub struct Extracted {
     pub pages: Vec<PageText>,
     pub empty_pages: Vec<u32>,
     pub failed_pages: Vec<u32>,
+    /// Pages whose text OCR read.
+    pub ocr_pages: Vec<u32>,
 }
 
 impl Extracted {
@@ -38,6 +47,9 @@ impl Extracted {
         let mut parts = Vec::new();
         if !self.empty_pages.is_empty() {
             parts.push(format!("no extractable text on pages {}", page_list(&self.empty_pages)));
+        }
+        if !self.ocr_pages.is_empty() {
+            parts.push(format!("pages {} read by OCR", page_list(&self.ocr_pages)));
         }
         if !self.failed_pages.is_empty() {
             parts.push(format!(
@@ -102,6 +114,7 @@ impl Loader for TextLoader {
             number: 1,
             text,
             failed: false,
+            ocr: false,
         }])
     }
 }
@@ -126,10 +139,9 @@ pub struct Limits {
 /// Reads and extracts one file: size limit first, then the loader on its own thread with a deadline, so a
 /// panic or a pathological file costs one error, not the process. Fails with `NoText` when no page has text.
 pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
-    let loader = default_loaders()
-        .into_iter()
-        .find(|l| l.accepts(path))
-        .ok_or_else(|| Error::Unsupported { path: path.into() })?;
+    if !is_supported(path) {
+        return Err(Error::Unsupported { path: path.into() });
+    }
     let size = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
     if size > limits.max_file_mb * 1024 * 1024 {
         return Err(Error::TooLarge {
@@ -139,6 +151,57 @@ pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
         });
     }
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    extract_bytes(path, bytes, limits)
+}
+
+/// [`extract_file`], reading pages that have no text by OCR when `ocr` is given (PDFs only); `on_ocr(k, n)`
+/// reports the k-th of n pages being read. A page OCR cannot read stays empty and is reported as such.
+pub fn extract_file_with_ocr(
+    path: &Path,
+    limits: Limits,
+    ocr: Option<&OcrOptions>,
+    on_ocr: &dyn Fn(usize, usize),
+) -> Result<Extracted> {
+    let Some(options) = ocr.filter(|_| PdfLoader.accepts(path)) else {
+        return extract_file(path, limits);
+    };
+    if !is_supported(path) {
+        return Err(Error::Unsupported { path: path.into() });
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > limits.max_file_mb * 1024 * 1024 {
+        return extract_file(path, limits);
+    }
+    let mut pages = load_pages(path, bytes, limits)?;
+    let empty: Vec<usize> = (0..pages.len()).filter(|&i| pages[i].text.trim().is_empty()).collect();
+    for (k, &i) in empty.iter().enumerate() {
+        on_ocr(k + 1, empty.len());
+        if let Ok(text) = ocr::read_page(path, pages[i].number, options) {
+            if !text.trim().is_empty() {
+                pages[i].text = text;
+                pages[i].ocr = true;
+                pages[i].failed = false;
+            }
+        }
+    }
+    finish(path, pages)
+}
+
+/// The detail of the error for a loader that panicked past its own guards.
+pub const PARSER_CRASHED: &str = "the parser crashed";
+
+/// [`extract_file`] on bytes already read (`path` picks the loader and names the file in errors); the size limit is
+/// the caller's.
+pub fn extract_bytes(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Extracted> {
+    finish(path, load_pages(path, bytes, limits)?)
+}
+
+/// The loader on its own thread with the deadline.
+fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Vec<PageText>> {
+    let loader = default_loaders()
+        .into_iter()
+        .find(|l| l.accepts(path))
+        .ok_or_else(|| Error::Unsupported { path: path.into() })?;
     let (tx, rx) = mpsc::channel();
     let owned = path.to_path_buf();
     std::thread::Builder::new()
@@ -159,10 +222,16 @@ pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
             return Err(Error::Corrupt {
                 path: path.into(),
                 kind: "document",
-                detail: "the parser crashed".into(),
+                detail: PARSER_CRASHED.into(),
             })
         }
     };
+    Ok(pages)
+}
+
+/// Which pages are empty, failed or read by OCR; `NoText` when no page has text.
+fn finish(path: &Path, pages: Vec<PageText>) -> Result<Extracted> {
+    let ocr_pages: Vec<u32> = pages.iter().filter(|p| p.ocr).map(|p| p.number).collect();
     let empty_pages: Vec<u32> = pages
         .iter()
         .filter(|p| p.text.trim().is_empty())
@@ -179,6 +248,7 @@ pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
         pages,
         empty_pages,
         failed_pages,
+        ocr_pages,
     })
 }
 

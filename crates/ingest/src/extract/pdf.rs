@@ -12,6 +12,7 @@ use std::path::Path;
 pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
     let mut doc = open(path, bytes)?;
     scale_type3_widths(&mut doc);
+    expand_cid_width_ranges(&mut doc);
     expand_quote_operators(&mut doc);
     let pages = doc.get_pages();
     if pages.is_empty() {
@@ -28,7 +29,12 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
             // A page whose content stream cannot be read keeps whatever was decoded before the fault.
             Ok(Err(_)) | Err(_) => (page_text(&dev.glyphs), true),
         };
-        out.push(PageText { number, text, failed });
+        out.push(PageText {
+            number,
+            text,
+            failed,
+            ocr: false,
+        });
     }
     Ok(out)
 }
@@ -37,12 +43,23 @@ fn open(path: &Path, bytes: &[u8]) -> Result<lopdf::Document> {
     if !bytes.starts_with(b"%PDF") && !bytes[..bytes.len().min(1024)].windows(5).any(|w| w == b"%PDF-") {
         return Err(corrupt(path, "no PDF header"));
     }
-    let loaded = catch_unwind(|| lopdf::Document::load_mem(bytes));
-    let mut doc = match loaded {
+    let load = |b: &[u8]| catch_unwind(|| lopdf::Document::load_mem(b));
+    let mut doc = match load(bytes) {
         Ok(Ok(doc)) => doc,
         Ok(Err(lopdf::Error::Decryption(_))) => return Err(Error::Encrypted { path: path.into() }),
-        Ok(Err(e)) => return Err(corrupt(path, &e.to_string())),
-        Err(_) => return Err(corrupt(path, "the PDF parser failed on this file")),
+        failed => {
+            let first = match failed {
+                Ok(Err(e)) => e.to_string(),
+                _ => "the PDF parser failed on this file".to_string(),
+            };
+            // A broken cross-reference table or trailer: rebuild it from the objects in the file, as poppler does,
+            // and call the file damaged only when that recovers nothing.
+            match super::repair::rebuild_xref(bytes).map(|rebuilt| load(&rebuilt)) {
+                Some(Ok(Ok(doc))) if !doc.get_pages().is_empty() => doc,
+                Some(Ok(Err(lopdf::Error::Decryption(_)))) => return Err(Error::Encrypted { path: path.into() }),
+                _ => return Err(corrupt(path, &first)),
+            }
+        }
     };
     if doc.is_encrypted() {
         // lopdf leaves a document encrypted when the empty password did not open it.
@@ -99,6 +116,87 @@ fn scale_type3_widths(doc: &mut lopdf::Document) {
             }
         }
     }
+}
+
+/// The most glyphs one `/W` range may cover (a CID is 16 bits).
+const MAX_CID_RANGE: i64 = 65_536;
+
+/// A CID font's `/W` array lists widths as `c [w1 w2 …]` or as a range `c_first c_last w`. pdf-extract reads only
+/// the first form right: every glyph of a range gets the default width (often 0), so the glyph after it starts
+/// a "gap" the width of the glyph and words split into fragments — Skia (Chrome's "Save as PDF", Google Docs)
+/// writes ranges for runs of equal widths such as digits and punctuation. Each range is rewritten into the list
+/// form, which means the same, before extraction.
+fn expand_cid_width_ranges(doc: &mut lopdf::Document) {
+    use lopdf::Object;
+    let targets: Vec<lopdf::ObjectId> = doc
+        .objects
+        .iter()
+        .filter_map(|(&id, obj)| {
+            let dict = obj.as_dict().ok()?;
+            let subtype = dict.get(b"Subtype").and_then(Object::as_name).ok()?;
+            if subtype != b"CIDFontType0" && subtype != b"CIDFontType2" {
+                return None;
+            }
+            match dict.get(b"W").ok()? {
+                Object::Reference(r) => Some(*r),
+                Object::Array(_) => Some(id),
+                _ => None,
+            }
+        })
+        .collect();
+    for target in targets {
+        let widths = match doc.get_object_mut(target) {
+            Ok(Object::Array(a)) => a,
+            Ok(Object::Dictionary(d)) => match d.get_mut(b"W") {
+                Ok(Object::Array(a)) => a,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if let Some(listed) = widths_as_lists(widths) {
+            *widths = listed;
+        }
+    }
+}
+
+/// `/W` with every `c_first c_last w` range written as `c_first [w … w]`; `None` when there is no range or the
+/// array is malformed (then it is left as it is).
+fn widths_as_lists(w: &[lopdf::Object]) -> Option<Vec<lopdf::Object>> {
+    use lopdf::Object;
+    let number = |o: &Object| {
+        o.as_float()
+            .ok()
+            .map(f64::from)
+            .or_else(|| o.as_i64().ok().map(|i| i as f64))
+    };
+    let mut out = Vec::with_capacity(w.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < w.len() {
+        let first = w[i].as_i64().ok()?;
+        match w.get(i + 1)? {
+            Object::Array(list) => {
+                out.push(Object::Integer(first));
+                out.push(Object::Array(list.clone()));
+                i += 2;
+            }
+            last => {
+                let last = last.as_i64().ok()?;
+                let width = number(w.get(i + 2)?)?;
+                if last < first || last - first >= MAX_CID_RANGE {
+                    return None;
+                }
+                out.push(Object::Integer(first));
+                out.push(Object::Array(vec![
+                    Object::Real(width as f32);
+                    (last - first + 1) as usize
+                ]));
+                changed = true;
+                i += 3;
+            }
+        }
+    }
+    changed.then_some(out)
 }
 
 /// pdf-extract ignores the `'` and `"` text operators (next line, then show a string), so their text is lost
@@ -209,5 +307,34 @@ impl OutputDev for GlyphCollector {
 
     fn end_line(&mut self) -> Result<(), OutputError> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::widths_as_lists;
+    use lopdf::Object::{Array, Integer, Real};
+
+    #[test]
+    fn width_ranges_become_lists_and_lists_stay() {
+        // Skia's `/W [0 [600] 15 17 317.87 20 [274.9]]`.
+        let w = vec![
+            Integer(0),
+            Array(vec![Real(600.0)]),
+            Integer(15),
+            Integer(17),
+            Real(317.87),
+            Integer(20),
+            Array(vec![Real(274.9)]),
+        ];
+        let listed = widths_as_lists(&w).unwrap();
+        assert_eq!(listed.len(), 6);
+        assert_eq!(listed[2], Integer(15));
+        assert_eq!(listed[3], Array(vec![Real(317.87); 3]));
+        assert_eq!(listed[5], Array(vec![Real(274.9)]));
+        // Nothing to do, or malformed (a range backwards, a dangling entry): left alone.
+        assert!(widths_as_lists(&[Integer(0), Array(vec![Real(1.0)])]).is_none());
+        assert!(widths_as_lists(&[Integer(9), Integer(3), Real(1.0)]).is_none());
+        assert!(widths_as_lists(&[Integer(1), Integer(2)]).is_none());
     }
 }

@@ -7,10 +7,13 @@ use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::wire::{
-    detail_message, parse_success, validation_issues, wire_questions, WireQuestion, WireRequest, WireState,
-};
+use super::wire::{detail_message, parse_success, validation_issues, wire_questions, WireQuestion, WireRequest};
 use super::{JevConfig, JevError, JudgeQuestion, PassageJudgment};
+
+/// Spring's state: the query and the passage as a string; nothing else leaves the process.
+fn spring_state(query: &str, passage: &str) -> serde_json::Value {
+    serde_json::json!({"query": query, "passage": passage})
+}
 
 const ENDPOINT_PATH: &str = "/v1/systemone";
 const REQUEST_ID_HEADER: &str = "x-typesafe-request-id";
@@ -99,7 +102,21 @@ impl JevClient {
     pub fn judge(&self, query: &str, passage: &str, questions: &[JudgeQuestion]) -> Result<PassageJudgment, JevError> {
         let deadline = Instant::now() + self.config.deadline;
         let wire = wire_questions(questions)?;
-        self.judge_until(query, passage, &wire, deadline)
+        self.judge_until(&spring_state(query, passage), &wire, deadline, false)
+    }
+
+    /// One request with any `state` (rag-jev's contextual request judges a whole candidate set at once) within
+    /// `config.deadline`. With `require_usage`, a response without both token counts is invalid (rag-jev's
+    /// `missing_provider_usage`).
+    pub fn judge_state(
+        &self,
+        state: &serde_json::Value,
+        questions: &[JudgeQuestion],
+        require_usage: bool,
+    ) -> Result<PassageJudgment, JevError> {
+        let deadline = Instant::now() + self.config.deadline;
+        let wire = wire_questions(questions)?;
+        self.judge_until(state, &wire, deadline, require_usage)
     }
 
     /// Judges every passage against the query, at most `config.concurrency` requests at once, all within one
@@ -110,6 +127,17 @@ impl JevClient {
         query: &str,
         passages: &[String],
         questions: &[JudgeQuestion],
+    ) -> Vec<Result<PassageJudgment, JevError>> {
+        self.judge_batch_with(passages, questions, |passage| spring_state(query, passage))
+    }
+
+    /// [`JevClient::judge_batch`] with each passage's request state built by `state` (rag-jev sends
+    /// `{"query", "passage": {"text"}}` where Spring sends the passage as a string).
+    pub fn judge_batch_with(
+        &self,
+        passages: &[String],
+        questions: &[JudgeQuestion],
+        state: impl Fn(&str) -> serde_json::Value + Sync,
     ) -> Vec<Result<PassageJudgment, JevError>> {
         if passages.is_empty() {
             return Vec::new();
@@ -132,7 +160,7 @@ impl JevClient {
                             let result = if Instant::now() >= deadline {
                                 Err(self.deadline_error(0, None))
                             } else {
-                                self.judge_until(query, passage, &wire, deadline)
+                                self.judge_until(&state(passage), &wire, deadline, false)
                             };
                             done.push((i, result));
                         }
@@ -158,15 +186,15 @@ impl JevClient {
     }
 
     /// One passage: attempts with retries until success, a final error, or the deadline.
-    fn judge_until(
+    fn judge_until<S: serde::Serialize>(
         &self,
-        query: &str,
-        passage: &str,
+        state: &S,
         questions: &BTreeMap<String, WireQuestion>,
         deadline: Instant,
+        require_usage: bool,
     ) -> Result<PassageJudgment, JevError> {
         let body = serde_json::to_vec(&WireRequest {
-            state: WireState { query, passage },
+            state,
             model: &self.config.model,
             questions,
         })
@@ -191,7 +219,7 @@ impl JevClient {
                     request_id,
                     ..
                 } if (200..300).contains(&status) => {
-                    let mut judgment = parse_success(&body, questions)?;
+                    let mut judgment = parse_success(&body, questions, require_usage)?;
                     judgment.request_id = request_id;
                     judgment.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
                     return Ok(judgment);

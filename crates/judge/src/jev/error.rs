@@ -94,6 +94,18 @@ pub enum JevError {
     /// A 2xx response without an answer for some requested keys.
     #[error("Jev's response lacks answers for {}", .keys.join(", "))]
     MissingAnswers { keys: Vec<String> },
+    /// A contextual request's response without both token counts (rag-jev's `missing_provider_usage`).
+    #[error("Jev's response to a contextual request lacks its token usage")]
+    MissingUsage,
+    /// More passages than one contextual request may judge (rag-jev's `contextual_candidate_limit`).
+    #[error("contextual scoring judges at most {max} passages at once; this set has {count}")]
+    TooManyPassages { count: usize, max: usize },
+    /// A contextual request over rag-jev's token limits (`contextual_token_limit`): 24,000 state tokens, 48,000
+    /// state and question tokens.
+    #[error(
+        "contextual scoring is limited to 24000 state tokens and 48000 in all; this set has {state} + {questions}"
+    )]
+    TooManyTokens { state: usize, questions: usize },
     /// The configuration cannot work (bad URL, key over plain HTTP, concurrency 0, ...).
     #[error("invalid Jev configuration: {message}")]
     Config { message: String },
@@ -117,6 +129,9 @@ impl JevError {
             JevError::DeadlineExceeded { .. } => "deadline_exceeded",
             JevError::Unreachable { .. } => "provider_unreachable",
             JevError::Malformed { .. } | JevError::MissingAnswers { .. } => "invalid_provider_response",
+            JevError::MissingUsage => "missing_provider_usage",
+            JevError::TooManyPassages { .. } => "contextual_candidate_limit",
+            JevError::TooManyTokens { .. } => "contextual_token_limit",
             JevError::Config { .. } => "provider_config",
             JevError::InvalidRequest { .. } => "invalid_request",
         }

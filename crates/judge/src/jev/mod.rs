@@ -16,6 +16,7 @@
 mod client;
 mod error;
 mod questions;
+pub mod ragjev;
 mod wire;
 
 #[cfg(test)]
@@ -39,6 +40,15 @@ pub const USEFUL_PROMPT_VERSION: &str = "useful-evidence-v1";
 pub const DEFAULT_BASE_URL: &str = "https://api.typesafe.ai";
 /// Used when `TYPESAFE_DEFAULT_MODEL` is not set.
 pub const DEFAULT_MODEL: &str = "jev-latest";
+
+/// How long answers of a model alias (`jev-latest`, `jev-preview`) stay in the judgment cache; a pinned model's
+/// (`jev-1.13.0`) stay until the cache is cleared.
+pub const ALIAS_CACHE_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Whether `model` names a moving alias rather than a pinned version: pinned names carry a version number.
+pub fn is_model_alias(model: &str) -> bool {
+    !model.chars().any(|c| c.is_ascii_digit())
+}
 
 /// Spring's JevDocumentFilter: does the passage try to instruct the answering system? (excluded above 0.70)
 pub const CONTAINS_PROMPT_INJECTION: &str = "contains_prompt_injection";

@@ -11,18 +11,12 @@ use super::{JevError, JudgeQuestion, PassageJudgment, ValidationIssue};
 /// Error bodies are quoted in messages up to this many characters.
 const MAX_QUOTED_BODY: usize = 300;
 
-/// The request body; `state` carries only the query and the passage text.
+/// The request body; `state` carries only the query and the passage text (or the texts, for a contextual request).
 #[derive(Serialize)]
-pub(super) struct WireRequest<'a> {
-    pub(super) state: WireState<'a>,
+pub(super) struct WireRequest<'a, S: Serialize> {
+    pub(super) state: &'a S,
     pub(super) model: &'a str,
     pub(super) questions: &'a BTreeMap<String, WireQuestion>,
-}
-
-#[derive(Serialize)]
-pub(super) struct WireState<'a> {
-    pub(super) query: &'a str,
-    pub(super) passage: &'a str,
 }
 
 #[derive(Serialize)]
@@ -86,9 +80,11 @@ fn malformed(message: impl Into<String>) -> JevError {
 }
 
 /// Parses a 2xx body into the answers for exactly the requested keys (`request_id` and `latency_ms` left empty).
+/// With `require_usage`, both token counts must be present.
 pub(super) fn parse_success(
     body: &[u8],
     questions: &BTreeMap<String, WireQuestion>,
+    require_usage: bool,
 ) -> Result<PassageJudgment, JevError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| malformed(format!("not JSON ({e})")))?;
     let object = value
@@ -137,6 +133,10 @@ pub(super) fn parse_success(
         parsed.insert(key.clone(), p);
     }
     let usage = object.get("usage").filter(|u| !u.is_null());
+    let counted = |name: &str| usage.and_then(|u| u.get(name)).is_some_and(|v| !v.is_null());
+    if require_usage && !(counted("input_tokens") && counted("output_tokens")) {
+        return Err(JevError::MissingUsage);
+    }
     let tokens = |name: &str| -> Result<u32, JevError> {
         match usage.and_then(|u| u.get(name)) {
             None | Some(Value::Null) => Ok(0),

@@ -1,5 +1,6 @@
 //! The judgment cache: one row per (judge, model, prompt version, question, query, passage), so a question a
-//! judge already answered is never asked again.
+//! judge already answered is never asked again. Each row keeps the model that answered and when (Unix seconds), so
+//! a reader can refuse answers of a model alias that has since moved, or that are too old.
 
 use super::Store;
 use crate::Result;
@@ -22,6 +23,8 @@ pub struct CachedJudgment {
     pub input_tokens: u32,
     pub output_tokens: u32,
     pub latency_ms: f64,
+    /// When it was answered, in Unix seconds.
+    pub created_at: i64,
 }
 
 impl Store {
@@ -30,7 +33,7 @@ impl Store {
         let row = conn
             .query_row(
                 "SELECT key, judge, model, answered_by, prompt_version, question, query_hash, passage_hash, \
-                 probability, input_tokens, output_tokens, latency_ms FROM judgments WHERE key = ?1",
+                 probability, input_tokens, output_tokens, latency_ms, created_at FROM judgments WHERE key = ?1",
                 [key],
                 |r| {
                     Ok(CachedJudgment {
@@ -46,6 +49,7 @@ impl Store {
                         input_tokens: r.get(9)?,
                         output_tokens: r.get(10)?,
                         latency_ms: r.get(11)?,
+                        created_at: r.get(12)?,
                     })
                 },
             )
@@ -55,12 +59,12 @@ impl Store {
 
     pub fn put_judgments(&self, items: &[CachedJudgment]) -> Result<()> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
             let mut ins = tx.prepare(
                 "INSERT OR REPLACE INTO judgments(key, judge, model, answered_by, prompt_version, question, query_hash, \
                  passage_hash, probability, input_tokens, output_tokens, latency_ms, created_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, strftime('%s','now'))",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?;
             for j in items {
                 ins.execute(params![
@@ -75,7 +79,8 @@ impl Store {
                     j.probability,
                     j.input_tokens,
                     j.output_tokens,
-                    j.latency_ms
+                    j.latency_ms,
+                    j.created_at
                 ])?;
             }
         }
@@ -115,6 +120,7 @@ mod tests {
             input_tokens: 1,
             output_tokens: 1,
             latency_ms: 1.0,
+            created_at: 1_700_000_000,
         }
     }
 
@@ -123,7 +129,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
         store.put_judgments(&[answer("a"), answer("b")]).unwrap();
-        assert_eq!(store.judgment("a").unwrap().unwrap().probability, 0.1999999999);
+        let a = store.judgment("a").unwrap().unwrap();
+        assert_eq!((a.probability, a.created_at), (0.1999999999, 1_700_000_000));
         assert_eq!(store.judgment_count().unwrap(), 2);
         assert_eq!(store.clear_judgments().unwrap(), 2);
         assert_eq!(store.judgment_count().unwrap(), 0);

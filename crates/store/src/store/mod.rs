@@ -1,12 +1,14 @@
 //! SQLite store: documents, pages, chunks (with their vectors) and the FTS5 keyword index, one file per library.
-//! A document is written in one transaction, so the database never holds half a document.
+//! A document is written in one transaction, so the database never holds half a document. Writes take the write
+//! lock up front (immediate transactions), so concurrent processes wait for each other instead of failing, and
+//! every change to the chunks bumps the library's generation in the same transaction.
 
 mod judgments;
 mod runs;
 mod schema;
 
 use crate::{Error, Result};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -70,14 +72,22 @@ pub struct Store {
     conn: Mutex<Connection>,
 }
 
+/// How long a statement waits for another process's write lock before failing.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Bumps the library's generation inside a write transaction.
+const BUMP_GENERATION: &str = "INSERT INTO meta(key, value) VALUES ('generation', '1') \
+     ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)";
+
 const CHUNK_COLUMNS: &str = "c.key, c.id, c.document_id, d.path, d.title, c.idx, c.text, c.page_start, \
      c.page_end, c.char_start, c.char_end, c.tokens";
 
 impl Store {
     pub fn open(path: &Path) -> Result<Self> {
         let mut conn = Connection::open(path)?;
+        // Before anything else, so a second process opening the same new file waits instead of failing.
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version as usize > latest_version() {
             return Err(Error::Setup(format!(
@@ -99,6 +109,12 @@ impl Store {
             .conn()
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()?)
+    }
+
+    /// The library's generation: bumped by every write to its chunks, in the same transaction, so a process can
+    /// tell cheaply whether its vector index is older than the database.
+    pub fn generation(&self) -> Result<u64> {
+        Ok(self.meta("generation")?.and_then(|g| g.parse().ok()).unwrap_or(0))
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
@@ -133,11 +149,11 @@ impl Store {
     pub fn replace_document(
         &self,
         doc: &DocumentRow,
-        pages: &[(u32, String)],
+        pages: &[(u32, String, bool)],
         chunks: &[NewChunk],
     ) -> Result<Vec<u64>> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let old = chunk_keys_of(&tx, &doc.id)?;
         delete_document_rows(&tx, &doc.id)?;
         tx.execute(
@@ -158,9 +174,9 @@ impl Store {
             ],
         )?;
         {
-            let mut ins = tx.prepare("INSERT INTO pages(document_id, number, text) VALUES (?1, ?2, ?3)")?;
-            for (number, text) in pages {
-                ins.execute(params![doc.id, number, text])?;
+            let mut ins = tx.prepare("INSERT INTO pages(document_id, number, text, ocr) VALUES (?1, ?2, ?3, ?4)")?;
+            for (number, text, ocr) in pages {
+                ins.execute(params![doc.id, number, text, ocr])?;
             }
             let mut ins = tx.prepare(
                 "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
@@ -183,6 +199,7 @@ impl Store {
                 ])?;
             }
         }
+        tx.execute(BUMP_GENERATION, [])?;
         tx.commit()?;
         Ok(old)
     }
@@ -190,9 +207,10 @@ impl Store {
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
     pub fn remove_document(&self, id: &str) -> Result<Vec<u64>> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let keys = chunk_keys_of(&tx, id)?;
         delete_document_rows(&tx, id)?;
+        tx.execute(BUMP_GENERATION, [])?;
         tx.commit()?;
         Ok(keys)
     }
@@ -265,6 +283,19 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()?)
+    }
+
+    /// Whether OCR read the page's text (it has no text layer).
+    pub fn page_is_ocr(&self, document_id: &str, number: u32) -> Result<bool> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT ocr FROM pages WHERE document_id = ?1 AND number = ?2",
+                params![document_id, number],
+                |r| r.get::<_, bool>(0),
+            )
+            .optional()?
+            .unwrap_or(false))
     }
 
     /// BM25 keyword search: (key, score) best first, score = -bm25 so that higher is better.

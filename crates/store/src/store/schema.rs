@@ -1,7 +1,9 @@
-//! Versioned SQLite migrations: `PRAGMA user_version` counts the ones applied; each runs in its own transaction.
+//! Versioned SQLite migrations: `PRAGMA user_version` counts the ones applied; each runs in its own immediate
+//! transaction that re-reads the version under the write lock, so processes opening one library at once apply each
+//! migration exactly once.
 
 use crate::Result;
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 /// Migration N+1 is `MIGRATIONS[N]`. Append only: never edit one that has shipped.
 const MIGRATIONS: &[&str] = &[
@@ -85,15 +87,25 @@ CREATE INDEX runs_by_time ON runs(created_at);
 -- Document frequencies of the keyword index's terms (IDF weights for the local judge).
 CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
 "#,
+    r#"
+-- Pages whose text OCR read from their image (no text layer).
+ALTER TABLE pages ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// Brings the database up to the latest schema.
 pub fn migrate(conn: &mut Connection) -> Result<()> {
-    let current: usize = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+    let version = |c: &Connection| -> Result<usize> {
+        Ok(c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize)
+    };
+    while version(conn)? < MIGRATIONS.len() {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Another process may have migrated while this one waited for the lock.
+        let current = version(&tx)?;
+        if let Some(sql) = MIGRATIONS.get(current) {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (current + 1) as i64)?;
+        }
         tx.commit()?;
     }
     Ok(())
@@ -102,4 +114,33 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 /// The schema version this build writes.
 pub fn latest_version() -> usize {
     MIGRATIONS.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Store;
+
+    /// Processes opening one new library at once: each migration runs exactly once, nobody fails.
+    #[test]
+    fn many_connections_opening_a_new_database_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let barrier = std::sync::Barrier::new(8);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        Store::open(&path).map(|_| ())
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap().unwrap();
+            }
+        });
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.generation().unwrap(), 0);
+        assert!(store.integrity_check().unwrap().is_empty());
+    }
 }

@@ -1,0 +1,161 @@
+//! A deterministic mutation fuzzer for the loaders (cargo-fuzz needs a nightly toolchain this project does not
+//! install): seeded with real files, it flips bits, overwrites, truncates, duplicates and deletes byte ranges and
+//! rewrites numbers, then extracts each mutant with the production limits. Every input must end in text or a typed
+//! error: a panic that escapes a loader or a run past the extraction timeout is counted as a failure.
+
+use crate::extract::{extract_bytes, Limits};
+use crate::Error;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What a fuzz run tried and found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FuzzReport {
+    /// Mutants extracted.
+    pub inputs: usize,
+    /// Mutants that gave text.
+    pub text: usize,
+    /// Mutants that gave a typed error.
+    pub errors: usize,
+    /// Mutants whose loader panicked past its own guards (the error says the parser crashed).
+    pub panics: usize,
+    /// Mutants that ran past the extraction timeout.
+    pub hangs: usize,
+    /// The seed index and mutation round of each panic or hang, to reproduce it.
+    pub failures: Vec<(usize, u64)>,
+}
+
+/// xorshift64*: small, fast and the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// One to three mutations of `seed`.
+pub fn mutate(seed: &[u8], round: u64) -> Vec<u8> {
+    let mut rng = Rng(round.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut b = seed.to_vec();
+    for _ in 0..=rng.below(3) {
+        let len = b.len().max(1);
+        let at = rng.below(len);
+        match rng.below(7) {
+            0 => {
+                for _ in 0..=rng.below(8) {
+                    let i = rng.below(b.len());
+                    if let Some(x) = b.get_mut(i) {
+                        *x ^= 1 << rng.below(8);
+                    }
+                }
+            }
+            1 => {
+                let n = rng.below(64).min(b.len().saturating_sub(at));
+                for x in &mut b[at..at + n] {
+                    *x = (rng.next() & 0xff) as u8;
+                }
+            }
+            2 => b.truncate(at),
+            3 => {
+                let n = rng.below(512).min(b.len().saturating_sub(at));
+                let copy = b[at..at + n].to_vec();
+                let to = rng.below(b.len());
+                b.splice(to..to, copy);
+            }
+            4 => {
+                let n = rng.below(256).min(b.len().saturating_sub(at));
+                b.drain(at..at + n);
+            }
+            5 => {
+                // A number token (an offset, a length, a count, a width) becomes an extreme one.
+                if let Some(start) = (at..b.len()).find(|&i| b[i].is_ascii_digit()) {
+                    let end = (start..b.len()).find(|&i| !b[i].is_ascii_digit()).unwrap_or(b.len());
+                    let extreme: &[u8] = [&b"0"[..], b"-1", b"4294967296", b"99999999999", b"1e308"][rng.below(5)];
+                    b.splice(start..end, extreme.iter().copied());
+                }
+            }
+            _ => {
+                // A keyword swapped for another, so the structure is valid-looking but wrong.
+                const WORDS: [&[u8]; 8] = [
+                    b"obj",
+                    b"endobj",
+                    b"stream",
+                    b"endstream",
+                    b"xref",
+                    b"trailer",
+                    b"/Length",
+                    b"R",
+                ];
+                let w = WORDS[rng.below(WORDS.len())];
+                b.splice(at.min(b.len())..at.min(b.len()), w.iter().copied());
+            }
+        }
+    }
+    b
+}
+
+/// How long a run goes: for a time (benchmarks), or for a fixed number of mutants (tests: the same inputs on every
+/// machine, however fast).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    Time(Duration),
+    Inputs(usize),
+}
+
+/// Extracts mutants of every seed in turn until `budget` is spent (at least one per seed); `limits.timeout` is the
+/// hang threshold.
+pub fn run(seeds: &[(String, Vec<u8>)], budget: Budget, limits: Limits) -> FuzzReport {
+    let mut report = FuzzReport::default();
+    if seeds.is_empty() {
+        return report;
+    }
+    let start = Instant::now();
+    let mut round = 0u64;
+    let more = |inputs: usize| match budget {
+        Budget::Time(t) => start.elapsed() < t,
+        Budget::Inputs(n) => inputs < n,
+    };
+    while report.inputs < seeds.len() || more(report.inputs) {
+        let (i, (name, seed)) = (round as usize % seeds.len(), &seeds[round as usize % seeds.len()]);
+        let input = mutate(seed, round);
+        report.inputs += 1;
+        match extract_bytes(Path::new(name), input, limits) {
+            Ok(_) => report.text += 1,
+            Err(Error::Timeout { .. }) => {
+                report.hangs += 1;
+                report.failures.push((i, round));
+            }
+            Err(Error::Corrupt { detail, .. }) if detail == crate::extract::PARSER_CRASHED => {
+                report.panics += 1;
+                report.failures.push((i, round));
+            }
+            Err(_) => report.errors += 1,
+        }
+        round += 1;
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mutations_are_deterministic_and_change_the_input() {
+        let seed = b"%PDF-1.4\n1 0 obj\n<< /Length 12 >>\nstream\nhello world\nendstream\nendobj\n".to_vec();
+        assert_eq!(mutate(&seed, 7), mutate(&seed, 7));
+        let changed = (0..50).filter(|&r| mutate(&seed, r) != seed).count();
+        assert!(changed >= 45, "{changed}");
+    }
+}
