@@ -2,23 +2,11 @@
 
 mod common;
 
-use common::{ragsift, repo};
+use common::{ragsift, repo, run_json};
 use ragsift_engine::{Library, LibraryConfig};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
-fn run_json(cmd: &mut Command) -> (i32, Value) {
-    let out = cmd.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code().unwrap_or(-1), v)
-}
+use std::process::Stdio;
 
 #[test]
 fn ingest_search_list_remove_doctor() {

@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::ragsift;
+use common::{ragsift, run_json};
 use ragsift_engine::{
     FastEmbedder, Library, LibraryConfig, LibraryRetriever, Retriever, RuntimePaths, SearchMode, SearchRequest,
 };
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// `count` text files with distinct content, one topic word each, in `dir`.
 fn write_docs(dir: &Path, prefix: &str, count: usize) {
@@ -21,18 +21,6 @@ fn write_docs(dir: &Path, prefix: &str, count: usize) {
         );
         std::fs::write(dir.join(format!("{prefix}-{i:02}.md")), text).unwrap();
     }
-}
-
-fn json_of(cmd: &mut Command) -> (i32, Value) {
-    let out = cmd.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code().unwrap_or(-1), value)
 }
 
 #[test]
@@ -60,7 +48,7 @@ fn two_ingests_into_a_new_library_at_once_lose_nothing() {
         assert_eq!(files.len(), 12);
         assert!(files.iter().all(|f| f["status"] == "ingested"), "{report}");
     }
-    let (code, list) = json_of(ragsift(home.path()).args(["library", "list", "--json"]));
+    let (code, list) = run_json(ragsift(home.path()).args(["library", "list", "--json"]));
     assert_eq!(code, 0);
     let docs = list["documents"].as_array().unwrap();
     let paths: HashSet<&str> = docs.iter().map(|d| d["path"].as_str().unwrap()).collect();
@@ -81,7 +69,7 @@ fn a_searching_process_sees_a_cli_ingest_without_reopening() {
     let (old, new) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     write_docs(old.path(), "alpha", 3);
     write_docs(new.path(), "zeppelin", 16);
-    let (code, _) = json_of(ragsift(home.path()).args(["ingest", "--json"]).arg(old.path()));
+    let (code, _) = run_json(ragsift(home.path()).args(["ingest", "--json"]).arg(old.path()));
     assert_eq!(code, 0);
 
     // This test process is the long-lived reader (as the app is): one Library, never reopened.

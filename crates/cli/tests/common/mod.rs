@@ -1,6 +1,7 @@
 //! Shared helpers of the CLI tests: the repository root and a `ragsift` command on a given library home.
 #![allow(dead_code)]
 
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -19,4 +20,17 @@ pub fn ragsift(home: &Path) -> Command {
         .env_remove("RAGSIFT_HOME")
         .env_remove("TYPESAFE_API_KEY");
     c
+}
+
+/// Runs `cmd` and reads its stdout as JSON: (exit code, value). Panics with both outputs when it is not JSON.
+pub fn run_json(cmd: &mut Command) -> (i32, Value) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
 }
