@@ -116,7 +116,7 @@ impl JevJudge {
 
     fn rag_jev(&self, query: &str, passages: &[String], questions: &[JudgeQuestion]) -> Vec<Result<PassageJudgment>> {
         if let Err(e) = Self::only_useful(questions) {
-            return passages.iter().map(|_| Err(judge_error(e.clone()))).collect();
+            return crate::every_passage_fails(passages.len(), &judge_error(e));
         }
         let question = [ragjev::relevant_question(None)];
         self.client
@@ -196,7 +196,7 @@ impl Judge for JevJudge {
             JevRequest::RagJev => self.rag_jev(query, passages, questions),
             JevRequest::Contextual => match self.contextual_batch(query, passages, questions) {
                 Ok(all) => all.into_iter().map(Ok).collect(),
-                Err(e) => passages.iter().map(|_| Err(judge_error(e.clone()))).collect(),
+                Err(e) => crate::every_passage_fails(passages.len(), &judge_error(e)),
             },
         }
     }

@@ -39,22 +39,7 @@ pub trait Judge: Send + Sync {
     ) -> Vec<Result<PassageJudgment>> {
         match self.judge(query, passages, questions) {
             Ok(all) => all.into_iter().map(Ok).collect(),
-            Err(e) => {
-                let code = match &e {
-                    Error::Judge { code, .. } => *code,
-                    other => other.code(),
-                };
-                let message = e.to_string();
-                passages
-                    .iter()
-                    .map(|_| {
-                        Err(Error::Judge {
-                            code,
-                            message: message.clone(),
-                        })
-                    })
-                    .collect()
-            }
+            Err(e) => every_passage_fails(passages.len(), &e),
         }
     }
     /// Whether a passage's answers depend on the other passages judged with it (then they are cached per
@@ -75,6 +60,23 @@ pub trait Judge: Send + Sync {
     fn defaults(&self) -> ragsift_policy::JudgeDefaults {
         ragsift_policy::JudgeDefaults::default()
     }
+}
+
+/// `count` copies of one batch-wide failure, one per passage, as a judge error with the failure's code.
+pub(crate) fn every_passage_fails(count: usize, e: &Error) -> Vec<Result<PassageJudgment>> {
+    let code = match e {
+        Error::Judge { code, .. } => *code,
+        other => other.code(),
+    };
+    let message = e.to_string();
+    (0..count)
+        .map(|_| {
+            Err(Error::Judge {
+                code,
+                message: message.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The prompt version a stored run's judge must have used for its judgments to be replayed against today's
