@@ -48,6 +48,17 @@ APT_PACKAGES=(
 # (a NodeSource nodejs already carries npm and conflicts with Debian's npm package).
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
 
+# PostgreSQL 16 + pgvector for team libraries (and the tests that start a throwaway server): the
+# whole server from the pgserver wheel (its postgres, initdb, pg_ctl, psql and vector.so), unpacked
+# under runtime/postgresql. The wheel's own sha256 is pinned here; the two binaries that matter
+# are recorded in checksums.sha256 like every other installed file.
+PG_WHEEL_SPEC="pgserver==0.1.4"
+PG_WHEEL_GLOB="pgserver-0.1.4-cp311-cp311-manylinux_*_x86_64*.whl"
+PG_WHEEL_SHA256="d595789b47624a3d963aa9aa6359da9be31beb7e61f1a45541953242068b8813"
+PG_PIP_ARGS=(--python-version 3.11 --platform manylinux_2_17_x86_64 --implementation cp --abi cp311)
+PG_DIR_REL="runtime/postgresql"
+PG_CHECKED=("${PG_DIR_REL}/pgserver/pginstall/bin/postgres" "${PG_DIR_REL}/pgserver/pginstall/lib/postgresql/vector.so")
+
 # tauri-driver (the WebDriver bridge for Tauri apps), installed from crates.io.
 TAURI_DRIVER_VERSION="2.1.0"
 
@@ -770,6 +781,52 @@ verify() {
   log "verify: all ${n} files match ${CHECKSUMS_FILE}${note}"
 }
 
+# install_postgres: unpacks the pgserver wheel's server tree (pginstall/ and the libraries its
+# binaries load through RPATH, pgserver.libs/) into $RAGSIFT_DATA/runtime/postgresql, atomically.
+install_postgres() {
+  local rel all_current=1 wheel got tmp
+  for rel in "${PG_CHECKED[@]}"; do
+    INSTALLED+=("$rel")
+    is_current "$rel" || all_current=0
+  done
+  if ((all_current)) && [[ -x "${RAGSIFT_DATA}/${PG_DIR_REL}/pgserver/pginstall/bin/pg_ctl" ]]; then
+    log "ok       ${PG_DIR_REL} (PostgreSQL + pgvector; sha256 of postgres and vector.so match)"
+    return 0
+  fi
+  fetch_wheel "$PG_WHEEL_SPEC" "$PG_WHEEL_GLOB" "${PG_PIP_ARGS[@]}"
+  wheel="$WHEEL"
+  got="$(sha256_of "$wheel")"
+  if [[ "$got" != "$PG_WHEEL_SHA256" ]]; then
+    rm -f -- "$wheel"
+    die "checksum mismatch for ${wheel}: expected ${PG_WHEEL_SHA256}, got ${got} (deleted; re-run to fetch it again)"
+  fi
+  tmp="${RAGSIFT_DATA}/${PG_DIR_REL}.tmp"
+  rm -rf -- "$tmp"
+  mkdir -p -- "$tmp"
+  pick_python
+  "$PYTHON" - "$wheel" "$tmp" <<'PY' || die "cannot unpack ${wheel}"
+import os, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as zf:
+    for info in zf.infolist():
+        name = info.filename
+        if not (name.startswith("pgserver/pginstall/") or name.startswith("pgserver.libs/")) or name.endswith("/"):
+            continue
+        target = os.path.join(dest, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with zf.open(info) as src, open(target, "wb") as out:
+            out.write(src.read())
+        executable = "/bin/" in name or name.endswith(".so") or ".so." in name
+        os.chmod(target, 0o755 if executable else 0o644)
+PY
+  rm -rf -- "${RAGSIFT_DATA:?}/${PG_DIR_REL}"
+  mv -- "$tmp" "${RAGSIFT_DATA}/${PG_DIR_REL}"
+  for rel in "${PG_CHECKED[@]}"; do
+    check_installed "$rel" "$wheel"
+  done
+  log "installed ${PG_DIR_REL} <- ${PG_WHEEL_SPEC} (PostgreSQL 16 + pgvector)"
+}
+
 write_runtime_json() {
   local lib chat=""
   lib="${RUNTIME_DIR}/$(readlink -- "${RUNTIME_DIR}/libonnxruntime.so")"
@@ -876,6 +933,7 @@ main() {
   install_onnxruntime
   install_embedding_model
   install_chat_model
+  install_postgres
   install_desktop_tools
   verify
   write_runtime_json

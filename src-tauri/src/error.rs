@@ -58,7 +58,7 @@ impl From<Error> for IpcError {
             Error::NotFound(_) => IpcCode::NotFound,
             Error::Stale(_) => IpcCode::Stale,
             Error::Cancelled => IpcCode::Cancelled,
-            Error::Io { .. } | Error::Db(_) | Error::Index(_) => IpcCode::Internal,
+            Error::Io { .. } | Error::Db(_) | Error::Server(_) | Error::Index(_) => IpcCode::Internal,
         };
         IpcError {
             code,
@@ -96,6 +96,7 @@ mod tests {
             (Error::Cancelled, IpcCode::Cancelled),
             (Error::NotFound("run x".into()), IpcCode::NotFound),
             (Error::Index("broken".into()), IpcCode::Internal),
+            (Error::Server("relation missing".into()), IpcCode::Internal),
             (Error::NotSupported("logprobs".into()), IpcCode::Invalid),
             (
                 Error::ContextOverflow {

@@ -76,6 +76,9 @@ pub enum Error {
     /// SQLite failed.
     #[error("database error: {0}")]
     Db(#[from] rusqlite::Error),
+    /// The library's database server (PostgreSQL) refused a statement.
+    #[error("database server error: {0}")]
+    Server(String),
     /// The usearch index failed.
     #[error("vector index error: {0}")]
     Index(String),
@@ -160,6 +163,7 @@ impl Error {
             Error::Cancelled => "cancelled",
             Error::NotSupported(_) => "not_supported",
             Error::Busy(_) => "busy",
+            Error::Server(_) => "server",
         }
     }
 

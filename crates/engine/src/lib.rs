@@ -9,13 +9,14 @@ pub use ragsift_judge as judge;
 pub use ragsift_models::{embed, llm};
 pub use ragsift_pipeline as pipeline;
 pub use ragsift_policy as policy;
-pub use ragsift_store::{config as library_config, index, library, retrieve, store};
+pub use ragsift_store::{backend, config as library_config, index, library, location, pg, retrieve, store};
 pub use ragsift_workbench as workbench;
 pub use ragsift_workbench::settings;
 
 pub use ragsift_core::{CancelToken, Error, Result, RuntimePaths};
 pub use ragsift_models::{ChatMessage, Embedder, FastEmbedder, GenerateOptions, LanguageModel};
 pub use ragsift_store::{
-    FileReport, Hit, IngestReport, Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest,
+    FileReport, Hit, IngestReport, Library, LibraryConfig, LibraryRetriever, LibraryStore, Retriever, SearchMode,
+    SearchRequest, StoreInfo, StoreKind,
 };
 pub use ragsift_workbench::Settings;

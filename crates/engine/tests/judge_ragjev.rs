@@ -9,6 +9,7 @@ use ragsift_engine::judge::jev::{
 use ragsift_engine::judge::{expected_prompt_version, JevJudge, JevRequest, Judge};
 use ragsift_engine::pipeline::join::Candidate;
 use ragsift_engine::pipeline::judging::{cache_key, judge_candidates, JudgeStatus};
+use ragsift_engine::backend::JudgmentStore;
 use ragsift_engine::store::Store;
 use serde_json::json;
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,6 @@
-//! The real stack end to end: PDF → chunks → ONNX embeddings → SQLite + usearch → search; idempotent
-//! re-ingest, replacement of changed files, removal, bad files in a batch, and index repair on open.
+//! The real stack end to end: PDF → chunks → ONNX embeddings → store → search; idempotent re-ingest, replacement
+//! of changed files, removal, bad files in a batch, and index repair on open. The library tests run the same bodies
+//! against both stores: SQLite + usearch, and a real PostgreSQL 16 + pgvector server started for each test.
 
 mod common;
 
@@ -7,11 +8,71 @@ use common::{embedder, fixture, temp_docs, Counting};
 use ragsift_engine::library::INDEX_FILE;
 use ragsift_engine::progress::IngestStatus;
 use ragsift_engine::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
-use std::path::{Path, PathBuf};
+use ragsift_engine::pg::cluster::TestCluster;
+use std::path::PathBuf;
 
-fn open(home: &Path) -> Library {
-    Library::open(home, LibraryConfig::default()).unwrap()
+#[derive(Clone, Copy, Debug)]
+enum Backend {
+    Sqlite,
+    Postgres,
 }
+
+/// A library home, and the server when the library lives in PostgreSQL.
+struct Env {
+    home: tempfile::TempDir,
+    store: String,
+    _cluster: Option<TestCluster>,
+}
+
+impl Env {
+    fn new(backend: Backend) -> Env {
+        let (cluster, store) = match backend {
+            Backend::Sqlite => (None, String::new()),
+            Backend::Postgres => {
+                let cluster = TestCluster::start().unwrap();
+                let url = cluster.create_database("library").unwrap();
+                (Some(cluster), url)
+            }
+        };
+        Env {
+            home: tempfile::tempdir().unwrap(),
+            store,
+            _cluster: cluster,
+        }
+    }
+
+    fn config(&self) -> LibraryConfig {
+        LibraryConfig {
+            store: self.store.clone(),
+            ..LibraryConfig::default()
+        }
+    }
+
+    fn open(&self) -> Library {
+        Library::open(self.home.path(), self.config()).unwrap()
+    }
+}
+
+/// `#[test]`s that run one body on each store.
+macro_rules! on_both_stores {
+    ($($body:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test] fn $body() { super::$body(super::Backend::Sqlite) })*
+        }
+        mod postgres {
+            $(#[test] fn $body() { super::$body(super::Backend::Postgres) })*
+        }
+    };
+}
+
+on_both_stores!(
+    a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest,
+    search_finds_the_page_that_answers,
+    re_ingesting_unchanged_files_embeds_nothing,
+    a_changed_file_replaces_its_chunks_and_vectors,
+    removing_a_document_removes_its_chunks_and_vectors,
+    scanned_pages_are_ingested_through_ocr_when_it_is_on,
+);
 
 /// Every chunk has its vector and no vector lacks its chunk.
 fn assert_consistent(lib: &Library) {
@@ -39,10 +100,9 @@ fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_engine::Hit> 
     .unwrap()
 }
 
-#[test]
-fn a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest() {
-    let home = tempfile::tempdir().unwrap();
-    let lib = open(home.path());
+fn a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest(backend: Backend) {
+    let env = Env::new(backend);
+    let lib = env.open();
     let report = lib
         .ingest(embedder(), &[fixture("pdf"), fixture("text")], &|_| {})
         .unwrap();
@@ -80,10 +140,9 @@ fn a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest() {
     assert_consistent(&lib);
 }
 
-#[test]
-fn search_finds_the_page_that_answers() {
-    let home = tempfile::tempdir().unwrap();
-    let lib = open(home.path());
+fn search_finds_the_page_that_answers(backend: Backend) {
+    let env = Env::new(backend);
+    let lib = env.open();
     lib.ingest(
         embedder(),
         &[fixture("pdf/multipage.pdf"), fixture("pdf/two_column.pdf")],
@@ -126,18 +185,17 @@ fn search_finds_the_page_that_answers() {
     assert!(none.is_empty(), "the similarity threshold filters");
 }
 
-#[test]
-fn re_ingesting_unchanged_files_embeds_nothing() {
-    let home = tempfile::tempdir().unwrap();
+fn re_ingesting_unchanged_files_embeds_nothing(backend: Backend) {
+    let env = Env::new(backend);
     let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/notes.md")]);
-    let lib = open(home.path());
+    let lib = env.open();
     let first = Counting::new(embedder());
     lib.ingest(&first, &[docs.path().to_path_buf()], &|_| {}).unwrap();
     assert!(first.count() > 0);
     let ids: Vec<String> = lib.documents().unwrap().iter().map(|d| d.id.clone()).collect();
     drop(lib);
 
-    let lib = open(home.path());
+    let lib = env.open();
     let again = Counting::new(embedder());
     let report = lib.ingest(&again, &[docs.path().to_path_buf()], &|_| {}).unwrap();
     assert_eq!(again.count(), 0, "no embedding for unchanged files");
@@ -153,13 +211,12 @@ fn re_ingesting_unchanged_files_embeds_nothing() {
     assert_consistent(&lib);
 }
 
-#[test]
-fn a_changed_file_replaces_its_chunks_and_vectors() {
-    let home = tempfile::tempdir().unwrap();
+fn a_changed_file_replaces_its_chunks_and_vectors(backend: Backend) {
+    let env = Env::new(backend);
     let docs = tempfile::tempdir().unwrap();
     let file = docs.path().join("note.txt");
     std::fs::write(&file, "The old launch code is alpha tango.\n\nIt expires in May.").unwrap();
-    let lib = open(home.path());
+    let lib = env.open();
     lib.ingest(embedder(), std::slice::from_ref(&file), &|_| {}).unwrap();
     let doc = lib.documents().unwrap().remove(0);
     let old_keys: Vec<u64> = lib.store().chunks_of(&doc.id).unwrap().iter().map(|c| c.key).collect();
@@ -185,11 +242,10 @@ fn a_changed_file_replaces_its_chunks_and_vectors() {
     assert_consistent(&lib);
 }
 
-#[test]
-fn removing_a_document_removes_its_chunks_and_vectors() {
-    let home = tempfile::tempdir().unwrap();
+fn removing_a_document_removes_its_chunks_and_vectors(backend: Backend) {
+    let env = Env::new(backend);
     let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/plain.txt")]);
-    let lib = open(home.path());
+    let lib = env.open();
     lib.ingest(embedder(), &[docs.path().to_path_buf()], &|_| {}).unwrap();
     let before = lib.index().len();
     let target = docs.path().join("multipage.pdf");
@@ -206,23 +262,24 @@ fn removing_a_document_removes_its_chunks_and_vectors() {
 
 #[test]
 fn open_repairs_an_index_that_lost_vectors_or_kept_stale_ones() {
-    let home = tempfile::tempdir().unwrap();
+    let env = Env::new(Backend::Sqlite);
+    let home = &env.home;
     let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/notes.md")]);
     let index_file: PathBuf = home.path().join(INDEX_FILE);
     {
-        let lib = open(home.path());
+        let lib = env.open();
         lib.ingest(embedder(), &[docs.path().join("multipage.pdf")], &|_| {})
             .unwrap();
     }
     let snapshot = std::fs::read(&index_file).unwrap();
     {
-        let lib = open(home.path());
+        let lib = env.open();
         lib.ingest(embedder(), &[docs.path().join("notes.md")], &|_| {})
             .unwrap();
     }
     // An index saved before the last ingest: chunks without vectors.
     std::fs::write(&index_file, &snapshot).unwrap();
-    let lib = open(home.path());
+    let lib = env.open();
     assert!(lib.reconciled().vectors_added > 0 && !lib.reconciled().rebuilt);
     assert_consistent(&lib);
     let full = std::fs::read(&index_file).unwrap();
@@ -231,27 +288,26 @@ fn open_repairs_an_index_that_lost_vectors_or_kept_stale_ones() {
     drop(lib);
     // An index saved before a removal: vectors without chunks.
     std::fs::write(&index_file, &full).unwrap();
-    let lib = open(home.path());
+    let lib = env.open();
     assert!(lib.reconciled().rebuilt);
     assert_consistent(&lib);
     // A garbage index file is rebuilt from the database.
     drop(lib);
     std::fs::write(&index_file, b"not an index").unwrap();
-    let lib = open(home.path());
+    let lib = env.open();
     assert_consistent(&lib);
     assert!(!lib.index().is_empty());
 }
 
 /// A scanned PDF is read by OCR during ingest (with progress per page), its pages flagged; with OCR off in the
 /// settings it stays "no extractable text".
-#[test]
-fn scanned_pages_are_ingested_through_ocr_when_it_is_on() {
-    let home = tempfile::tempdir().unwrap();
+fn scanned_pages_are_ingested_through_ocr_when_it_is_on(backend: Backend) {
+    let env = Env::new(backend);
     let off = Library::open(
-        home.path(),
+        env.home.path(),
         LibraryConfig {
             ocr: false,
-            ..LibraryConfig::default()
+            ..env.config()
         },
     )
     .unwrap();
@@ -261,7 +317,7 @@ fn scanned_pages_are_ingested_through_ocr_when_it_is_on() {
     assert_eq!(report.files[0].error_code.as_deref(), Some("no_text"));
     drop(off);
 
-    let lib = open(home.path());
+    let lib = env.open();
     let events = std::sync::Mutex::new(Vec::new());
     let report = lib
         .ingest(embedder(), &[fixture("scanned/scanned.pdf")], &|e| {

@@ -14,7 +14,8 @@ use crate::Result;
 use ragsift_core::ids::sha256_hex;
 use ragsift_judge::{Judge, JudgeQuestion};
 use ragsift_policy::JudgeDefaults;
-use ragsift_store::store::{CachedJudgment, Store};
+use ragsift_store::store::CachedJudgment;
+use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -107,7 +108,7 @@ impl JudgeOutcome {
 
 /// Judges `candidates` against the ORIGINAL query, through the cache.
 pub fn judge_candidates(
-    store: &Store,
+    store: &dyn LibraryStore,
     judge: &dyn Judge,
     query: &str,
     candidates: &[Candidate],
@@ -229,7 +230,7 @@ fn unix_now() -> i64 {
 
 /// One round of asking the judge about some candidates, writing their answers to the cache and the outcome.
 struct Ask<'a> {
-    store: &'a Store,
+    store: &'a dyn LibraryStore,
     judge: &'a dyn Judge,
     query: &'a str,
     candidates: &'a [Candidate],

@@ -11,7 +11,8 @@ use ragsift_core::ids::sha256_hex;
 use ragsift_models::llm::{ChatMessage, Completion, Usage};
 use ragsift_policy::{diff, select, Change, ChunkJudgment, GroupBy, PolicyOptions, Selection};
 use ragsift_store::retrieve::Hit;
-use ragsift_store::store::{RunSummary, Store};
+use ragsift_store::store::RunSummary;
+use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -145,7 +146,7 @@ impl Trace {
         }
     }
 
-    pub fn save(&self, store: &Store) -> Result<()> {
+    pub fn save(&self, store: &dyn LibraryStore) -> Result<()> {
         let summary = RunSummary {
             id: self.run_id.clone(),
             created_at: self.created_at,
@@ -158,7 +159,7 @@ impl Trace {
     }
 
     /// Loads a run by id (or a unique id prefix).
-    pub fn load(store: &Store, id: &str) -> Result<Trace> {
+    pub fn load(store: &dyn LibraryStore, id: &str) -> Result<Trace> {
         let json = store
             .run(id)?
             .ok_or_else(|| Error::NotFound(format!("no run '{id}' (see `ragsift runs list`)")))?;

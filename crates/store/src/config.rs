@@ -34,6 +34,9 @@ pub struct LibraryConfig {
     pub ocr: bool,
     /// Tesseract's languages for OCR, joined by `+` (e.g. `eng+deu`); each needs its `tesseract-ocr-<lang>`.
     pub ocr_languages: String,
+    /// Where the library lives: empty for this machine (SQLite + usearch), or a PostgreSQL server as
+    /// `postgres://user@host:port/database` (no password: see `RAGSIFT_STORE_URL`).
+    pub store: String,
 }
 
 impl Default for LibraryConfig {
@@ -51,6 +54,7 @@ impl Default for LibraryConfig {
             expansion_search: 128,
             ocr: true,
             ocr_languages: "eng".into(),
+            store: String::new(),
         }
     }
 }
@@ -111,6 +115,9 @@ impl LibraryConfig {
                 "ocr_languages",
                 "Tesseract language codes joined by +, such as eng or eng+deu",
             ));
+        }
+        if let Some(problem) = crate::location::setting_problem(&self.store) {
+            p.push(FieldProblem::new("store", problem));
         }
         p
     }

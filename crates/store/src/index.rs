@@ -30,6 +30,10 @@ pub trait VectorIndex: Send + Sync {
     fn clear(&self) -> Result<()>;
     /// Makes the current contents durable (atomically: a crash leaves the old or the new file, never half).
     fn persist(&self) -> Result<()>;
+    /// Re-reads what another process saved (a file-backed index); returns whether it read anything.
+    fn reload(&self) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 /// Libraries smaller than this are searched exactly.
@@ -75,7 +79,7 @@ impl UsearchIndex {
 
     /// Replaces the contents with the file's (another process saved a newer index), or empties it when the file
     /// is missing or unreadable; returns whether the file was read. The caller reconciles with the database.
-    pub fn reload(&self) -> Result<bool> {
+    fn reload_file(&self) -> Result<bool> {
         let Some(path) = &self.path else { return Ok(false) };
         let _alone = self.gate.write().unwrap_or_else(|p| p.into_inner());
         let expansion = self.index.expansion_search();
@@ -204,6 +208,10 @@ impl VectorIndex for UsearchIndex {
             self.dirty.store(true, Ordering::Release);
         }
         saved
+    }
+
+    fn reload(&self) -> Result<bool> {
+        self.reload_file()
     }
 }
 

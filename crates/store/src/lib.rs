@@ -1,13 +1,17 @@
 //! ragsift's store: the SQLite database (`store`), the usearch vector index (`index`), the library that keeps
 //! both consistent through ingest and crashes (`library`), and vector, keyword and hybrid retrieval (`retrieve`).
 
+pub mod backend;
 pub mod config;
 pub mod index;
 pub mod library;
+pub mod location;
+pub mod pg;
 pub mod retrieve;
 pub mod store;
 pub mod writer;
 
+pub use backend::{DocumentStore, JudgmentStore, LibraryStore, RunStore, StoreInfo, StoreKind};
 pub use config::LibraryConfig;
 pub use library::{FileReport, IngestReport, Library};
 pub use ragsift_core::{Error, Result};

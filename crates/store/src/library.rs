@@ -8,7 +8,10 @@
 //! ([`Library::refresh`]); the index file is only ever saved under the writer lock, from a current index.
 
 use crate::config::LibraryConfig;
+use crate::backend::{DocumentStore, LibraryStore, StoreInfo};
 use crate::index::{UsearchIndex, VectorIndex};
+use crate::location::{self, StoreLocation};
+use crate::pg::PgStore;
 use crate::store::{DocumentRow, NewChunk, Store};
 use crate::writer;
 use crate::{Error, Result};
@@ -69,8 +72,11 @@ pub struct Reconciled {
 pub struct Library {
     home: PathBuf,
     settings: LibraryConfig,
-    store: Store,
-    index: UsearchIndex,
+    store: Box<dyn LibraryStore>,
+    index: Box<dyn VectorIndex>,
+    /// The store keeps and searches the vectors itself (PostgreSQL): no index file to reconcile or reload, and
+    /// writers coordinate through the server (advisory locks), not through a lock file on this machine.
+    server: bool,
     reconciled: Reconciled,
     /// The store generation the in-memory index reflects.
     generation: AtomicU64,
@@ -86,18 +92,32 @@ impl Library {
     pub fn open(home: &Path, settings: LibraryConfig) -> Result<Self> {
         settings.validate()?;
         std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
-        let store = Store::open(&home.join(DB_FILE))?;
-        let dims = store
-            .meta("dimensions")?
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(DEFAULT_DIMENSIONS);
-        let index = UsearchIndex::open(&home.join(INDEX_FILE), dims, settings.expansion_search)?;
+        let (store, index, server): (Box<dyn LibraryStore>, Box<dyn VectorIndex>, bool) =
+            match location::resolve(home, &settings.store)? {
+                StoreLocation::Local => {
+                    let store = Store::open(&home.join(DB_FILE))?;
+                    let dims = store
+                        .meta("dimensions")?
+                        .and_then(|d| d.parse().ok())
+                        .unwrap_or(DEFAULT_DIMENSIONS);
+                    let index = UsearchIndex::open(&home.join(INDEX_FILE), dims, settings.expansion_search)?;
+                    (Box::new(store), Box::new(index), false)
+                }
+                StoreLocation::Postgres(url) => {
+                    let store = PgStore::open(&url)?;
+                    let index = store
+                        .vector_index(settings.expansion_search)
+                        .ok_or_else(|| Error::Setup("the PostgreSQL store has no vector index".into()))?;
+                    (Box::new(store), index, true)
+                }
+            };
         let generation = store.generation()?;
         let mut lib = Library {
             home: home.to_path_buf(),
             settings,
             store,
             index,
+            server,
             reconciled: Reconciled::default(),
             generation: AtomicU64::new(generation),
             writing: AtomicUsize::new(0),
@@ -122,7 +142,7 @@ impl Library {
     /// index file and applies what it lacks from SQLite. One small query when nothing changed; returns whether it
     /// reloaded. Searches call it first.
     pub fn refresh(&self) -> Result<bool> {
-        if self.writing.load(Ordering::Acquire) > 0 {
+        if self.server || self.writing.load(Ordering::Acquire) > 0 {
             return Ok(false);
         }
         let stored = self.store.generation()?;
@@ -138,6 +158,9 @@ impl Library {
     /// Saves the index file if it has unsaved changes, it reflects the stored generation, and no other process
     /// is writing (then that one saves its own, newer index).
     fn save_if_current(&self) -> Result<()> {
+        if self.server {
+            return Ok(());
+        }
         if let Some(_guard) = writer::try_acquire(&self.home)? {
             if self.store.generation()? == self.generation() {
                 self.index.persist()?;
@@ -149,6 +172,9 @@ impl Library {
     /// Runs `write` holding the library's writer lock, on an index brought up to date first; saves the index
     /// before the lock is released.
     fn exclusive<T>(&self, progress: Progress<'_>, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        if self.server {
+            return write();
+        }
         let _guard = writer::acquire(&self.home, self.writer_wait, progress)?;
         self.refresh()?;
         self.writing.fetch_add(1, Ordering::AcqRel);
@@ -169,11 +195,15 @@ impl Library {
     pub fn settings(&self) -> &LibraryConfig {
         &self.settings
     }
-    pub fn store(&self) -> &Store {
-        &self.store
+    pub fn store(&self) -> &dyn LibraryStore {
+        self.store.as_ref()
     }
     pub fn index(&self) -> &dyn VectorIndex {
-        &self.index
+        self.index.as_ref()
+    }
+    /// Which engine holds the library, and where.
+    pub fn store_info(&self) -> StoreInfo {
+        self.store.info()
     }
     /// What the last open repaired.
     pub fn reconciled(&self) -> &Reconciled {
@@ -181,6 +211,13 @@ impl Library {
     }
 
     fn reconcile(&self) -> Result<Reconciled> {
+        if self.server {
+            // The vectors are columns of the chunk rows: nothing can be out of step.
+            return Ok(Reconciled {
+                chunks: self.store.chunk_count()? as usize,
+                ..Reconciled::default()
+            });
+        }
         let keys = self.store.chunk_keys()?;
         let missing: std::collections::HashSet<u64> =
             keys.iter().copied().filter(|k| !self.index.contains(*k)).collect();
@@ -213,13 +250,14 @@ impl Library {
             ))),
             Some(_) => Ok(()),
             None => {
-                if embedder.dimensions() != self.index.dimensions() {
+                if !self.server && embedder.dimensions() != self.index.dimensions() {
                     return Err(Error::Invalid(format!(
                         "index dimension {} does not match model dimension {}",
                         self.index.dimensions(),
                         embedder.dimensions()
                     )));
                 }
+                self.store.bind_dimensions(embedder.dimensions())?;
                 self.store.set_meta("embedding_model", embedder.id())?;
                 self.store.set_meta("dimensions", &embedder.dimensions().to_string())
             }

@@ -10,7 +10,7 @@ use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
 use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
 use ragsift_policy::PolicyOptions;
 use ragsift_store::retrieve::{LibraryRetriever, SearchMode};
-use ragsift_store::store::Store;
+use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -181,7 +181,7 @@ impl Workbench {
         request: JevRequest,
         embedder: &'a dyn Embedder,
         model: &'a dyn LanguageModel,
-        store: &'a Store,
+        store: &'a dyn LibraryStore,
     ) -> Result<Option<Box<dyn Judge + 'a>>> {
         Ok(match kind.resolve(self.jev_config().is_some()) {
             JudgeKind::Jev => Some(Box::new(self.jev_judge(request)?)),

@@ -13,23 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// How many chunks hold a stem, as a float (the corpus statistics behind the idf weights).
 type DocFrequency<'a> = Box<dyn Fn(&str) -> f32 + 'a>;
 
-/// Document frequencies for IDF weights: how many of the library's chunks contain a word.
-pub trait TermStats: Send + Sync {
-    /// Number of chunks.
-    fn chunks(&self) -> u64;
-    /// Chunks containing `word` (lower-cased, unstemmed).
-    fn frequency(&self, word: &str) -> u64;
-}
-
-/// The library's keyword index as term statistics (a word it cannot count counts as absent).
-impl TermStats for ragsift_store::store::Store {
-    fn chunks(&self) -> u64 {
-        self.chunk_count().unwrap_or(0)
-    }
-    fn frequency(&self, word: &str) -> u64 {
-        self.term_frequency(word).unwrap_or(0)
-    }
-}
+pub use ragsift_store::backend::TermStats;
 
 /// Every signal, in the order of [`Signals::values`]. Names starting with `lm_` need a language model that can
 /// score text; the others need only the embedder.

@@ -3,6 +3,7 @@
 //! a reader can refuse answers of a model alias that has since moved, or that are too old.
 
 use super::Store;
+use crate::backend::JudgmentStore;
 use crate::Result;
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -27,8 +28,8 @@ pub struct CachedJudgment {
     pub created_at: i64,
 }
 
-impl Store {
-    pub fn judgment(&self, key: &str) -> Result<Option<CachedJudgment>> {
+impl JudgmentStore for Store {
+    fn judgment(&self, key: &str) -> Result<Option<CachedJudgment>> {
         let conn = self.conn();
         let row = conn
             .query_row(
@@ -57,7 +58,7 @@ impl Store {
         Ok(row)
     }
 
-    pub fn put_judgments(&self, items: &[CachedJudgment]) -> Result<()> {
+    fn put_judgments(&self, items: &[CachedJudgment]) -> Result<()> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         {
@@ -89,7 +90,7 @@ impl Store {
     }
 
     /// How many answers the judgment cache holds.
-    pub fn judgment_count(&self) -> Result<u32> {
+    fn judgment_count(&self) -> Result<u32> {
         Ok(self
             .conn()
             .query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0))?)
@@ -97,7 +98,7 @@ impl Store {
 
     /// Empties the judgment cache (every judge, model and prompt version) and says how many answers it held.
     /// Stored runs keep their own judgments, so they still replay.
-    pub fn clear_judgments(&self) -> Result<u32> {
+    fn clear_judgments(&self) -> Result<u32> {
         Ok(self.conn().execute("DELETE FROM judgments", [])? as u32)
     }
 }

@@ -7,10 +7,11 @@ mod judgments;
 mod runs;
 mod schema;
 
+use crate::backend::{DocumentStore, StoreInfo, StoreKind};
 use crate::{Error, Result};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 pub use judgments::CachedJudgment;
@@ -70,6 +71,7 @@ pub struct ChunkRow {
 /// The SQLite database of one library.
 pub struct Store {
     conn: Mutex<Connection>,
+    path: PathBuf,
 }
 
 /// How long a statement waits for another process's write lock before failing.
@@ -87,7 +89,19 @@ impl Store {
         let mut conn = Connection::open(path)?;
         // Before anything else, so a second process opening the same new file waits instead of failing.
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
+        // Switching a new file to WAL can report busy without calling the busy handler while another process
+        // does the same: retry for a while.
+        let mut attempts = 0;
+        while let Err(e) =
+            conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+        {
+            let busy = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy);
+            attempts += 1;
+            if !busy || attempts > 500 {
+                return Err(e.into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version as usize > latest_version() {
             return Err(Error::Setup(format!(
@@ -97,14 +111,26 @@ impl Store {
             )));
         }
         schema::migrate(&mut conn)?;
-        Ok(Store { conn: Mutex::new(conn) })
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+        })
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
-    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+impl DocumentStore for Store {
+    fn info(&self) -> StoreInfo {
+        StoreInfo {
+            kind: StoreKind::Sqlite,
+            location: self.path.display().to_string(),
+        }
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
         Ok(self
             .conn()
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
@@ -113,11 +139,11 @@ impl Store {
 
     /// The library's generation: bumped by every write to its chunks, in the same transaction, so a process can
     /// tell cheaply whether its vector index is older than the database.
-    pub fn generation(&self) -> Result<u64> {
+    fn generation(&self) -> Result<u64> {
         Ok(self.meta("generation")?.and_then(|g| g.parse().ok()).unwrap_or(0))
     }
 
-    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.conn().execute(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             [key, value],
@@ -125,17 +151,17 @@ impl Store {
         Ok(())
     }
 
-    pub fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>> {
+    fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>> {
         let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE path = ?1");
         Ok(self.conn().query_row(&sql, [path], document_row).optional()?)
     }
 
-    pub fn document(&self, id: &str) -> Result<Option<DocumentRow>> {
+    fn document(&self, id: &str) -> Result<Option<DocumentRow>> {
         let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE id = ?1");
         Ok(self.conn().query_row(&sql, [id], document_row).optional()?)
     }
 
-    pub fn documents(&self) -> Result<Vec<DocumentRow>> {
+    fn documents(&self) -> Result<Vec<DocumentRow>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(&format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path"))?;
         let rows = stmt
@@ -144,9 +170,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Writes a document with its pages and chunks, replacing any earlier version of it, in one transaction.
-    /// Returns the vector keys of the chunks it replaced.
-    pub fn replace_document(
+    fn replace_document(
         &self,
         doc: &DocumentRow,
         pages: &[(u32, String, bool)],
@@ -205,7 +229,7 @@ impl Store {
     }
 
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
-    pub fn remove_document(&self, id: &str) -> Result<Vec<u64>> {
+    fn remove_document(&self, id: &str) -> Result<Vec<u64>> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let keys = chunk_keys_of(&tx, id)?;
@@ -216,7 +240,7 @@ impl Store {
     }
 
     /// Every chunk's vector key.
-    pub fn chunk_keys(&self) -> Result<Vec<u64>> {
+    fn chunk_keys(&self) -> Result<Vec<u64>> {
         let conn = self.conn();
         let mut stmt = conn.prepare("SELECT key FROM chunks")?;
         let keys = stmt
@@ -226,7 +250,7 @@ impl Store {
     }
 
     /// Calls `f` with each stored vector whose key passes `want` (all of them when rebuilding the index).
-    pub fn for_each_vector(
+    fn for_each_vector(
         &self,
         want: &dyn Fn(u64) -> bool,
         f: &mut dyn FnMut(u64, &[f32]) -> Result<()>,
@@ -245,7 +269,7 @@ impl Store {
     }
 
     /// The chunks with these keys, in the order of `keys` (unknown keys are skipped).
-    pub fn chunks_by_keys(&self, keys: &[u64]) -> Result<Vec<ChunkRow>> {
+    fn chunks_by_keys(&self, keys: &[u64]) -> Result<Vec<ChunkRow>> {
         let conn = self.conn();
         let sql =
             format!("SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.key = ?1");
@@ -260,7 +284,7 @@ impl Store {
     }
 
     /// The chunks of one document in order.
-    pub fn chunks_of(&self, document_id: &str) -> Result<Vec<ChunkRow>> {
+    fn chunks_of(&self, document_id: &str) -> Result<Vec<ChunkRow>> {
         let conn = self.conn();
         let sql = format!(
             "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id \
@@ -274,7 +298,7 @@ impl Store {
     }
 
     /// The text of one page.
-    pub fn page(&self, document_id: &str, number: u32) -> Result<Option<String>> {
+    fn page(&self, document_id: &str, number: u32) -> Result<Option<String>> {
         Ok(self
             .conn()
             .query_row(
@@ -286,7 +310,7 @@ impl Store {
     }
 
     /// Whether OCR read the page's text (it has no text layer).
-    pub fn page_is_ocr(&self, document_id: &str, number: u32) -> Result<bool> {
+    fn page_is_ocr(&self, document_id: &str, number: u32) -> Result<bool> {
         Ok(self
             .conn()
             .query_row(
@@ -299,7 +323,7 @@ impl Store {
     }
 
     /// BM25 keyword search: (key, score) best first, score = -bm25 so that higher is better.
-    pub fn keyword_search(&self, query: &str, k: usize) -> Result<Vec<(u64, f32)>> {
+    fn keyword_search(&self, query: &str, k: usize) -> Result<Vec<(u64, f32)>> {
         let Some(q) = fts_query(query) else {
             return Ok(Vec::new());
         };
@@ -316,7 +340,7 @@ impl Store {
     }
 
     /// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
-    pub fn term_frequency(&self, word: &str) -> Result<u64> {
+    fn term_frequency(&self, word: &str) -> Result<u64> {
         let conn = self.conn();
         let n: Option<i64> = conn
             .query_row("SELECT doc FROM chunks_vocab WHERE term = ?1", params![word], |r| {
@@ -327,14 +351,14 @@ impl Store {
     }
 
     /// Number of chunks in the library.
-    pub fn chunk_count(&self) -> Result<u64> {
+    fn chunk_count(&self) -> Result<u64> {
         let conn = self.conn();
         let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
         Ok(n.max(0) as u64)
     }
 
     /// SQLite's own integrity check plus the FTS index's consistency with the chunks table.
-    pub fn integrity_check(&self) -> Result<Vec<String>> {
+    fn integrity_check(&self) -> Result<Vec<String>> {
         let conn = self.conn();
         let mut stmt = conn.prepare("PRAGMA integrity_check")?;
         let mut problems: Vec<String> = stmt

@@ -1,6 +1,7 @@
 //! The stored runs: each answer's whole trace as JSON, with a summary row for listing.
 
 use super::Store;
+use crate::backend::RunStore;
 use crate::Result;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
@@ -16,8 +17,8 @@ pub struct RunSummary {
     pub prompt_version: String,
 }
 
-impl Store {
-    pub fn put_run(&self, run: &RunSummary, fingerprint: &str, trace_json: &str) -> Result<()> {
+impl RunStore for Store {
+    fn put_run(&self, run: &RunSummary, fingerprint: &str, trace_json: &str) -> Result<()> {
         self.conn().execute(
             "INSERT OR REPLACE INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -35,7 +36,7 @@ impl Store {
     }
 
     /// The stored trace JSON of a run (by id or unique id prefix).
-    pub fn run(&self, id: &str) -> Result<Option<String>> {
+    fn run(&self, id: &str) -> Result<Option<String>> {
         let conn = self.conn();
         let mut stmt = conn.prepare("SELECT trace FROM runs WHERE id LIKE ?1 || '%' LIMIT 2")?;
         let rows: Vec<String> = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
@@ -43,11 +44,11 @@ impl Store {
     }
 
     /// How many runs are stored.
-    pub fn run_count(&self) -> Result<u32> {
+    fn run_count(&self) -> Result<u32> {
         Ok(self.conn().query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?)
     }
 
-    pub fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
+    fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT id, created_at, query, judge, prompt_version FROM runs ORDER BY created_at DESC, id LIMIT ?1",

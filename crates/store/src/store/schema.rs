@@ -119,6 +119,7 @@ pub fn latest_version() -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::Store;
+    use crate::backend::DocumentStore;
 
     /// Processes opening one new library at once: each migration runs exactly once, nobody fails.
     #[test]

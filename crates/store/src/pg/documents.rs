@@ -1,0 +1,368 @@
+//! Documents, pages and chunks in PostgreSQL. A document is written in one transaction under an advisory lock on
+//! its id, so two clients ingesting the same file at once leave it once: the second sees the first's write (same
+//! checksum and model) and keeps it; otherwise it replaces the document's stale chunks in the same transaction.
+
+use super::{schema, Client, PgResult, PgStore};
+use crate::backend::{DocumentStore, StoreInfo};
+use crate::index::VectorIndex;
+use crate::store::{ChunkRow, DocumentRow, NewChunk};
+use crate::Result;
+use pgvector::Vector;
+use tokio_postgres::Row;
+
+const DOC_COLUMNS: &str = "id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
+     embedding_model, ingested_at";
+const CHUNK_COLUMNS: &str = "c.key, c.id, c.document_id, d.path, d.title, c.idx, c.text, c.page_start, \
+     c.page_end, c.char_start, c.char_end, c.tokens";
+const BUMP_GENERATION: &str = "INSERT INTO meta(key, value) VALUES ('generation', '1') \
+     ON CONFLICT (key) DO UPDATE SET value = (meta.value::BIGINT + 1)::TEXT";
+
+fn document_row(r: &Row) -> DocumentRow {
+    DocumentRow {
+        id: r.get(0),
+        path: r.get(1),
+        title: r.get(2),
+        kind: r.get(3),
+        checksum: r.get(4),
+        size_bytes: r.get::<_, i64>(5) as u64,
+        page_count: r.get::<_, i32>(6) as u32,
+        chunk_count: r.get::<_, i32>(7) as u32,
+        warning: r.get(8),
+        embedding_model: r.get(9),
+        ingested_at: r.get(10),
+    }
+}
+
+fn chunk_row(r: &Row) -> ChunkRow {
+    ChunkRow {
+        key: r.get::<_, i64>(0) as u64,
+        id: r.get(1),
+        document_id: r.get(2),
+        document_path: r.get(3),
+        document_title: r.get(4),
+        index: r.get::<_, i32>(5) as u32,
+        text: r.get(6),
+        page_start: r.get::<_, i32>(7) as u32,
+        page_end: r.get::<_, i32>(8) as u32,
+        char_start: r.get::<_, i32>(9) as u32,
+        char_end: r.get::<_, i32>(10) as u32,
+        tokens: r.get::<_, i32>(11) as u32,
+    }
+}
+
+/// Keys of a document's chunks.
+async fn keys_of(client: &impl deadpool_postgres::GenericClient, id: &str) -> PgResult<Vec<u64>> {
+    let rows = client.query("SELECT key FROM chunks WHERE document_id = $1", &[&id]).await?;
+    Ok(rows.iter().map(|r| r.get::<_, i64>(0) as u64).collect())
+}
+
+/// Words of a free-text question as a tsquery OR of quoted terms (punctuation cannot break the syntax).
+fn ts_query(query: &str) -> Option<String> {
+    let terms: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("'{}'", w.to_lowercase()))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" | "))
+}
+
+async fn write_document(
+    mut client: Client,
+    doc: DocumentRow,
+    pages: Vec<(u32, String, bool)>,
+    chunks: Vec<NewChunk>,
+) -> PgResult<Vec<u64>> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&doc.id])
+        .await?;
+    let existing = tx
+        .query_opt(
+            "SELECT checksum, embedding_model FROM documents WHERE id = $1",
+            &[&doc.id],
+        )
+        .await?;
+    if let Some(row) = existing {
+        let (checksum, model): (String, String) = (row.get(0), row.get(1));
+        if checksum == doc.checksum && model == doc.embedding_model {
+            // Another client wrote this very version while this one was embedding it.
+            tx.commit().await?;
+            return Ok(Vec::new());
+        }
+    }
+    let old = keys_of(&tx, &doc.id).await?;
+    tx.execute("DELETE FROM chunks WHERE document_id = $1", &[&doc.id]).await?;
+    tx.execute("DELETE FROM pages WHERE document_id = $1", &[&doc.id]).await?;
+    tx.execute("DELETE FROM documents WHERE id = $1", &[&doc.id]).await?;
+    tx.execute(
+        "INSERT INTO documents(id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
+         embedding_model, ingested_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        &[
+            &doc.id,
+            &doc.path,
+            &doc.title,
+            &doc.kind,
+            &doc.checksum,
+            &(doc.size_bytes as i64),
+            &(doc.page_count as i32),
+            &(doc.chunk_count as i32),
+            &doc.warning,
+            &doc.embedding_model,
+            &doc.ingested_at,
+        ],
+    )
+    .await?;
+    let page = tx
+        .prepare("INSERT INTO pages(document_id, number, text, ocr) VALUES ($1, $2, $3, $4)")
+        .await?;
+    for (number, text, ocr) in &pages {
+        tx.execute(&page, &[&doc.id, &(*number as i32), text, ocr]).await?;
+    }
+    let chunk = tx
+        .prepare(
+            "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
+             char_end, tokens, embedding) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+             ON CONFLICT (id) DO UPDATE SET key = excluded.key, document_id = excluded.document_id, \
+             idx = excluded.idx, text = excluded.text, text_hash = excluded.text_hash, \
+             page_start = excluded.page_start, page_end = excluded.page_end, char_start = excluded.char_start, \
+             char_end = excluded.char_end, tokens = excluded.tokens, embedding = excluded.embedding",
+        )
+        .await?;
+    for c in chunks {
+        let hash = ragsift_core::ids::sha256_hex(c.text.as_bytes());
+        tx.execute(
+            &chunk,
+            &[
+                &(c.key as i64),
+                &c.id,
+                &doc.id,
+                &(c.index as i32),
+                &c.text,
+                &hash,
+                &(c.page_start as i32),
+                &(c.page_end as i32),
+                &(c.char_start as i32),
+                &(c.char_end as i32),
+                &(c.tokens as i32),
+                &Vector::from(c.embedding),
+            ],
+        )
+        .await?;
+    }
+    tx.execute(BUMP_GENERATION, &[]).await?;
+    tx.commit().await?;
+    Ok(old)
+}
+
+impl DocumentStore for PgStore {
+    fn info(&self) -> StoreInfo {
+        self.describe()
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        let key = key.to_string();
+        self.conn().run(move |c| async move {
+            let row = c.query_opt("SELECT value FROM meta WHERE key = $1", &[&key]).await?;
+            Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        let (key, value) = (key.to_string(), value.to_string());
+        self.conn().run(move |c| async move {
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn generation(&self) -> Result<u64> {
+        Ok(self.meta("generation")?.and_then(|g| g.parse().ok()).unwrap_or(0))
+    }
+
+    fn bind_dimensions(&self, dimensions: usize) -> Result<()> {
+        self.conn()
+            .run(move |mut c| async move { schema::bind_dimensions(&mut c, dimensions).await })
+    }
+
+    fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>> {
+        let path = path.to_string();
+        self.conn().run(move |c| async move {
+            let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE path = $1");
+            Ok(c.query_opt(&sql, &[&path]).await?.as_ref().map(document_row))
+        })
+    }
+
+    fn document(&self, id: &str) -> Result<Option<DocumentRow>> {
+        let id = id.to_string();
+        self.conn().run(move |c| async move {
+            let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE id = $1");
+            Ok(c.query_opt(&sql, &[&id]).await?.as_ref().map(document_row))
+        })
+    }
+
+    fn documents(&self) -> Result<Vec<DocumentRow>> {
+        self.conn().run(move |c| async move {
+            let sql = format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path");
+            Ok(c.query(&sql, &[]).await?.iter().map(document_row).collect())
+        })
+    }
+
+    fn replace_document(&self, doc: &DocumentRow, pages: &[(u32, String, bool)], chunks: &[NewChunk])
+        -> Result<Vec<u64>> {
+        let (doc, pages, chunks) = (doc.clone(), pages.to_vec(), chunks.to_vec());
+        self.conn().run(move |c| write_document(c, doc, pages, chunks))
+    }
+
+    fn remove_document(&self, id: &str) -> Result<Vec<u64>> {
+        let id = id.to_string();
+        self.conn().run(move |mut c| async move {
+            let tx = c.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&id]).await?;
+            let keys = keys_of(&tx, &id).await?;
+            tx.execute("DELETE FROM documents WHERE id = $1", &[&id]).await?;
+            tx.execute(BUMP_GENERATION, &[]).await?;
+            tx.commit().await?;
+            Ok(keys)
+        })
+    }
+
+    fn chunk_keys(&self) -> Result<Vec<u64>> {
+        self.conn().run(move |c| async move {
+            let rows = c.query("SELECT key FROM chunks", &[]).await?;
+            Ok(rows.iter().map(|r| r.get::<_, i64>(0) as u64).collect())
+        })
+    }
+
+    fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>)
+        -> Result<()> {
+        let rows: Vec<(u64, Vec<f32>)> = self.conn().run(move |c| async move {
+            let rows = c.query("SELECT key, embedding FROM chunks", &[]).await?;
+            Ok(rows
+                .iter()
+                .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, Vector>(1).to_vec()))
+                .collect())
+        })?;
+        for (key, vector) in rows.iter().filter(|(k, _)| want(*k)) {
+            f(*key, vector)?;
+        }
+        Ok(())
+    }
+
+    fn chunks_by_keys(&self, keys: &[u64]) -> Result<Vec<ChunkRow>> {
+        let wanted: Vec<i64> = keys.iter().map(|&k| k as i64).collect();
+        let rows: Vec<ChunkRow> = self.conn().run(move |c| async move {
+            let sql = format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.key = ANY($1)"
+            );
+            Ok(c.query(&sql, &[&wanted]).await?.iter().map(chunk_row).collect())
+        })?;
+        let mut by_key: std::collections::HashMap<u64, ChunkRow> = rows.into_iter().map(|r| (r.key, r)).collect();
+        Ok(keys.iter().filter_map(|k| by_key.remove(k)).collect())
+    }
+
+    fn chunks_of(&self, document_id: &str) -> Result<Vec<ChunkRow>> {
+        let id = document_id.to_string();
+        self.conn().run(move |c| async move {
+            let sql = format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id \
+                 WHERE c.document_id = $1 ORDER BY c.idx"
+            );
+            Ok(c.query(&sql, &[&id]).await?.iter().map(chunk_row).collect())
+        })
+    }
+
+    fn page(&self, document_id: &str, number: u32) -> Result<Option<String>> {
+        let id = document_id.to_string();
+        self.conn().run(move |c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT text FROM pages WHERE document_id = $1 AND number = $2",
+                    &[&id, &(number as i32)],
+                )
+                .await?;
+            Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn page_is_ocr(&self, document_id: &str, number: u32) -> Result<bool> {
+        let id = document_id.to_string();
+        self.conn().run(move |c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT ocr FROM pages WHERE document_id = $1 AND number = $2",
+                    &[&id, &(number as i32)],
+                )
+                .await?;
+            Ok(row.is_some_and(|r| r.get(0)))
+        })
+    }
+
+    fn keyword_search(&self, query: &str, k: usize) -> Result<Vec<(u64, f32)>> {
+        let Some(q) = ts_query(query) else {
+            return Ok(Vec::new());
+        };
+        self.conn().run(move |c| async move {
+            let rows = c
+                .query(
+                    "SELECT key, ts_rank(keywords, q) AS s FROM chunks, to_tsquery('simple', $1) q \
+                     WHERE keywords @@ q ORDER BY s DESC, key LIMIT $2",
+                    &[&q, &(k as i64)],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| (r.get::<_, i64>(0) as u64, r.get::<_, f32>(1)))
+                .collect())
+        })
+    }
+
+    fn term_frequency(&self, word: &str) -> Result<u64> {
+        let Some(q) = ts_query(word) else {
+            return Ok(0);
+        };
+        self.conn().run(move |c| async move {
+            let row = c
+                .query_one(
+                    "SELECT count(*) FROM chunks WHERE keywords @@ to_tsquery('simple', $1)",
+                    &[&q],
+                )
+                .await?;
+            Ok(row.get::<_, i64>(0).max(0) as u64)
+        })
+    }
+
+    fn chunk_count(&self) -> Result<u64> {
+        self.conn().run(move |c| async move {
+            let row = c.query_one("SELECT count(*) FROM chunks", &[]).await?;
+            Ok(row.get::<_, i64>(0).max(0) as u64)
+        })
+    }
+
+    fn integrity_check(&self) -> Result<Vec<String>> {
+        self.conn().run(move |c| async move {
+            let rows = c
+                .query(
+                    "SELECT d.path, d.chunk_count, count(c.key) FROM documents d \
+                     LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id, d.path, d.chunk_count \
+                     HAVING count(c.key) <> d.chunk_count",
+                    &[],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let (path, want, got): (String, i32, i64) = (r.get(0), r.get(1), r.get(2));
+                    format!("{path}: {got} chunks stored, {want} expected")
+                })
+                .collect())
+        })
+    }
+
+    fn vector_index(&self, expansion_search: usize) -> Option<Box<dyn VectorIndex>> {
+        Some(Box::new(super::PgVectors::new(self.conn().clone(), expansion_search)))
+    }
+}
+

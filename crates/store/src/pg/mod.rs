@@ -1,0 +1,201 @@
+//! The PostgreSQL + pgvector store: a team library on a shared server. Documents, pages, chunks (vectors in a
+//! `vector(N)` column with an HNSW index, keywords in a generated `tsvector`), runs and the judgment cache, behind
+//! the same traits as the SQLite store. One tokio-postgres connection pool (deadpool) on a small private runtime;
+//! the traits stay synchronous, so each call runs on that runtime and waits for its answer.
+
+pub mod cluster;
+mod documents;
+mod records;
+mod schema;
+mod vectors;
+
+use crate::backend::{StoreInfo, StoreKind};
+use crate::{Error, Result};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use vectors::PgVectors;
+
+/// How long opening a connection may take before the server counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections one process keeps to the server.
+const POOL_SIZE: usize = 8;
+
+/// A library in a PostgreSQL database.
+pub struct PgStore {
+    conn: Arc<Conn>,
+}
+
+/// The pool and the runtime that drives it, shared by the store and its vector index.
+pub(crate) struct Conn {
+    runtime: Option<tokio::runtime::Runtime>,
+    pool: Pool,
+    /// `postgres://user@host:port/db`, never with a password.
+    location: String,
+}
+
+/// What a database call can fail with, before it becomes the crate's [`Error`].
+pub(crate) enum Failure {
+    Pg(tokio_postgres::Error),
+    Core(Error),
+}
+
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Failure::Pg(e)
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+pub(crate) type PgResult<T> = std::result::Result<T, Failure>;
+pub(crate) type Client = deadpool_postgres::Object;
+
+impl PgStore {
+    /// Connects to the database at `url` (a `postgres://` URL or `key=value` pairs; `host` may be a socket
+    /// directory), checks that pgvector is there, and brings the schema up to date.
+    pub fn open(url: &str) -> Result<Self> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| Error::Invalid(format!("store URL: {e}")))?;
+        let location = describe(&config);
+        let mut config = config;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("ragsift");
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ragsift-pg")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::Setup(format!("cannot start the database runtime: {e}")))?;
+        let manager = Manager::from_config(
+            config,
+            tokio_postgres::NoTls,
+            ManagerConfig {
+                // A connection the server dropped is noticed on checkout and replaced by a new one.
+                recycling_method: RecyclingMethod::Verified,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .wait_timeout(Some(Duration::from_secs(60)))
+            .recycle_timeout(Some(CONNECT_TIMEOUT))
+            .build()
+            .map_err(|e| Error::Setup(format!("connection pool: {e}")))?;
+        let store = PgStore {
+            conn: Arc::new(Conn {
+                runtime: Some(runtime),
+                pool,
+                location,
+            }),
+        };
+        store.conn.run(|mut c| async move { schema::migrate(&mut c).await })?;
+        Ok(store)
+    }
+
+    pub(crate) fn conn(&self) -> &Arc<Conn> {
+        &self.conn
+    }
+
+    /// Engine and location.
+    pub fn describe(&self) -> StoreInfo {
+        StoreInfo {
+            kind: StoreKind::Postgres,
+            location: self.conn.location.clone(),
+        }
+    }
+}
+
+impl Conn {
+    /// Runs `f` with a pooled connection on the store's runtime and waits for it. Safe to call from any thread,
+    /// inside another tokio runtime too.
+    pub(crate) fn run<T, F, Fut>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Client) -> Fut + Send + 'static,
+        Fut: Future<Output = PgResult<T>> + Send + 'static,
+    {
+        let runtime = self.runtime.as_ref().ok_or_else(|| Error::Server("the store is closed".into()))?;
+        let pool = self.pool.clone();
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let out = match pool.get().await {
+                Ok(client) => f(client).await,
+                Err(e) => Err(Failure::Core(Error::Unreachable(format!("cannot connect: {e}")))),
+            };
+            let _ = tx.send(out);
+        });
+        let out = rx
+            .recv()
+            .map_err(|_| Error::Server("the database task stopped".into()))?;
+        out.map_err(|f| self.error(f))
+    }
+
+    /// The crate's error for a failed call: a lost or refused connection is `Unreachable`, a server error
+    /// `Server`, both naming the server.
+    fn error(&self, failure: Failure) -> Error {
+        let location = &self.location;
+        match failure {
+            Failure::Core(Error::Unreachable(m)) => Error::Unreachable(format!("PostgreSQL at {location}: {m}")),
+            Failure::Core(e) => e,
+            Failure::Pg(e) => match e.as_db_error() {
+                Some(db) => Error::Server(format!(
+                    "PostgreSQL at {location}: {} ({})",
+                    db.message(),
+                    db.code().code()
+                )),
+                None => Error::Unreachable(format!("PostgreSQL at {location}: {e}")),
+            },
+        }
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which tokio forbids inside another runtime (the app's async commands).
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// `postgres://user@host:port/db` of a connection config: where, never the password.
+fn describe(config: &tokio_postgres::Config) -> String {
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|h| match h {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_else(|| "localhost".into());
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().unwrap_or("");
+    let db = config.get_dbname().unwrap_or(user);
+    format!("postgres://{user}@{host}:{port}/{db}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_location_never_shows_the_password() {
+        let config: tokio_postgres::Config = "postgres://alice:s3cret@db.example:6543/team".parse().unwrap();
+        assert_eq!(describe(&config), "postgres://alice@db.example:6543/team");
+        let config: tokio_postgres::Config = "host=/tmp/sock user=postgres password=x dbname=lib".parse().unwrap();
+        assert_eq!(describe(&config), "postgres://postgres@/tmp/sock:5432/lib");
+    }
+}
