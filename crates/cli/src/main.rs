@@ -23,6 +23,10 @@ struct Cli {
     /// Library folder (database, index, settings). Default: $RAGSIFT_HOME, else ~/.local/share/ragsift.
     #[arg(long, global = true, value_name = "DIR")]
     home: Option<PathBuf>,
+    /// Keep the library in PostgreSQL (pgvector) instead of this machine: postgres://user@host:port/db, without a
+    /// password (put it in PGPASSWORD, or the whole URL in RAGSIFT_STORE_URL or <home>/store-url, mode 0600).
+    #[arg(long, global = true, value_name = "URL")]
+    store: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -102,6 +106,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     let home = paths::resolve_home(cli.home.as_deref())?;
+    if let Some(url) = &cli.store {
+        if let Some(problem) = ragsift_engine::location::setting_problem(url) {
+            return Err(Error::Invalid(format!("--store: {problem}")));
+        }
+        // Before any thread starts: every library this process opens uses this store.
+        std::env::set_var(ragsift_engine::location::STORE_URL_ENV, url);
+    }
     match cli.command {
         Command::Ingest(args) => ingest::run(&home, args),
         Command::Extract { file, json } => extract(&home, &file, json),
@@ -173,9 +184,25 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
     match action {
         LibraryAction::List { json } => {
             let docs = lib.documents()?;
+            let info = lib.store_info();
+            let (size, chunks) = (lib.store().size_bytes()?, lib.store().chunk_count()?);
             if json {
-                print_json(&serde_json::json!({ "documents": docs }));
-            } else if docs.is_empty() {
+                print_json(&serde_json::json!({
+                    "documents": docs,
+                    "store": { "kind": info.kind, "location": info.location, "size_bytes": size, "chunks": chunks },
+                }));
+                return Ok(ExitCode::SUCCESS);
+            }
+            let kind = match info.kind {
+                ragsift_engine::StoreKind::Sqlite => "SQLite + usearch",
+                ragsift_engine::StoreKind::Postgres => "PostgreSQL + pgvector",
+            };
+            println!(
+                "Store: {kind} at {} ({:.1} MB, {chunks} chunks)",
+                info.location,
+                size as f64 / 1e6
+            );
+            if docs.is_empty() {
                 println!(
                     "The library at {} is empty. Add files with: ragsift ingest PATH",
                     home.display()

@@ -2,6 +2,7 @@
 //! contextual scoring, their limits and versions), and the judgment cache's answering-model checks: answers of a
 //! model alias expire, and a moved alias is asked again instead of mixing two models in one run.
 
+use ragsift_engine::backend::JudgmentStore;
 use ragsift_engine::ids::sha256_hex;
 use ragsift_engine::judge::jev::{
     default_questions, ragjev, JevConfig, ALIAS_CACHE_TTL, CONTAINS_PROMPT_INJECTION, IS_RELEVANT, USEFUL,
@@ -9,7 +10,6 @@ use ragsift_engine::judge::jev::{
 use ragsift_engine::judge::{expected_prompt_version, JevJudge, JevRequest, Judge};
 use ragsift_engine::pipeline::join::Candidate;
 use ragsift_engine::pipeline::judging::{cache_key, judge_candidates, JudgeStatus};
-use ragsift_engine::backend::JudgmentStore;
 use ragsift_engine::store::Store;
 use serde_json::json;
 use std::sync::{Arc, Mutex};

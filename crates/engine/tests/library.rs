@@ -6,9 +6,9 @@ mod common;
 
 use common::{embedder, fixture, temp_docs, Counting};
 use ragsift_engine::library::INDEX_FILE;
+use ragsift_engine::pg::cluster::TestCluster;
 use ragsift_engine::progress::IngestStatus;
 use ragsift_engine::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
-use ragsift_engine::pg::cluster::TestCluster;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug)]
@@ -21,7 +21,7 @@ enum Backend {
 struct Env {
     home: tempfile::TempDir,
     store: String,
-    _cluster: Option<TestCluster>,
+    cluster: Option<TestCluster>,
 }
 
 impl Env {
@@ -37,7 +37,7 @@ impl Env {
         Env {
             home: tempfile::tempdir().unwrap(),
             store,
-            _cluster: cluster,
+            cluster,
         }
     }
 
@@ -338,4 +338,66 @@ fn scanned_pages_are_ingested_through_ocr_when_it_is_on(backend: Backend) {
     let hits = search(&lib, "How long is the battery warranty?", SearchMode::Hybrid);
     assert!(hits[0].chunk.text.to_lowercase().contains("warranty"), "{hits:?}");
     assert_consistent(&lib);
+}
+
+/// The server going away mid-ingest: the files already written stay whole, the others fail with a clear error
+/// naming the server, and once it is back the same open library reconnects and the next run resumes where the
+/// first stopped. A connection the server drops is replaced without the caller noticing.
+#[test]
+fn postgres_going_away_mid_ingest_loses_nothing_and_the_next_run_resumes() {
+    let env = Env::new(Backend::Postgres);
+    let cluster = env.cluster.as_ref().unwrap();
+    let docs = tempfile::tempdir().unwrap();
+    for i in 0..6 {
+        let text = format!("# Memo {i}\n\nMemo {i} sets the budget of project {i} and names its owner.\n");
+        std::fs::write(docs.path().join(format!("memo-{i}.md")), text).unwrap();
+    }
+    let lib = env.open();
+    let report = lib
+        .ingest(embedder(), &[docs.path().to_path_buf()], &|e| {
+            if let ragsift_engine::progress::IngestEvent::FileFinished { file: 2, .. } = e {
+                cluster.kill().unwrap();
+            }
+        })
+        .unwrap();
+    let statuses: Vec<IngestStatus> = report.files.iter().map(|f| f.status).collect();
+    assert_eq!(&statuses[..2], [IngestStatus::Ingested, IngestStatus::Ingested]);
+    for f in &report.files[2..] {
+        assert_eq!(
+            (f.status, f.error_code.as_deref()),
+            (IngestStatus::Failed, Some("unreachable")),
+            "{f:?}"
+        );
+        assert!(
+            f.error.as_deref().unwrap().contains("PostgreSQL at postgres://"),
+            "{f:?}"
+        );
+    }
+
+    cluster.restart().unwrap();
+    let again = Counting::new(embedder());
+    let report = lib.ingest(&again, &[docs.path().to_path_buf()], &|_| {}).unwrap();
+    let statuses: Vec<IngestStatus> = report.files.iter().map(|f| f.status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == IngestStatus::Unchanged).count(),
+        2,
+        "{report:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == IngestStatus::Ingested).count(),
+        4,
+        "{report:?}"
+    );
+    assert_eq!(lib.documents().unwrap().len(), 6);
+    assert_consistent(&lib);
+
+    // The server drops every connection of this client: the next call opens a new one.
+    let dropped = cluster
+        .psql(
+            "library",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ragsift'",
+        )
+        .unwrap();
+    assert_ne!(dropped, "0");
+    assert_eq!(lib.documents().unwrap().len(), 6);
 }

@@ -46,14 +46,17 @@ pub trait DocumentStore: Send + Sync {
     fn documents(&self) -> Result<Vec<DocumentRow>>;
     /// Writes a document with its pages and chunks, replacing any earlier version of it, in one transaction;
     /// returns the vector keys of the chunks it replaced.
-    fn replace_document(&self, doc: &DocumentRow, pages: &[(u32, String, bool)], chunks: &[NewChunk])
-        -> Result<Vec<u64>>;
+    fn replace_document(
+        &self,
+        doc: &DocumentRow,
+        pages: &[(u32, String, bool)],
+        chunks: &[NewChunk],
+    ) -> Result<Vec<u64>>;
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
     fn remove_document(&self, id: &str) -> Result<Vec<u64>>;
     fn chunk_keys(&self) -> Result<Vec<u64>>;
     /// Calls `f` with each stored vector whose key passes `want`.
-    fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>)
-        -> Result<()>;
+    fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>) -> Result<()>;
     /// The chunks with these keys, in the order of `keys` (unknown keys are skipped).
     fn chunks_by_keys(&self, keys: &[u64]) -> Result<Vec<ChunkRow>>;
     /// The chunks of one document in order.
@@ -66,6 +69,8 @@ pub trait DocumentStore: Send + Sync {
     /// How many chunks contain `word` (lower case, no stemming).
     fn term_frequency(&self, word: &str) -> Result<u64>;
     fn chunk_count(&self) -> Result<u64>;
+    /// Bytes the library takes in the store (files, or tables with their indexes).
+    fn size_bytes(&self) -> Result<u64>;
     /// Problems the engine's own checks find (empty when healthy).
     fn integrity_check(&self) -> Result<Vec<String>>;
     /// The store's own vector index, when it keeps the vectors searchable itself (pgvector); `None` when the

@@ -7,8 +7,8 @@
 //! stored generation reloads the file and applies what it lacks from SQLite before it searches
 //! ([`Library::refresh`]); the index file is only ever saved under the writer lock, from a current index.
 
-use crate::config::LibraryConfig;
 use crate::backend::{DocumentStore, LibraryStore, StoreInfo};
+use crate::config::LibraryConfig;
 use crate::index::{UsearchIndex, VectorIndex};
 use crate::location::{self, StoreLocation};
 use crate::pg::PgStore;

@@ -1,7 +1,7 @@
 //! Where a library's store lives: this machine (SQLite + usearch in the home folder) or a PostgreSQL server.
-//! The server comes from, first to last: the `store` setting or `--store` (a URL without a password),
-//! `RAGSIFT_STORE_URL`, or `<home>/store-url` (mode 0600). Passwords only ever come from the last two, or from
-//! `PGPASSWORD`; never from `settings.json`, a trace or a log.
+//! The server comes from, first to last: `RAGSIFT_STORE_URL` (the CLI's `--store` sets it), `<home>/store-url`
+//! (mode 0600), or the `store` setting (a URL without a password). Passwords only ever come from the first two, or
+//! from `PGPASSWORD`; never from `settings.json`, a command line, a trace or a log.
 
 use crate::{Error, Result};
 use std::path::Path;
@@ -59,12 +59,9 @@ pub fn resolve(home: &Path, setting: &str) -> Result<StoreLocation> {
     if let Some(problem) = setting_problem(setting) {
         return Err(Error::Invalid(format!("store: {problem}")));
     }
-    let url = if !setting.trim().is_empty() {
-        Some(setting.trim().to_string())
-    } else if let Some(env) = std::env::var(STORE_URL_ENV).ok().filter(|v| !v.trim().is_empty()) {
-        Some(env.trim().to_string())
-    } else {
-        read_url_file(home)?
+    let url = match std::env::var(STORE_URL_ENV).ok().filter(|v| !v.trim().is_empty()) {
+        Some(env) => Some(env.trim().to_string()),
+        None => read_url_file(home)?.or_else(|| Some(setting.trim().to_string()).filter(|s| !s.is_empty())),
     };
     let Some(url) = url else {
         return Ok(StoreLocation::Local);
@@ -127,8 +124,12 @@ mod tests {
     fn settings_never_hold_a_password() {
         assert_eq!(setting_problem(""), None);
         assert_eq!(setting_problem("postgres://alice@db:5432/team"), None);
-        assert!(setting_problem("postgres://alice:pw@db/team").unwrap().contains("no passwords"));
-        assert!(setting_problem("host=/tmp user=a password=b").unwrap().contains("no passwords"));
+        assert!(setting_problem("postgres://alice:pw@db/team")
+            .unwrap()
+            .contains("no passwords"));
+        assert!(setting_problem("host=/tmp user=a password=b")
+            .unwrap()
+            .contains("no passwords"));
         assert!(setting_problem("mysql://x").is_some());
     }
 
@@ -147,7 +148,10 @@ mod tests {
             StoreLocation::Postgres(url) => assert!(url.starts_with("postgres://a:secret@h/db")),
             other => panic!("{other:?}"),
         }
-        // The setting names the server and wins over the file.
+        // The home's file wins over the setting.
+        assert!(matches!(resolve(home.path(), "postgres://b@other/db").unwrap(),
+            StoreLocation::Postgres(url) if url.contains("@h/db")));
+        std::fs::remove_file(&file).unwrap();
         assert_eq!(
             resolve(home.path(), "postgres://b@other/db").unwrap(),
             StoreLocation::Postgres("postgres://b@other/db".into())

@@ -48,7 +48,17 @@ impl TestCluster {
         let data = cluster.data();
         cluster.tool(
             "initdb",
-            &["-D", path_str(&data)?, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"],
+            &[
+                "-D",
+                path_str(&data)?,
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
         )?;
         let options = format!(
             "-k {} -c listen_addresses='' -c fsync=off -c max_connections=100",
@@ -57,7 +67,18 @@ impl TestCluster {
         let log = cluster.dir.path().join("server.log");
         cluster.tool(
             "pg_ctl",
-            &["-D", path_str(&data)?, "-o", &options, "-l", path_str(&log)?, "-w", "-t", "60", "start"],
+            &[
+                "-D",
+                path_str(&data)?,
+                "-o",
+                &options,
+                "-l",
+                path_str(&log)?,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
         )?;
         Ok(cluster)
     }
@@ -86,13 +107,31 @@ impl TestCluster {
     /// Runs SQL with psql as the superuser; returns its output (unaligned, tuples only).
     pub fn psql(&self, db: &str, sql: &str) -> Result<String> {
         let socket = path_str(self.socket_dir())?.to_string();
-        self.tool("psql", &["-h", &socket, "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atq", "-c", sql])
+        self.tool(
+            "psql",
+            &[
+                "-h",
+                &socket,
+                "-U",
+                "postgres",
+                "-d",
+                db,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-Atq",
+                "-c",
+                sql,
+            ],
+        )
     }
 
     /// Stops the server at once, as a crash or a pulled cable would look to its clients.
     pub fn kill(&self) -> Result<()> {
-        self.tool("pg_ctl", &["-D", path_str(&self.data())?, "-m", "immediate", "-w", "stop"])
-            .map(|_| ())
+        self.tool(
+            "pg_ctl",
+            &["-D", path_str(&self.data())?, "-m", "immediate", "-w", "stop"],
+        )
+        .map(|_| ())
     }
 
     /// Starts the server again after [`TestCluster::kill`].
@@ -101,7 +140,18 @@ impl TestCluster {
         let log = self.dir.path().join("server.log");
         self.tool(
             "pg_ctl",
-            &["-D", path_str(&self.data())?, "-o", &options, "-l", path_str(&log)?, "-w", "-t", "60", "start"],
+            &[
+                "-D",
+                path_str(&self.data())?,
+                "-o",
+                &options,
+                "-l",
+                path_str(&log)?,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
         )
         .map(|_| ())
     }
@@ -118,7 +168,11 @@ impl TestCluster {
         if !out.status.success() {
             return Err(setup_error(
                 name,
-                format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout)),
+                format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stderr),
+                    String::from_utf8_lossy(&out.stdout)
+                ),
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -189,7 +243,10 @@ fn world_readable_copy(installed: &Path) -> Result<PathBuf> {
             .status()
             .map_err(|e| setup_error("cp", e))?;
         if !status.success() {
-            return Err(setup_error("cp", format!("copying {} failed", root.join(part).display())));
+            return Err(setup_error(
+                "cp",
+                format!("copying {} failed", root.join(part).display()),
+            ));
         }
     }
     let status = Command::new("chmod")

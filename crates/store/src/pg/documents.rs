@@ -52,7 +52,9 @@ fn chunk_row(r: &Row) -> ChunkRow {
 
 /// Keys of a document's chunks.
 async fn keys_of(client: &impl deadpool_postgres::GenericClient, id: &str) -> PgResult<Vec<u64>> {
-    let rows = client.query("SELECT key FROM chunks WHERE document_id = $1", &[&id]).await?;
+    let rows = client
+        .query("SELECT key FROM chunks WHERE document_id = $1", &[&id])
+        .await?;
     Ok(rows.iter().map(|r| r.get::<_, i64>(0) as u64).collect())
 }
 
@@ -90,8 +92,10 @@ async fn write_document(
         }
     }
     let old = keys_of(&tx, &doc.id).await?;
-    tx.execute("DELETE FROM chunks WHERE document_id = $1", &[&doc.id]).await?;
-    tx.execute("DELETE FROM pages WHERE document_id = $1", &[&doc.id]).await?;
+    tx.execute("DELETE FROM chunks WHERE document_id = $1", &[&doc.id])
+        .await?;
+    tx.execute("DELETE FROM pages WHERE document_id = $1", &[&doc.id])
+        .await?;
     tx.execute("DELETE FROM documents WHERE id = $1", &[&doc.id]).await?;
     tx.execute(
         "INSERT INTO documents(id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
@@ -210,8 +214,12 @@ impl DocumentStore for PgStore {
         })
     }
 
-    fn replace_document(&self, doc: &DocumentRow, pages: &[(u32, String, bool)], chunks: &[NewChunk])
-        -> Result<Vec<u64>> {
+    fn replace_document(
+        &self,
+        doc: &DocumentRow,
+        pages: &[(u32, String, bool)],
+        chunks: &[NewChunk],
+    ) -> Result<Vec<u64>> {
         let (doc, pages, chunks) = (doc.clone(), pages.to_vec(), chunks.to_vec());
         self.conn().run(move |c| write_document(c, doc, pages, chunks))
     }
@@ -220,7 +228,8 @@ impl DocumentStore for PgStore {
         let id = id.to_string();
         self.conn().run(move |mut c| async move {
             let tx = c.transaction().await?;
-            tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&id]).await?;
+            tx.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &[&id])
+                .await?;
             let keys = keys_of(&tx, &id).await?;
             tx.execute("DELETE FROM documents WHERE id = $1", &[&id]).await?;
             tx.execute(BUMP_GENERATION, &[]).await?;
@@ -236,8 +245,7 @@ impl DocumentStore for PgStore {
         })
     }
 
-    fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>)
-        -> Result<()> {
+    fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>) -> Result<()> {
         let rows: Vec<(u64, Vec<f32>)> = self.conn().run(move |c| async move {
             let rows = c.query("SELECT key, embedding FROM chunks", &[]).await?;
             Ok(rows
@@ -341,6 +349,19 @@ impl DocumentStore for PgStore {
         })
     }
 
+    fn size_bytes(&self) -> Result<u64> {
+        self.conn().run(move |c| async move {
+            let row = c
+                .query_one(
+                    "SELECT sum(pg_total_relation_size(t::regclass))::BIGINT FROM \
+                     unnest(ARRAY['meta', 'documents', 'pages', 'chunks', 'judgments', 'runs']) t",
+                    &[],
+                )
+                .await?;
+            Ok(row.get::<_, Option<i64>>(0).unwrap_or(0).max(0) as u64)
+        })
+    }
+
     fn integrity_check(&self) -> Result<Vec<String>> {
         self.conn().run(move |c| async move {
             let rows = c
@@ -365,4 +386,3 @@ impl DocumentStore for PgStore {
         Some(Box::new(super::PgVectors::new(self.conn().clone(), expansion_search)))
     }
 }
-

@@ -61,9 +61,7 @@ impl PgStore {
     /// Connects to the database at `url` (a `postgres://` URL or `key=value` pairs; `host` may be a socket
     /// directory), checks that pgvector is there, and brings the schema up to date.
     pub fn open(url: &str) -> Result<Self> {
-        let config: tokio_postgres::Config = url
-            .parse()
-            .map_err(|e| Error::Invalid(format!("store URL: {e}")))?;
+        let config: tokio_postgres::Config = url.parse().map_err(|e| Error::Invalid(format!("store URL: {e}")))?;
         let location = describe(&config);
         let mut config = config;
         if config.get_connect_timeout().is_none() {
@@ -127,7 +125,10 @@ impl Conn {
         F: FnOnce(Client) -> Fut + Send + 'static,
         Fut: Future<Output = PgResult<T>> + Send + 'static,
     {
-        let runtime = self.runtime.as_ref().ok_or_else(|| Error::Server("the store is closed".into()))?;
+        let runtime = self
+            .runtime
+            .as_ref()
+            .ok_or_else(|| Error::Server("the store is closed".into()))?;
         let pool = self.pool.clone();
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         runtime.spawn(async move {

@@ -41,7 +41,15 @@ impl RunStore for PgStore {
                  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, \
                  query = excluded.query, judge = excluded.judge, prompt_version = excluded.prompt_version, \
                  fingerprint = excluded.fingerprint, trace = excluded.trace",
-                &[&run.id, &run.created_at, &run.query, &run.judge, &run.prompt_version, &fingerprint, &trace],
+                &[
+                    &run.id,
+                    &run.created_at,
+                    &run.query,
+                    &run.judge,
+                    &run.prompt_version,
+                    &fingerprint,
+                    &trace,
+                ],
             )
             .await?;
             Ok(())

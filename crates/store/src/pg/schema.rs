@@ -91,19 +91,23 @@ pub(crate) async fn migrate(client: &mut Client) -> PgResult<()> {
             return Err(Error::Setup(format!(
                 "pgvector is not enabled in this database and this role cannot enable it ({}): ask an administrator \
                  to run CREATE EXTENSION vector",
-                e.as_db_error().map(|d| d.message().to_string()).unwrap_or_else(|| e.to_string())
+                e.as_db_error()
+                    .map(|d| d.message().to_string())
+                    .unwrap_or_else(|| e.to_string())
             ))
             .into());
         }
     }
     let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
     tx.batch_execute("CREATE TABLE IF NOT EXISTS ragsift_schema (version INTEGER NOT NULL)")
         .await?;
     let version: i32 = match tx.query_opt("SELECT version FROM ragsift_schema", &[]).await? {
         Some(row) => row.get(0),
         None => {
-            tx.execute("INSERT INTO ragsift_schema(version) VALUES (0)", &[]).await?;
+            tx.execute("INSERT INTO ragsift_schema(version) VALUES (0)", &[])
+                .await?;
             0
         }
     };
@@ -128,7 +132,8 @@ pub(crate) async fn migrate(client: &mut Client) -> PgResult<()> {
 /// dimension later.
 pub(crate) async fn bind_dimensions(client: &mut Client, dimensions: usize) -> PgResult<()> {
     let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
     let current = typed_dimensions(&tx).await?;
     match current {
         Some(d) if d == dimensions => {}

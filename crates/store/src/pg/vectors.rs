@@ -71,7 +71,9 @@ impl VectorIndex for PgVectors {
     fn contains(&self, key: u64) -> bool {
         self.conn
             .run(move |c| async move {
-                Ok(c.query_opt("SELECT 1 FROM chunks WHERE key = $1", &[&(key as i64)]).await?.is_some())
+                Ok(c.query_opt("SELECT 1 FROM chunks WHERE key = $1", &[&(key as i64)])
+                    .await?
+                    .is_some())
             })
             .unwrap_or(false)
     }

@@ -250,11 +250,7 @@ impl DocumentStore for Store {
     }
 
     /// Calls `f` with each stored vector whose key passes `want` (all of them when rebuilding the index).
-    fn for_each_vector(
-        &self,
-        want: &dyn Fn(u64) -> bool,
-        f: &mut dyn FnMut(u64, &[f32]) -> Result<()>,
-    ) -> Result<()> {
+    fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>) -> Result<()> {
         let conn = self.conn();
         let mut stmt = conn.prepare("SELECT key, embedding FROM chunks")?;
         let mut rows = stmt.query([])?;
@@ -355,6 +351,16 @@ impl DocumentStore for Store {
         let conn = self.conn();
         let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
         Ok(n.max(0) as u64)
+    }
+
+    fn size_bytes(&self) -> Result<u64> {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        Ok([self.path.clone(), PathBuf::from(wal)]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum())
     }
 
     /// SQLite's own integrity check plus the FTS index's consistency with the chunks table.
