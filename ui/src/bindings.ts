@@ -70,6 +70,10 @@ export type AppInfo = {
 	embedding_model: string,
 	chat_model: string,
 	judge: JudgeInfo,
+	/**  Where the library lives: this machine or a PostgreSQL server (never with its password). */
+	store: StoreInfo,
+	/**  Megabytes the library takes in its store. */
+	store_mb: number | null,
 	/**  Set-up problems in plain words (missing runtime or models), each with its fix. */
 	problems: string[],
 };
@@ -567,6 +571,13 @@ export type LibraryConfig = {
 	ocr?: boolean,
 	/**  Tesseract's languages for OCR, joined by `+` (e.g. `eng+deu`); each needs its `tesseract-ocr-<lang>`. */
 	ocr_languages?: string,
+	/**
+	 *  Where the library lives: empty for this machine (SQLite + usearch), or a PostgreSQL server as
+	 *  `postgres://user@host:port/database` (no password: see `RAGSIFT_STORE_URL`).
+	 */
+	store?: string,
+	/**  Your name on the runs you make, so a shared library shows who made each (empty: the login name). */
+	user?: string,
 };
 
 /**  One policy's selection for one case. */
@@ -726,6 +737,8 @@ export type RunSummary = {
 	query: string,
 	judge: string,
 	prompt_version: string,
+	/**  Who made the run (the `user` setting of the client that made it). */
+	made_by?: string,
 };
 
 export type ScoringStrategy = "independent" | "contextual";
@@ -814,6 +827,21 @@ export type Status =
 /**  No chunk had the scores its mode needs: nothing was filtered, the original context is returned. */
 "bypassed";
 
+/**  Which engine holds a library, and where (never with a password). */
+export type StoreInfo = {
+	/**  `sqlite` or `postgres`. */
+	kind: StoreKind,
+	/**  The SQLite file, or the server as `postgres://user@host:port/db` without its password. */
+	location: string,
+};
+
+/**  The engine of a library's store. */
+export type StoreKind = 
+/**  One SQLite file plus a usearch index file, on this machine. */
+"sqlite" | 
+/**  A PostgreSQL database with pgvector, shared by a team. */
+"postgres";
+
 /**
  *  Query-level means of one policy's [`Metrics`]; each mean skips the cases where the metric is `None`, and is
  *  `None` when every case does (booleans count as 0 or 1). So recall and nDCG cover only cases with relevant
@@ -872,6 +900,8 @@ export type Trace = {
 	timings_ms: { [key in string]: number | null },
 	/**  sha256 over the original query and the candidates' ids and texts: replay refuses a changed input. */
 	fingerprint: string,
+	/**  Who made the run (the library's `user` setting, else the login name); empty in runs made before. */
+	made_by?: string,
 };
 
 export type Usage = {

@@ -51,6 +51,8 @@ export type Contract = [
   Ok<Check<U.Selection, G.Selection>>,
   Ok<Check<U.Settings, G.Settings>>,
   Ok<Check<U.Source, G.Source>>,
+  Ok<Check<U.StoreInfo, G.StoreInfo>>,
+  Ok<Check<U.StoreKind, G.StoreKind>>,
   Ok<Check<U.StageQuery, G.StageQuery>>,
   Ok<Check<U.Status, G.Status>>,
   Ok<Check<U.Summary, G.Summary>>,

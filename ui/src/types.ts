@@ -12,7 +12,9 @@ export type JudgeKind = "auto" | "jev" | "local" | "none";
 export type JevRequest = "spring" | "rag-jev" | "contextual";
 export type ScoringStrategy = "independent" | "contextual";
 export type JudgeInfo = { kind: JudgeKind; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
-export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; problems: string[] };
+export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; store: StoreInfo; store_mb: number; problems: string[] };
+export type StoreKind = "sqlite" | "postgres";
+export type StoreInfo = { kind: StoreKind; location: string };
 
 export type DocumentRow = { id: string; path: string; title: string; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };
 
@@ -66,8 +68,8 @@ export type Selection = { decisions: Decision[]; selected_ids: string[] | null; 
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[] };
 
-export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; citations: number[]; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string };
-export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string };
+export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; citations: number[]; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string; made_by: string };
+export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string; made_by: string };
 
 export type ChatBackend = "embedded" | "openai";
 export type ChatSettings = { backend: ChatBackend; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };
@@ -76,7 +78,7 @@ export type AnswerMode = "auto" | "extractive" | "generative";
 export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence";
 export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
 export type FieldProblem = { field: string; message: string };
-export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string };
+export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string; store: string; user: string };
 export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
 
 export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; scoring: ScoringStrategy; min_relevance: number; top_n: number | null };

@@ -105,6 +105,7 @@ fn a_colleague_replays_and_asks_from_the_shared_judgment_cache() {
     let cluster = TestCluster::start().unwrap();
     let url = cluster.create_database("library").unwrap();
     let (alice, bob) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(alice.path().join("settings.json"), r#"{"user": "alice"}"#).unwrap();
     let (code, _) = run_json(
         client(alice.path(), &url)
             .args(["ingest", "--json"])
@@ -123,6 +124,7 @@ fn a_colleague_replays_and_asks_from_the_shared_judgment_cache() {
     let (code, list) = run_json(client(bob.path(), &url).args(["runs", "list", "--json"]));
     assert_eq!(code, 0);
     assert_eq!(list["runs"][0]["id"], run_id);
+    assert_eq!(list["runs"][0]["made_by"], "alice", "runs record who made them");
     let (code, replay) = run_json(client(bob.path(), &url).args(["replay", run_id, "--json"]));
     assert_eq!(code, 0, "{replay}");
     assert_eq!(replay["judge_calls"], 0);

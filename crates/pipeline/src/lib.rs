@@ -233,7 +233,7 @@ impl<'a> Pipeline<'a> {
         let answer = self.answer(query, history, &candidates, &outcome, &selection, on_token, cancel)?;
         timings.insert("generation".to_string(), ms(t));
 
-        let trace = Trace::new(
+        let mut trace = Trace::new(
             &original,
             transformed,
             variants
@@ -248,6 +248,7 @@ impl<'a> Pipeline<'a> {
             answer,
             timings,
         );
+        trace.made_by = self.library.user();
         trace.save(self.library.store())?;
         Ok(trace)
     }

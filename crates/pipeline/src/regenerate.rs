@@ -45,7 +45,7 @@ impl Pipeline<'_> {
         let mut judge = previous.judge.clone();
         judge.fresh_passages = 0;
         judge.cached_passages = previous.candidates.len();
-        let trace = Trace::new(
+        let mut trace = Trace::new(
             &original,
             previous.transformed.clone(),
             previous.variants.clone(),
@@ -56,6 +56,7 @@ impl Pipeline<'_> {
             answer,
             timings,
         );
+        trace.made_by = self.library.user();
         trace.save(self.library.store())?;
         Ok(trace)
     }

@@ -95,6 +95,9 @@ pub struct Trace {
     pub timings_ms: BTreeMap<String, f64>,
     /// sha256 over the original query and the candidates' ids and texts: replay refuses a changed input.
     pub fingerprint: String,
+    /// Who made the run (the library's `user` setting, else the login name); empty in runs made before.
+    #[serde(default)]
+    pub made_by: String,
 }
 
 impl Trace {
@@ -143,6 +146,7 @@ impl Trace {
             usage: completion.usage,
             timings_ms,
             fingerprint,
+            made_by: String::new(),
         }
     }
 
@@ -153,6 +157,7 @@ impl Trace {
             query: self.query.clone(),
             judge: self.judge.judge.clone(),
             prompt_version: self.judge.prompt_version.clone(),
+            made_by: self.made_by.clone(),
         };
         let json = serde_json::to_string(self).map_err(|e| Error::Invalid(format!("trace: {e}")))?;
         store.put_run(&summary, &self.fingerprint, &json)

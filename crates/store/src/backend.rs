@@ -5,10 +5,10 @@
 use crate::index::VectorIndex;
 use crate::store::{CachedJudgment, ChunkRow, DocumentRow, NewChunk, RunSummary};
 use crate::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which engine holds a library, and where (never with a password).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct StoreInfo {
     /// `sqlite` or `postgres`.
@@ -18,7 +18,7 @@ pub struct StoreInfo {
 }
 
 /// The engine of a library's store.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum StoreKind {

@@ -37,6 +37,8 @@ pub struct LibraryConfig {
     /// Where the library lives: empty for this machine (SQLite + usearch), or a PostgreSQL server as
     /// `postgres://user@host:port/database` (no password: see `RAGSIFT_STORE_URL`).
     pub store: String,
+    /// Your name on the runs you make, so a shared library shows who made each (empty: the login name).
+    pub user: String,
 }
 
 impl Default for LibraryConfig {
@@ -55,6 +57,7 @@ impl Default for LibraryConfig {
             ocr: true,
             ocr_languages: "eng".into(),
             store: String::new(),
+            user: String::new(),
         }
     }
 }
@@ -115,6 +118,9 @@ impl LibraryConfig {
                 "ocr_languages",
                 "Tesseract language codes joined by +, such as eng or eng+deu",
             ));
+        }
+        if self.user.chars().count() > 100 || self.user.chars().any(char::is_control) {
+            p.push(FieldProblem::new("user", "at most 100 characters, on one line"));
         }
         if let Some(problem) = crate::location::setting_problem(&self.store) {
             p.push(FieldProblem::new("store", problem));

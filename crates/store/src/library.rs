@@ -201,6 +201,17 @@ impl Library {
     pub fn index(&self) -> &dyn VectorIndex {
         self.index.as_ref()
     }
+    /// The name runs made here are recorded under: the `user` setting, else the login name.
+    pub fn user(&self) -> String {
+        let set = self.settings.user.trim();
+        if !set.is_empty() {
+            return set.to_string();
+        }
+        std::env::var("USER")
+            .or_else(|_| std::env::var("LOGNAME"))
+            .unwrap_or_else(|_| "unknown".into())
+    }
+
     /// Which engine holds the library, and where.
     pub fn store_info(&self) -> StoreInfo {
         self.store.info()

@@ -42,6 +42,10 @@ pub struct AppInfo {
     pub embedding_model: String,
     pub chat_model: String,
     pub judge: JudgeInfo,
+    /// Where the library lives: this machine or a PostgreSQL server (never with its password).
+    pub store: ragsift_store::StoreInfo,
+    /// Megabytes the library takes in its store.
+    pub store_mb: f64,
     /// Set-up problems in plain words (missing runtime or models), each with its fix.
     pub problems: Vec<String>,
 }
@@ -149,6 +153,8 @@ impl Workbench {
             embedding_model: s.library.embedding_model.clone(),
             chat_model,
             judge: self.judge_info(),
+            store: lib.store_info(),
+            store_mb: lib.store().size_bytes()? as f64 / 1e6,
             problems,
         })
     }

@@ -40,7 +40,7 @@ export function RunPicker() {
             <button type="button" class={`run-item${r.id === cur ? " active" : ""}`} data-testid="run-item" data-run-id={r.id}
               aria-current={r.id === cur ? "true" : undefined} onClick={() => (currentRunId.value = r.id)}>
               <span class="run-q">{r.query}</span>
-              <span class="run-meta">{fmtTime(r.created_at)} · judge {r.judge || "none"}</span>
+              <span class="run-meta">{fmtTime(r.created_at)} · judge {r.judge || "none"}{r.made_by ? ` · by ${r.made_by}` : ""}</span>
             </button>
           </li>
         ))}

@@ -214,6 +214,15 @@ export function Settings() {
           </Field>
         </fieldset>
         <fieldset class="panel">
+          <legend>Library store</legend>
+          <Field label="Store" name="store" errors={errors} hint="empty: this machine (SQLite + usearch); or postgres://user@host:5432/db for a team library. No password here: put it in PGPASSWORD, or the whole URL in RAGSIFT_STORE_URL or <home>/store-url (mode 0600). Takes effect on restart.">
+            <input {...a("store")} class="input mono" value={s.store ?? ""} placeholder="postgres://you@db.example:5432/team" onInput={(e) => set((d) => (d.store = str(e)))} />
+          </Field>
+          <Field label="Your name on runs" name="user" errors={errors} hint="a shared library shows who made each run (empty: your login name)">
+            <input {...a("user")} class="input" value={s.user ?? ""} onInput={(e) => set((d) => (d.user = str(e)))} />
+          </Field>
+        </fieldset>
+        <fieldset class="panel">
           <legend>Chunking</legend>
           <Field label="Chunk size (tokens)" name="chunk_tokens" errors={errors}>
             <input {...a("chunk_tokens")} class="input input-num" type="number" value={s.chunk_tokens} onInput={(e) => set((d) => (d.chunk_tokens = num(e)))} />
@@ -240,6 +249,7 @@ export function Settings() {
           <dl class="kv-list">
             <dt>Version</dt><dd>{info.version}</dd>
             <dt>Library home</dt><dd class="mono">{info.home}</dd>
+            <dt>Store</dt><dd class="mono" data-testid="store-info">{info.store.kind === "postgres" ? "PostgreSQL + pgvector" : "SQLite + usearch"} · {info.store.location} · {info.store_mb.toFixed(1)} MB</dd>
             <dt>Documents / runs</dt><dd>{info.documents} / {info.runs}</dd>
             <dt>Embedding model</dt><dd>{info.embedding_model}</dd>
             <dt>Chat model</dt><dd>{info.chat_model}</dd>

@@ -118,15 +118,15 @@
     policy, selection, sources,
     prompt: `Context information is below.\n\n---------------------\n${sources.map((s) => `[${s.number}] ${s.title} (p. ${s.page_start})\n${s.text}`).join("\n\n")}\n---------------------\n\nGiven the context information and no prior knowledge, answer the query.\n\nQuery: What does fault code E1xx mean?\n\nAnswer:\n`,
     answer, answered_by: "chat", citations: [1, 2, 3, 4], model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
-    timings_ms: { query: 180.2, retrieval: 12.4, judge: 812.0, policy: 0.1, generation: 2310.7 }, fingerprint: "f".repeat(64),
+    timings_ms: { query: 180.2, retrieval: 12.4, judge: 812.0, policy: 0.1, generation: 2310.7 }, fingerprint: "f".repeat(64), made_by: "alice",
   };
   const runsList = [
-    { id: RUN_ID, created_at: 1735000000, query: trace.query, judge: "jev", prompt_version: "jev-spring-1" },
-    { id: "older-run", created_at: 1734900000, query: "Is the warranty void after self-repair?", judge: "local", prompt_version: "local-1+jev-spring-1" },
+    { id: RUN_ID, created_at: 1735000000, query: trace.query, judge: "jev", prompt_version: "jev-spring-1", made_by: "alice" },
+    { id: "older-run", created_at: 1734900000, query: "Is the warranty void after self-repair?", judge: "local", prompt_version: "local-1+jev-spring-1", made_by: "bob" },
   ];
   const settings = {
     embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
-    embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng",
+    embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng", store: "", user: "",
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
     judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
   };
@@ -199,7 +199,7 @@
   window.__MOCK_IPC_CALLS__ = [];
   window.__MOCK_SETTINGS__ = settings;
   const handlers = {
-    app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, problems: [] }),
+    app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, store: { kind: "sqlite", location: "/home/user/.local/share/ragsift/ragsift.db" }, store_mb: 1.2, problems: [] }),
     documents: () => documents,
     library_generation: () => 7,
     settings: () => settings,

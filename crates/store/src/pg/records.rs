@@ -37,8 +37,9 @@ impl RunStore for PgStore {
         let (run, fingerprint, trace) = (run.clone(), fingerprint.to_string(), trace_json.to_string());
         self.conn().run(move |c| async move {
             c.execute(
-                "INSERT INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, \
+                "INSERT INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace, made_by) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO UPDATE SET made_by = excluded.made_by, \
+                 created_at = excluded.created_at, \
                  query = excluded.query, judge = excluded.judge, prompt_version = excluded.prompt_version, \
                  fingerprint = excluded.fingerprint, trace = excluded.trace",
                 &[
@@ -49,6 +50,7 @@ impl RunStore for PgStore {
                     &run.prompt_version,
                     &fingerprint,
                     &trace,
+                    &run.made_by,
                 ],
             )
             .await?;
@@ -76,7 +78,7 @@ impl RunStore for PgStore {
         self.conn().run(move |c| async move {
             let rows = c
                 .query(
-                    "SELECT id, created_at, query, judge, prompt_version FROM runs \
+                    "SELECT id, created_at, query, judge, prompt_version, made_by FROM runs \
                      ORDER BY created_at DESC, id LIMIT $1",
                     &[&(limit as i64)],
                 )
@@ -89,6 +91,7 @@ impl RunStore for PgStore {
                     query: r.get(2),
                     judge: r.get(3),
                     prompt_version: r.get(4),
+                    made_by: r.get(5),
                 })
                 .collect())
         })

@@ -8,7 +8,8 @@ use crate::Error;
 const MIGRATION_LOCK: i64 = 0x7261_6773_6966_7401;
 
 /// Migration N+1 is `MIGRATIONS[N]`. Append only: never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -76,7 +77,11 @@ CREATE TABLE runs (
     trace          TEXT NOT NULL
 );
 CREATE INDEX runs_by_time ON runs(created_at);
-"#];
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN made_by TEXT NOT NULL DEFAULT '';
+"#,
+];
 
 /// Brings the database up to the latest schema. pgvector must be installed on the server; creating the extension
 /// needs a privileged role once (`CREATE EXTENSION vector`), after which any role with `CREATE` on the schema can

@@ -15,13 +15,16 @@ pub struct RunSummary {
     pub query: String,
     pub judge: String,
     pub prompt_version: String,
+    /// Who made the run (the `user` setting of the client that made it).
+    #[serde(default)]
+    pub made_by: String,
 }
 
 impl RunStore for Store {
     fn put_run(&self, run: &RunSummary, fingerprint: &str, trace_json: &str) -> Result<()> {
         self.conn().execute(
-            "INSERT OR REPLACE INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT OR REPLACE INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace, made_by) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             params![
                 run.id,
                 run.created_at,
@@ -29,7 +32,8 @@ impl RunStore for Store {
                 run.judge,
                 run.prompt_version,
                 fingerprint,
-                trace_json
+                trace_json,
+                run.made_by
             ],
         )?;
         Ok(())
@@ -51,7 +55,8 @@ impl RunStore for Store {
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT id, created_at, query, judge, prompt_version FROM runs ORDER BY created_at DESC, id LIMIT ?1",
+            "SELECT id, created_at, query, judge, prompt_version, made_by FROM runs \
+             ORDER BY created_at DESC, id LIMIT ?1",
         )?;
         let rows = stmt
             .query_map([limit as i64], |r| {
@@ -61,6 +66,7 @@ impl RunStore for Store {
                     query: r.get(2)?,
                     judge: r.get(3)?,
                     prompt_version: r.get(4)?,
+                    made_by: r.get(5)?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;

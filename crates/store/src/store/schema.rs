@@ -91,6 +91,10 @@ CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
 -- Pages whose text OCR read from their image (no text layer).
 ALTER TABLE pages ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
 "#,
+    r#"
+-- Who made each run (a shared library shows it).
+ALTER TABLE runs ADD COLUMN made_by TEXT NOT NULL DEFAULT '';
+"#,
 ];
 
 /// Brings the database up to the latest schema.
