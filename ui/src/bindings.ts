@@ -151,6 +151,8 @@ export type Candidate = {
 	/**  The score of its first occurrence (Spring keeps the first document's score). */
 	score: number | null,
 	found_by: Provenance[],
+	/**  The chunk's own metadata as JSON when its store keeps some (a Spring AI table's rows); `null` otherwise. */
+	metadata?: string | null,
 };
 
 /**  One candidate's answers. */
@@ -576,6 +578,11 @@ export type LibraryConfig = {
 	 *  `postgres://user@host:port/database` (no password: see `RAGSIFT_STORE_URL`).
 	 */
 	store?: string,
+	/**
+	 *  A Spring AI PgVectorStore table (`schema.table`, e.g. `public.vector_store`) in the `store` database, opened
+	 *  read-only as this library's chunks; empty: ragsift's own tables.
+	 */
+	spring_table?: string,
 	/**  Your name on the runs you make, so a shared library shows who made each (empty: the login name). */
 	user?: string,
 };

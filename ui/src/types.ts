@@ -50,7 +50,7 @@ export type StageQuery = { stage: string; text: string };
 export type VariantHit = { chunk_id: string; rank: number; score: number; similarity: number | null; bm25: number | null };
 export type VariantHits = { query: string; hits: VariantHit[] };
 export type Provenance = { variant: number; rank: number; score: number };
-export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[] };
+export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[]; metadata?: string | null };
 export type JudgeStatus = "judged" | "cached" | "partial" | "bypassed" | "none";
 export type CandidateJudgment = { chunk_id: string; answers: { [key in string]: number }; model: string; cached: boolean; input_tokens: number; output_tokens: number; latency_ms: number };
 export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; unscreened_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
@@ -78,7 +78,7 @@ export type AnswerMode = "auto" | "extractive" | "generative";
 export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence";
 export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
 export type FieldProblem = { field: string; message: string };
-export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string; store: string; user: string };
+export type LibraryConfig = { embedding_model: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string; store: string; user: string; spring_table: string };
 export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
 
 export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; scoring: ScoringStrategy; min_relevance: number; top_n: number | null };

@@ -9,6 +9,7 @@ mod fuzz;
 mod judge;
 mod judge_fit;
 mod llm;
+mod pgvector;
 mod qaset;
 mod reingest;
 mod replay;
@@ -41,6 +42,13 @@ enum Command {
     },
     /// usearch QPS and recall@10 vs an exact scan.
     Search {
+        #[arg(long, default_value_t = 100_000)]
+        vectors: usize,
+        #[arg(long, default_value_t = 1000)]
+        queries: usize,
+    },
+    /// pgvector HNSW (a real PostgreSQL server) vs the local usearch index vs exact search.
+    Pgvector {
         #[arg(long, default_value_t = 100_000)]
         vectors: usize,
         #[arg(long, default_value_t = 1000)]
@@ -112,6 +120,7 @@ fn main() {
         Command::Extract { paths } => extract::run(&paths),
         Command::Embed { chunks, threads } => embed::run(chunks, threads),
         Command::Search { vectors, queries } => search::run(vectors, queries),
+        Command::Pgvector { vectors, queries } => pgvector::run(vectors, queries),
         Command::Reingest { copies } => reingest::run(copies),
         Command::Llm => llm::run(),
         Command::Fuzz { seconds } => fuzz::run(seconds),

@@ -83,7 +83,7 @@ pub fn run(n: usize, nq: usize) -> Result<()> {
 }
 
 /// Top-K keys by dot product (vectors are unit length, so this is cosine).
-fn exact(data: &[Vec<f32>], q: &[f32]) -> Vec<u64> {
+pub(crate) fn exact(data: &[Vec<f32>], q: &[f32]) -> Vec<u64> {
     let mut best: Vec<(f32, u64)> = Vec::with_capacity(K + 1);
     for (i, v) in data.iter().enumerate() {
         let s: f32 = v.iter().zip(q).map(|(a, b)| a * b).sum();
@@ -96,7 +96,7 @@ fn exact(data: &[Vec<f32>], q: &[f32]) -> Vec<u64> {
     best.into_iter().map(|(_, k)| k).collect()
 }
 
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> f64 {
@@ -112,7 +112,7 @@ impl Rng {
 }
 
 /// A random unit vector, or one scattered around `center` with relative noise `spread`.
-fn unit(rng: &mut Rng, center: Option<&Vec<f32>>, spread: f32) -> Vec<f32> {
+pub(crate) fn unit(rng: &mut Rng, center: Option<&Vec<f32>>, spread: f32) -> Vec<f32> {
     let sigma = spread / (DIMS as f32).sqrt();
     let mut v: Vec<f32> = match center {
         Some(c) => c.iter().map(|x| x + sigma * rng.gauss()).collect(),

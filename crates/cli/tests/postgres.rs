@@ -135,3 +135,157 @@ fn a_colleague_replays_and_asks_from_the_shared_judgment_cache() {
     assert!(candidates > 0);
     assert_eq!(second["judge"]["cached_passages"], candidates, "{}", second["judge"]);
 }
+
+/// Rows as a Spring AI application writes them: `INSERT … ON CONFLICT (id) DO UPDATE`, JSON metadata with
+/// TokenTextSplitter's `parent_document_id` / `chunk_index` / `total_chunks` and the app's own keys.
+fn spring_insert(cluster: &TestCluster, table: &str, rows: &[(&str, &str, Value, Vec<f32>)]) {
+    for (id, content, metadata, embedding) in rows {
+        let vector = format!(
+            "[{}]",
+            embedding.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+        );
+        let sql = format!(
+            "INSERT INTO {table} (id, content, metadata, embedding) VALUES ('{id}', '{}', '{}'::json, '{vector}') \
+             ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, metadata = EXCLUDED.metadata, \
+             embedding = EXCLUDED.embedding",
+            content.replace('\'', "''"),
+            metadata.to_string().replace('\'', "''"),
+        );
+        cluster.psql("spring", &sql).unwrap();
+    }
+}
+
+#[test]
+fn a_spring_ai_pgvector_table_is_searched_judged_and_replayed_read_only() {
+    use ragsift_engine::{Embedder, FastEmbedder, RuntimePaths};
+    let cluster = TestCluster::start().unwrap();
+    let url = cluster.create_database("spring").unwrap();
+    // Spring AI's default DDL (PgVectorStore, COSINE_DISTANCE, HNSW) with text ids, as the seed's indexer uses.
+    cluster
+        .psql(
+            "spring",
+            "CREATE TABLE IF NOT EXISTS public.vector_store (id text PRIMARY KEY, content text, metadata json, \
+             embedding vector(384)); CREATE INDEX ON public.vector_store USING HNSW (embedding vector_cosine_ops);",
+        )
+        .unwrap();
+    let runtime = RuntimePaths::discover(&ragsift_engine::paths::data_dir().unwrap()).unwrap();
+    let embedder = FastEmbedder::load(&runtime, ragsift_engine::paths::DEFAULT_EMBEDDING_MODEL, 2, 32).unwrap();
+    let texts = [
+        (
+            "handbook/warranty.md#0",
+            "handbook/warranty.md",
+            0,
+            "The battery is covered by a warranty of 24 months from the date of purchase.",
+        ),
+        (
+            "handbook/warranty.md#1",
+            "handbook/warranty.md",
+            1,
+            "Repairs by unauthorised shops void the warranty on the battery.",
+        ),
+        (
+            "handbook/shipping.md#0",
+            "handbook/shipping.md",
+            0,
+            "Orders ship within two business days from the central warehouse.",
+        ),
+        (
+            "handbook/shipping.md#1",
+            "handbook/shipping.md",
+            1,
+            "Returns are accepted for thirty days if the seal is unbroken.",
+        ),
+    ];
+    let vectors = embedder.embed(&texts.iter().map(|t| t.3).collect::<Vec<_>>()).unwrap();
+    let rows: Vec<(&str, &str, Value, Vec<f32>)> = texts
+        .iter()
+        .zip(vectors)
+        .map(|((id, parent, i, text), v)| {
+            let meta = serde_json::json!({
+                "parent_document_id": parent, "chunk_index": i, "total_chunks": 2,
+                "library": "handbook", "path": parent, "checksum": format!("sha-{parent}"),
+            });
+            (*id, *text, meta, v)
+        })
+        .collect();
+    spring_insert(&cluster, "public.vector_store", &rows);
+
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("settings.json"),
+        r#"{"spring_table": "public.vector_store"}"#,
+    )
+    .unwrap();
+    let (code, list) = run_json(client(home.path(), &url).args(["library", "list", "--json"]));
+    assert_eq!(code, 0, "{list}");
+    let docs = list["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 2, "rows grouped by parent_document_id: {list}");
+    assert_eq!(docs[1]["path"], "handbook/warranty.md");
+    assert_eq!(docs[1]["chunk_count"], 2);
+    assert!(list["store"]["location"]
+        .as_str()
+        .unwrap()
+        .contains("public.vector_store (Spring AI, read-only)"));
+
+    let out = client(home.path(), &url)
+        .args(["ask", "How long is the battery warranty?", "--judge", "local", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let ask: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run_id = ask["run_id"].as_str().unwrap();
+    let (code, trace) = run_json(client(home.path(), &url).args(["runs", "show", run_id]));
+    assert_eq!(code, 0, "{trace}");
+    let candidates = trace["candidates"].as_array().unwrap();
+    assert_eq!(candidates[0]["chunk_id"], "handbook/warranty.md#0", "{trace}");
+    let meta: Value = serde_json::from_str(candidates[0]["metadata"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        (meta["library"].as_str(), meta["chunk_index"].as_i64()),
+        (Some("handbook"), Some(0))
+    );
+    assert!(
+        ask["answer"].as_str().unwrap().contains("24 months"),
+        "{}",
+        ask["answer"]
+    );
+    let (code, replay) = run_json(client(home.path(), &url).args(["replay", run_id, "--json"]));
+    assert_eq!((code, replay["judge_calls"].as_i64()), (0, Some(0)), "{replay}");
+
+    // The table is never written.
+    let docs_dir = tempfile::tempdir().unwrap();
+    std::fs::write(docs_dir.path().join("x.md"), "# X\n\nSomething new.").unwrap();
+    let out = client(home.path(), &url)
+        .arg("ingest")
+        .arg(docs_dir.path())
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("read-only"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count_in(&cluster, "spring", "SELECT count(*) FROM vector_store"), 4);
+
+    // A table built by another embedding model (uuid ids, 8 dimensions): a clear refusal, not wrong neighbours.
+    cluster
+        .psql(
+            "spring",
+            "CREATE TABLE other_store (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, content text, metadata json, \
+             embedding vector(8)); INSERT INTO other_store (content, metadata, embedding) \
+             VALUES ('x', '{}', '[1,0,0,0,0,0,0,0]');",
+        )
+        .unwrap();
+    std::fs::write(home.path().join("settings.json"), r#"{"spring_table": "other_store"}"#).unwrap();
+    let out = client(home.path(), &url)
+        .args(["search", "battery warranty", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains("8-dimensional") && err.contains("384"), "{err}");
+}
+
+fn count_in(cluster: &TestCluster, db: &str, sql: &str) -> i64 {
+    cluster.psql(db, sql).unwrap().parse().unwrap()
+}

@@ -139,6 +139,7 @@ fn candidates(texts: &[&str]) -> Vec<Candidate> {
             text: (*t).to_string(),
             score: 0.5,
             found_by: Vec::new(),
+            metadata: None,
         })
         .collect()
 }

@@ -30,6 +30,9 @@ pub struct Candidate {
     /// The score of its first occurrence (Spring keeps the first document's score).
     pub score: f32,
     pub found_by: Vec<Provenance>,
+    /// The chunk's own metadata as JSON when its store keeps some (a Spring AI table's rows); `null` otherwise.
+    #[serde(default)]
+    pub metadata: Option<String>,
 }
 
 /// A joiner stage.
@@ -70,6 +73,7 @@ impl Joiner for ConcatenationJoiner {
                         text: h.chunk.text.clone(),
                         score: h.score,
                         found_by: vec![seen],
+                        metadata: h.chunk.metadata.clone(),
                     }),
                 }
             }
@@ -105,6 +109,7 @@ mod tests {
                 char_start: 0,
                 char_end: 1,
                 tokens: 1,
+                metadata: None,
             },
         }
     }

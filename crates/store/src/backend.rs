@@ -32,6 +32,10 @@ pub enum StoreKind {
 pub trait DocumentStore: Send + Sync {
     /// Engine and location.
     fn info(&self) -> StoreInfo;
+    /// Whether ragsift may only read it (a table another application owns).
+    fn read_only(&self) -> bool {
+        false
+    }
     fn meta(&self, key: &str) -> Result<Option<String>>;
     fn set_meta(&self, key: &str, value: &str) -> Result<()>;
     /// Bumped by every write to the chunks, in the same transaction.

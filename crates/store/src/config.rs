@@ -37,6 +37,9 @@ pub struct LibraryConfig {
     /// Where the library lives: empty for this machine (SQLite + usearch), or a PostgreSQL server as
     /// `postgres://user@host:port/database` (no password: see `RAGSIFT_STORE_URL`).
     pub store: String,
+    /// A Spring AI PgVectorStore table (`schema.table`, e.g. `public.vector_store`) in the `store` database, opened
+    /// read-only as this library's chunks; empty: ragsift's own tables.
+    pub spring_table: String,
     /// Your name on the runs you make, so a shared library shows who made each (empty: the login name).
     pub user: String,
 }
@@ -58,6 +61,7 @@ impl Default for LibraryConfig {
             ocr_languages: "eng".into(),
             store: String::new(),
             user: String::new(),
+            spring_table: String::new(),
         }
     }
 }

@@ -52,10 +52,22 @@ fn err(e: impl std::fmt::Display) -> Error {
     Error::Index(e.to_string())
 }
 
+/// Searches (and adds) usearch can run at once: each needs a context reserved ahead, and by default it reserves only
+/// one per core, so a ninth concurrent search on a 2-core machine failed ("Reserve capacity ahead of searches").
+const CONCURRENT_CALLS: usize = 64;
+
+/// Reserves room for `capacity` vectors and [`CONCURRENT_CALLS`] concurrent calls.
+fn reserve(index: &usearch::Index, capacity: usize) -> Result<()> {
+    index
+        .reserve_capacity_and_threads(capacity.max(index.size()), CONCURRENT_CALLS)
+        .map_err(err)
+}
+
 impl UsearchIndex {
     /// An empty in-memory index (never persisted).
     pub fn in_memory(dimensions: usize, expansion_search: usize) -> Result<Self> {
         let index = usearch::Index::new(&options(dimensions, expansion_search)).map_err(err)?;
+        reserve(&index, 1024)?;
         Ok(UsearchIndex {
             index,
             path: None,
@@ -115,6 +127,7 @@ fn load_into(index: &usearch::Index, path: &Path, dimensions: usize, expansion_s
     } else {
         index.reset().map_err(err)?;
     }
+    reserve(index, index.capacity().max(1024))?;
     Ok(loaded)
 }
 
@@ -154,7 +167,7 @@ impl VectorIndex for UsearchIndex {
             self.index.remove(key).map_err(err)?;
         }
         if self.index.size() + 1 > self.index.capacity() {
-            self.index.reserve((self.index.capacity() * 2).max(1024)).map_err(err)?;
+            reserve(&self.index, (self.index.capacity() * 2).max(1024))?;
         }
         self.index.add(key, vector).map_err(err)?;
         self.dirty.store(true, Ordering::Release);
@@ -218,6 +231,29 @@ impl VectorIndex for UsearchIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// More searches at once than the machine has cores (the app's blocking pool, eight team clients).
+    #[test]
+    fn many_concurrent_searches_all_succeed() {
+        let index = UsearchIndex::in_memory(4, 16).unwrap();
+        for k in 0..30_000u64 {
+            let x = k as f32;
+            index.add(k, &[x.sin(), x.cos(), (x * 0.5).sin(), 1.0]).unwrap();
+        }
+        let barrier = std::sync::Barrier::new(32);
+        std::thread::scope(|s| {
+            for t in 0..32 {
+                let (index, barrier) = (&index, &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    for i in 0..50 {
+                        let x = (t * 50 + i) as f32;
+                        assert_eq!(index.search(&[x.cos(), x.sin(), 0.3, 1.0], 5).unwrap().len(), 5);
+                    }
+                });
+            }
+        });
+    }
 
     #[test]
     fn add_replace_search_remove_persist() {

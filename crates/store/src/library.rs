@@ -11,6 +11,7 @@ use crate::backend::{DocumentStore, LibraryStore, StoreInfo};
 use crate::config::LibraryConfig;
 use crate::index::{UsearchIndex, VectorIndex};
 use crate::location::{self, StoreLocation};
+use crate::pg::spring::SpringTable;
 use crate::pg::PgStore;
 use crate::store::{DocumentRow, NewChunk, Store};
 use crate::writer;
@@ -94,6 +95,11 @@ impl Library {
         std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
         let (store, index, server): (Box<dyn LibraryStore>, Box<dyn VectorIndex>, bool) =
             match location::resolve(home, &settings.store)? {
+                StoreLocation::Local if !settings.spring_table.trim().is_empty() => {
+                    return Err(Error::Invalid(
+                        "spring_table needs the PostgreSQL database that holds it as the store".into(),
+                    ))
+                }
                 StoreLocation::Local => {
                     let store = Store::open(&home.join(DB_FILE))?;
                     let dims = store
@@ -102,6 +108,18 @@ impl Library {
                         .unwrap_or(DEFAULT_DIMENSIONS);
                     let index = UsearchIndex::open(&home.join(INDEX_FILE), dims, settings.expansion_search)?;
                     (Box::new(store), Box::new(index), false)
+                }
+                StoreLocation::Postgres(url) if !settings.spring_table.trim().is_empty() => {
+                    let table = SpringTable::open(
+                        &url,
+                        settings.spring_table.trim(),
+                        &home.join(DB_FILE),
+                        settings.expansion_search,
+                    )?;
+                    let index = table
+                        .vector_index(settings.expansion_search)
+                        .ok_or_else(|| Error::Setup("the Spring AI table has no vector index".into()))?;
+                    (Box::new(table), index, true)
                 }
                 StoreLocation::Postgres(url) => {
                     let store = PgStore::open(&url)?;
@@ -172,6 +190,12 @@ impl Library {
     /// Runs `write` holding the library's writer lock, on an index brought up to date first; saves the index
     /// before the lock is released.
     fn exclusive<T>(&self, progress: Progress<'_>, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        if self.store.read_only() {
+            return Err(Error::NotSupported(format!(
+                "{} is read-only: ragsift does not ingest into or remove from it",
+                self.store.info().location
+            )));
+        }
         if self.server {
             return write();
         }

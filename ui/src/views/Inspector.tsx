@@ -66,7 +66,7 @@ function JudgeTable(props: { trace: Trace }) {
               <tr key={c.chunk_id} data-testid="judge-row" data-chunk-id={c.chunk_id} data-reason={d?.reason}
                 class={d ? (d.selected === false ? "row-dropped" : "row-kept") : ""}>
                 <td class="num">{i + 1}</td>
-                <td class="passage"><button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button> <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+                <td class="passage"><button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button> <span class="muted">{pages(c.page_start, c.page_end)}</span>{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
                 {QUESTIONS.map((q) => (
                   <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
                     ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>

@@ -47,6 +47,7 @@ fn chunk_row(r: &Row) -> ChunkRow {
         char_start: r.get::<_, i32>(9) as u32,
         char_end: r.get::<_, i32>(10) as u32,
         tokens: r.get::<_, i32>(11) as u32,
+        metadata: None,
     }
 }
 
@@ -59,7 +60,7 @@ async fn keys_of(client: &impl deadpool_postgres::GenericClient, id: &str) -> Pg
 }
 
 /// Words of a free-text question as a tsquery OR of quoted terms (punctuation cannot break the syntax).
-fn ts_query(query: &str) -> Option<String> {
+pub(super) fn ts_query(query: &str) -> Option<String> {
     let terms: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())

@@ -7,6 +7,7 @@ pub mod cluster;
 mod documents;
 mod records;
 mod schema;
+pub mod spring;
 mod vectors;
 
 use crate::backend::{StoreInfo, StoreKind};
@@ -61,8 +62,37 @@ impl PgStore {
     /// Connects to the database at `url` (a `postgres://` URL or `key=value` pairs; `host` may be a socket
     /// directory), checks that pgvector is there, and brings the schema up to date.
     pub fn open(url: &str) -> Result<Self> {
+        let store = PgStore {
+            conn: Arc::new(Conn::connect(url)?),
+        };
+        store.conn.run(|mut c| async move { schema::migrate(&mut c).await })?;
+        Ok(store)
+    }
+
+    pub(crate) fn conn(&self) -> &Arc<Conn> {
+        &self.conn
+    }
+
+    /// Engine and location.
+    pub fn describe(&self) -> StoreInfo {
+        StoreInfo {
+            kind: StoreKind::Postgres,
+            location: self.conn.location.clone(),
+        }
+    }
+}
+
+impl Conn {
+    /// A pool for `url` on a new private runtime (no connection is made yet).
+    pub(crate) fn connect(url: &str) -> Result<Conn> {
         let config: tokio_postgres::Config = url.parse().map_err(|e| Error::Invalid(format!("store URL: {e}")))?;
         let location = describe(&config);
+        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+            return Err(Error::NotSupported(format!(
+                "{location} asks for sslmode=require, and this build connects without TLS: use a trusted network, \
+                 a VPN or an SSH tunnel, with sslmode=disable or prefer"
+            )));
+        }
         let mut config = config;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
@@ -92,31 +122,18 @@ impl PgStore {
             .recycle_timeout(Some(CONNECT_TIMEOUT))
             .build()
             .map_err(|e| Error::Setup(format!("connection pool: {e}")))?;
-        let store = PgStore {
-            conn: Arc::new(Conn {
-                runtime: Some(runtime),
-                pool,
-                location,
-            }),
-        };
-        store.conn.run(|mut c| async move { schema::migrate(&mut c).await })?;
-        Ok(store)
+        Ok(Conn {
+            runtime: Some(runtime),
+            pool,
+            location,
+        })
     }
 
-    pub(crate) fn conn(&self) -> &Arc<Conn> {
-        &self.conn
+    /// `postgres://user@host:port/db`, without the password.
+    pub(crate) fn location(&self) -> &str {
+        &self.location
     }
 
-    /// Engine and location.
-    pub fn describe(&self) -> StoreInfo {
-        StoreInfo {
-            kind: StoreKind::Postgres,
-            location: self.conn.location.clone(),
-        }
-    }
-}
-
-impl Conn {
     /// Runs `f` with a pooled connection on the store's runtime and waits for it. Safe to call from any thread,
     /// inside another tokio runtime too.
     pub(crate) fn run<T, F, Fut>(&self, f: F) -> Result<T>
@@ -198,5 +215,17 @@ mod tests {
         assert_eq!(describe(&config), "postgres://alice@db.example:6543/team");
         let config: tokio_postgres::Config = "host=/tmp/sock user=postgres password=x dbname=lib".parse().unwrap();
         assert_eq!(describe(&config), "postgres://postgres@/tmp/sock:5432/lib");
+    }
+
+    #[test]
+    fn tls_required_is_refused_not_sent_in_the_clear() {
+        let err = PgStore::open("postgres://a:pw@db.example/team?sslmode=require")
+            .err()
+            .unwrap();
+        assert!(matches!(err, Error::NotSupported(_)), "{err}");
+        assert!(
+            err.to_string().contains("sslmode=require") && !err.to_string().contains("pw"),
+            "{err}"
+        );
     }
 }

@@ -66,6 +66,8 @@ pub struct ChunkRow {
     pub char_start: u32,
     pub char_end: u32,
     pub tokens: u32,
+    /// The row's own metadata as JSON, for chunks ragsift did not write (a Spring AI table's `metadata`).
+    pub metadata: Option<String>,
 }
 
 /// The SQLite database of one library.
@@ -415,6 +417,7 @@ fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
         char_start: r.get(9)?,
         char_end: r.get(10)?,
         tokens: r.get(11)?,
+        metadata: None,
     })
 }
 
