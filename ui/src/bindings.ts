@@ -551,6 +551,15 @@ export type JudgeStatus =
 export type LibraryConfig = {
 	/**  Embedding model id: a folder under the models dir. */
 	embedding_model?: string,
+	/**
+	 *  An OpenAI-compatible embeddings server (`http://host:port`, `/v1/embeddings`) that embeds queries and new
+	 *  chunks instead of the local model: to query an index another pipeline built. Empty: the local model.
+	 */
+	embedding_endpoint?: string,
+	/**  The server's model name (with `embedding_endpoint`). */
+	embedding_server_model?: string,
+	/**  Environment variable holding the server's API key (sent only over HTTPS or to loopback). */
+	embedding_api_key_env?: string,
 	/**  Largest chunk, in the embedding model's tokens (special tokens excluded). */
 	chunk_tokens?: number,
 	/**  Tokens repeated between consecutive chunks. */

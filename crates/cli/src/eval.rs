@@ -60,10 +60,10 @@ fn invalid(e: impl std::fmt::Display) -> Error {
 pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
     let cases = if args.from_library {
         let lib = crate::open_library(home)?;
-        let embedder = crate::load_embedder(home, lib.settings())?;
+        let embedder = crate::load_query_embedder(home, lib.settings())?;
         let retriever = LibraryRetriever {
             library: &lib,
-            embedder: &embedder,
+            embedder: embedder.as_ref(),
         };
         eval::library::load_cases_from_library(&args.cases, &retriever, args.top_k).map_err(invalid)?
     } else {

@@ -1,6 +1,6 @@
 //! `ragsift ingest`: files and folders into the library, with a progress bar and a per-file report.
 
-use crate::{load_embedder, open_library, print_json};
+use crate::{load_query_embedder, open_library, print_json};
 use indicatif::{ProgressBar, ProgressStyle};
 use ragsift_engine::progress::IngestEvent;
 use ragsift_engine::Error;
@@ -33,9 +33,9 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_message("loading the embedding model…");
-    let embedder = load_embedder(home, lib.settings())?;
+    let embedder = load_query_embedder(home, lib.settings())?;
     let current = Mutex::new(String::new());
-    let report = lib.ingest(&embedder, &args.paths, &|ev| match ev {
+    let report = lib.ingest(embedder.as_ref(), &args.paths, &|ev| match ev {
         IngestEvent::Scanned { files } => bar.set_length(*files as u64),
         IngestEvent::FileStarted { path, .. } => {
             let name = Path::new(path)

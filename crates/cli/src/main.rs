@@ -134,6 +134,16 @@ pub fn open_library(home: &Path) -> Result<Library, Error> {
     Library::open(home, Settings::load(home)?.library)
 }
 
+/// What embeds queries and new chunks: the OpenAI-compatible server the settings name, else the local model.
+pub fn load_query_embedder(home: &Path, settings: &LibraryConfig) -> Result<Box<dyn ragsift_engine::Embedder>, Error> {
+    Ok(
+        match ragsift_engine::workbench::embedders::open_remote(home, settings)? {
+            Some(remote) => Box::new(remote),
+            None => Box::new(load_embedder(home, settings)?),
+        },
+    )
+}
+
 /// Loads the configured embedding model.
 pub fn load_embedder(home: &Path, settings: &LibraryConfig) -> Result<ragsift_engine::FastEmbedder, Error> {
     let runtime = RuntimePaths::discover(home)?;

@@ -1,6 +1,6 @@
 //! `ragsift search`: vector, keyword or hybrid search over the library.
 
-use crate::{load_embedder, open_library, print_json};
+use crate::{load_query_embedder, open_library, print_json};
 use ragsift_engine::{Error, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,7 +23,7 @@ pub struct Args {
 
 pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
     let lib = open_library(home)?;
-    let embedder = load_embedder(home, lib.settings())?;
+    let embedder = load_query_embedder(home, lib.settings())?;
     let req = SearchRequest {
         query: args.query,
         top_k: args.top_k.unwrap_or(lib.settings().top_k),
@@ -32,7 +32,7 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
     };
     let hits = LibraryRetriever {
         library: &lib,
-        embedder: &embedder,
+        embedder: embedder.as_ref(),
     }
     .retrieve(&req)?;
     if args.json {

@@ -289,3 +289,125 @@ fn a_spring_ai_pgvector_table_is_searched_judged_and_replayed_read_only() {
 fn count_in(cluster: &TestCluster, db: &str, sql: &str) -> i64 {
     cluster.psql(db, sql).unwrap().parse().unwrap()
 }
+
+#[path = "../../engine/tests/common/http.rs"]
+mod http;
+
+/// "The team's embedding model": MiniLM's vector written twice (768 dimensions), so its neighbours are MiniLM's
+/// but no 384-dimensional query can be compared with it.
+fn team_vector(v: &[f32]) -> Vec<f32> {
+    v.iter().chain(v).copied().collect()
+}
+
+/// A Spring table built by a model ragsift does not ship is queried through that model's OpenAI-compatible
+/// `/v1/embeddings` server (a loopback server computing real embeddings); without it the dimension mismatch is
+/// refused.
+#[test]
+fn a_spring_table_built_by_a_server_model_is_queried_through_its_embeddings_endpoint() {
+    use ragsift_engine::{Embedder, FastEmbedder, RuntimePaths};
+    use std::sync::Arc;
+    let runtime = RuntimePaths::discover(&ragsift_engine::paths::data_dir().unwrap()).unwrap();
+    let local = Arc::new(FastEmbedder::load(&runtime, ragsift_engine::paths::DEFAULT_EMBEDDING_MODEL, 2, 32).unwrap());
+    let model = local.clone();
+    let server = http::Server::with_handler(move |r: &http::Request| {
+        let body = r.json();
+        if r.path != "/v1/embeddings" || body["model"] != "team-embedder" {
+            let error = serde_json::json!({"error": {"message": "model not found"}}).to_string();
+            return http::Reply::Json(404, vec![], error);
+        }
+        let texts: Vec<&str> = body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let data: Vec<Value> = model
+            .embed(&texts)
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| serde_json::json!({"object": "embedding", "index": i, "embedding": team_vector(v)}))
+            .collect();
+        http::Reply::Json(
+            200,
+            vec![],
+            serde_json::json!({"object": "list", "data": data}).to_string(),
+        )
+    });
+
+    let cluster = TestCluster::start().unwrap();
+    let url = cluster.create_database("spring").unwrap();
+    cluster
+        .psql(
+            "spring",
+            "CREATE TABLE vector_store (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, content text, metadata json, \
+             embedding vector(768)); CREATE INDEX ON vector_store USING HNSW (embedding vector_cosine_ops);",
+        )
+        .unwrap();
+    let texts = [
+        "The battery is covered by a warranty of 24 months from the date of purchase.",
+        "Orders ship within two business days from the central warehouse.",
+        "Returns are accepted for thirty days if the seal is unbroken.",
+    ];
+    for (text, v) in texts.iter().zip(local.embed(&texts).unwrap()) {
+        let vector = format!(
+            "[{}]",
+            team_vector(&v)
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let sql = format!(
+            "INSERT INTO vector_store (content, metadata, embedding) VALUES ('{text}', '{{\"source\": \"faq.md\"}}', \
+             '{vector}')"
+        );
+        cluster.psql("spring", &sql).unwrap();
+    }
+
+    let home = tempfile::tempdir().unwrap();
+    let settings = |endpoint: &str| {
+        serde_json::json!({
+            "spring_table": "vector_store", "embedding_endpoint": endpoint, "embedding_server_model": "team-embedder",
+        })
+        .to_string()
+    };
+    std::fs::write(home.path().join("settings.json"), settings("")).unwrap();
+    let out = client(home.path(), &url)
+        .args(["search", "battery warranty", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("768-dimensional") && err.contains("384"), "{err}");
+
+    std::fs::write(home.path().join("settings.json"), settings(&server.url)).unwrap();
+    let (code, hits) =
+        run_json(client(home.path(), &url).args(["search", "How long is the battery warranty?", "--json"]));
+    assert_eq!(code, 0, "{hits}");
+    assert!(
+        hits["hits"][0]["text"].as_str().unwrap().contains("24 months"),
+        "{hits}"
+    );
+    let asked: Vec<Value> = server.requests().iter().map(|r| r.json()).collect();
+    assert!(
+        asked
+            .iter()
+            .any(|b| b["input"][0] == "How long is the battery warranty?"),
+        "{asked:?}"
+    );
+    assert!(asked.iter().all(|b| b["model"] == "team-embedder"));
+    // The answer pipeline retrieves with the server's model and judges with the local one.
+    let (code, ask) = run_json(client(home.path(), &url).args([
+        "ask",
+        "How long is the battery warranty?",
+        "--judge",
+        "local",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{ask}");
+    assert!(
+        ask["answer"].as_str().unwrap().contains("24 months"),
+        "{}",
+        ask["answer"]
+    );
+}

@@ -2,6 +2,7 @@
 //! llama.cpp, or an OpenAI-compatible server).
 
 pub mod embed;
+pub mod embed_http;
 pub mod llm;
 
 pub use embed::{Embedder, FastEmbedder};

@@ -12,6 +12,13 @@ use serde::{Deserialize, Serialize};
 pub struct LibraryConfig {
     /// Embedding model id: a folder under the models dir.
     pub embedding_model: String,
+    /// An OpenAI-compatible embeddings server (`http://host:port`, `/v1/embeddings`) that embeds queries and new
+    /// chunks instead of the local model: to query an index another pipeline built. Empty: the local model.
+    pub embedding_endpoint: String,
+    /// The server's model name (with `embedding_endpoint`).
+    pub embedding_server_model: String,
+    /// Environment variable holding the server's API key (sent only over HTTPS or to loopback).
+    pub embedding_api_key_env: String,
     /// Largest chunk, in the embedding model's tokens (special tokens excluded).
     pub chunk_tokens: usize,
     /// Tokens repeated between consecutive chunks.
@@ -48,6 +55,9 @@ impl Default for LibraryConfig {
     fn default() -> Self {
         LibraryConfig {
             embedding_model: DEFAULT_EMBEDDING_MODEL.into(),
+            embedding_endpoint: String::new(),
+            embedding_server_model: String::new(),
+            embedding_api_key_env: "RAGSIFT_API_KEY".into(),
             chunk_tokens: 256,
             overlap_tokens: 32,
             max_file_mb: 200,
@@ -79,6 +89,18 @@ impl LibraryConfig {
             p.push(FieldProblem::new(
                 "embedding_model",
                 "choose an embedding model id (a folder under models/)",
+            ));
+        }
+        let endpoint = self.embedding_endpoint.trim();
+        if !(endpoint.is_empty() || endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            p.push(FieldProblem::new(
+                "embedding_endpoint",
+                "an http:// or https:// URL of an OpenAI-compatible server, or empty for the local model",
+            ));
+        } else if !endpoint.is_empty() && self.embedding_server_model.trim().is_empty() {
+            p.push(FieldProblem::new(
+                "embedding_server_model",
+                "name the server's embedding model (e.g. text-embedding-3-small)",
             ));
         }
         if !(16..=8192).contains(&self.chunk_tokens) {

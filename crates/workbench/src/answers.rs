@@ -151,10 +151,10 @@ impl Workbench {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
         let model = self.model_with_progress(&events)?;
-        let (lib, embedder) = (self.library(), self.embedder()?);
+        let (lib, embedder, queries) = (self.library(), self.embedder()?, self.query_embedder()?);
         let retriever = LibraryRetriever {
             library: &lib,
-            embedder: embedder.as_ref(),
+            embedder: queries.as_ref(),
         };
         let judge = self.build_judge(judge.0, judge.1, embedder.as_ref(), model.as_ref(), lib.store())?;
         let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());

@@ -41,7 +41,7 @@ impl Workbench {
         let _done = self.jobs.finish_on_drop(job);
         let invalid = |e: eval::EvalError| Error::Invalid(e.to_string());
         let cases = if request.from_library {
-            let (lib, embedder) = (self.library(), self.embedder()?);
+            let (lib, embedder) = (self.library(), self.query_embedder()?);
             let retriever = LibraryRetriever {
                 library: &lib,
                 embedder: embedder.as_ref(),

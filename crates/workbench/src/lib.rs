@@ -2,6 +2,7 @@
 //! embedder, the language model, the judge key, running jobs), so the Tauri shell stays a thin mapping.
 
 mod answers;
+pub mod embedders;
 mod evaluation;
 mod jobs;
 mod page;
@@ -18,7 +19,7 @@ use ragsift_core::paths::resolve_home;
 use ragsift_core::progress::IngestEvent;
 use ragsift_core::RuntimePaths;
 use ragsift_judge::jev::JevConfig;
-use ragsift_models::embed::FastEmbedder;
+use ragsift_models::embed::{Embedder, FastEmbedder};
 use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
 use ragsift_pipeline::Trace;
 use ragsift_policy::PolicyOptions;
@@ -72,6 +73,8 @@ pub struct Workbench {
     settings: RwLock<Settings>,
     library: RwLock<Arc<Library>>,
     embedder: Mutex<Option<Arc<FastEmbedder>>>,
+    /// The server embedder, when the settings name one.
+    remote_embedder: Mutex<Option<Arc<dyn Embedder>>>,
     model: Mutex<Option<Arc<dyn LanguageModel>>>,
     last_trace: Mutex<Option<Arc<Trace>>>,
     pub jobs: Jobs,
@@ -89,6 +92,7 @@ impl Workbench {
             settings: RwLock::new(settings),
             library: RwLock::new(Arc::new(library)),
             embedder: Mutex::new(None),
+            remote_embedder: Mutex::new(None),
             model: Mutex::new(None),
             last_trace: Mutex::new(None),
             jobs: Jobs::default(),
@@ -178,7 +182,7 @@ impl Workbench {
     ) -> Result<IngestReport> {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
-        let embedder = self.embedder()?;
+        let embedder = self.query_embedder()?;
         let inputs: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
         self.library()
             .ingest_cancellable(embedder.as_ref(), &inputs, on_event, &cancel)
@@ -216,6 +220,7 @@ impl Workbench {
         {
             *self.embedder.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
+        *self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let library = Library::open(&self.home, settings.library.clone())?;
         *self.library.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(library);
         *self.settings.write().unwrap_or_else(|e| e.into_inner()) = settings.clone();
@@ -318,6 +323,22 @@ impl Workbench {
         )?);
         *slot = Some(e.clone());
         Ok(e)
+    }
+
+    /// What embeds queries (and new chunks): the server the settings name, else the local model.
+    pub fn query_embedder(&self) -> Result<Arc<dyn Embedder>> {
+        let mut slot = self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = slot.as_ref() {
+            return Ok(e.clone());
+        }
+        match embedders::open_remote(&self.home, &self.settings().library)? {
+            Some(remote) => {
+                let e: Arc<dyn Embedder> = Arc::new(remote);
+                *slot = Some(e.clone());
+                Ok(e)
+            }
+            None => Ok(self.embedder()?),
+        }
     }
 
     /// The language model, loaded on first use; `progress` sees the load's fraction done.

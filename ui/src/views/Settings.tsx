@@ -218,6 +218,15 @@ export function Settings() {
           <Field label="Store" name="store" errors={errors} hint="empty: this machine (SQLite + usearch); or postgres://user@host:5432/db for a team library. No password here: put it in PGPASSWORD, or the whole URL in RAGSIFT_STORE_URL or <home>/store-url (mode 0600). Takes effect on restart.">
             <input {...a("store")} class="input mono" value={s.store ?? ""} placeholder="postgres://you@db.example:5432/team" onInput={(e) => set((d) => (d.store = str(e)))} />
           </Field>
+          <Field label="Spring AI table" name="spring_table" errors={errors} hint="schema.table of a Spring AI PgVectorStore in the store's database, opened read-only (empty: ragsift's own tables)">
+            <input {...a("spring_table")} class="input mono" value={s.spring_table ?? ""} placeholder="public.vector_store" onInput={(e) => set((d) => (d.spring_table = str(e)))} />
+          </Field>
+          <Field label="Embeddings server" name="embedding_endpoint" errors={errors} hint="an OpenAI-compatible /v1/embeddings server that embeds queries, for an index built by its model (empty: the local model)">
+            <input {...a("embedding_endpoint")} class="input mono" value={s.embedding_endpoint ?? ""} placeholder="http://localhost:8080" onInput={(e) => set((d) => (d.embedding_endpoint = str(e)))} />
+          </Field>
+          <Field label="Server embedding model" name="embedding_server_model" errors={errors}>
+            <input {...a("embedding_server_model")} class="input" value={s.embedding_server_model ?? ""} placeholder="text-embedding-3-small" onInput={(e) => set((d) => (d.embedding_server_model = str(e)))} />
+          </Field>
           <Field label="Your name on runs" name="user" errors={errors} hint="a shared library shows who made each run (empty: your login name)">
             <input {...a("user")} class="input" value={s.user ?? ""} onInput={(e) => set((d) => (d.user = str(e)))} />
           </Field>

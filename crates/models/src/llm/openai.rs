@@ -40,6 +40,8 @@ impl OpenAiConfig {
 
 pub struct OpenAiModel {
     config: OpenAiConfig,
+    /// `…/v1`
+    base: String,
     endpoint: String,
     client: Client,
 }
@@ -64,6 +66,7 @@ impl OpenAiModel {
             .map_err(|e| Error::Invalid(format!("HTTP client: {e}")))?;
         Ok(OpenAiModel {
             endpoint: format!("{base}/chat/completions"),
+            base,
             config,
             client,
         })
@@ -78,11 +81,33 @@ impl OpenAiModel {
         )
     }
 
-    /// POSTs with retries on 429 and 5xx (honouring `retry-after`); maps failures to typed errors.
+    /// The server's configuration (URL, model, key).
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    /// POSTs JSON to `path` under the server's `/v1` (e.g. `embeddings`) and parses the JSON answer, with the
+    /// retries and typed errors of every call.
+    pub fn post_json(&self, path: &str, body: &Value) -> Result<Value> {
+        let url = format!("{}/{path}", self.base);
+        let text = self.post_to(&url, body)?.text().map_err(|e| self.transport_error(e))?;
+        serde_json::from_str(&text).map_err(|e| {
+            Error::Protocol(format!(
+                "{} answered something that is not JSON: {e}",
+                self.config.base_url
+            ))
+        })
+    }
+
     fn post(&self, body: &Value) -> Result<Response> {
+        self.post_to(&self.endpoint, body)
+    }
+
+    /// POSTs with retries on 429 and 5xx (honouring `retry-after`); maps failures to typed errors.
+    fn post_to(&self, url: &str, body: &Value) -> Result<Response> {
         let mut attempt = 0;
         loop {
-            let mut req = self.client.post(&self.endpoint).json(body);
+            let mut req = self.client.post(url).json(body);
             if let Some(key) = &self.config.api_key {
                 req = req.bearer_auth(key);
             }
