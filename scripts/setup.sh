@@ -31,6 +31,8 @@ APT_PACKAGES=(
   tesseract-ocr     # OCR of image-only (scanned) PDF pages
   tesseract-ocr-eng # its English model (add tesseract-ocr-<lang> for other languages)
   qpdf            # PDF repair/normalisation of odd inputs
+  postgresql      # Debian's PostgreSQL (built with SSL): the TLS test's server (the pgserver build has no SSL)
+  openssl         # the TLS test's throwaway CA and server certificate
   python3         # runs the wheel download/extraction below
   python3-pip     # `python3 -m pip download` for Debian's python3 (no-op where pip exists)
   cmake           # llama-cpp-2 (llama-cpp-sys-2) builds the vendored llama.cpp with CMake

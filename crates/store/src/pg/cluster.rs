@@ -17,6 +17,10 @@ pub struct TestCluster {
     bin: PathBuf,
     /// `nobody`'s uid and gid when this process is root.
     run_as: Option<(u32, u32)>,
+    /// The port (of the socket file, and of 127.0.0.1 when TLS is on).
+    port: u16,
+    /// Server options beyond the socket.
+    options: String,
 }
 
 fn setup_error(what: &str, e: impl std::fmt::Display) -> Error {
@@ -26,6 +30,24 @@ fn setup_error(what: &str, e: impl std::fmt::Display) -> Error {
 impl TestCluster {
     /// Creates and starts a cluster (a few seconds).
     pub fn start() -> Result<Self> {
+        Self::launch(false)
+    }
+
+    /// A cluster that also listens on 127.0.0.1 with TLS on and accepts TCP clients only over TLS, its certificate
+    /// signed by a throwaway CA; returns it with the CA's PEM file (for `sslrootcert`). The pgserver build has no
+    /// SSL, so this is Debian's PostgreSQL (without pgvector); it needs the `openssl` command.
+    pub fn start_tls() -> Result<(Self, PathBuf)> {
+        let cluster = Self::launch(true)?;
+        let ca = cluster.dir.path().join("ca.pem");
+        Ok((cluster, ca))
+    }
+
+    /// The TCP port (with [`TestCluster::start_tls`]).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    fn launch(tls: bool) -> Result<Self> {
         let installed = data_dir()?.join(INSTALL_DIR);
         if !installed.join("bin/postgres").is_file() {
             return Err(Error::Setup(format!(
@@ -36,6 +58,8 @@ impl TestCluster {
         }
         let run_as = is_root().then(nobody).transpose()?;
         let bin = match run_as {
+            // The pgserver build has no SSL: the TLS cluster is Debian's server (setup's `postgresql` package).
+            _ if tls => debian_bin()?,
             Some(_) => world_readable_copy(&installed)?.join("pgserver/pginstall/bin"),
             None => installed.join("bin"),
         };
@@ -43,8 +67,18 @@ impl TestCluster {
             .prefix("ragsift-pg-")
             .tempdir()
             .map_err(|e| setup_error("temp dir", e))?;
-        let cluster = TestCluster { dir, bin, run_as };
+        let mut cluster = TestCluster {
+            dir,
+            bin,
+            run_as,
+            port: 5432,
+            options: String::new(),
+        };
         cluster.give_to_server(cluster.dir.path())?;
+        if tls {
+            cluster.port = free_port()?;
+            cluster.options = cluster.certificates()?;
+        }
         let data = cluster.data();
         cluster.tool(
             "initdb",
@@ -60,26 +94,12 @@ impl TestCluster {
                 "--no-sync",
             ],
         )?;
-        let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=100",
-            cluster.socket_dir().display()
-        );
-        let log = cluster.dir.path().join("server.log");
-        cluster.tool(
-            "pg_ctl",
-            &[
-                "-D",
-                path_str(&data)?,
-                "-o",
-                &options,
-                "-l",
-                path_str(&log)?,
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ],
-        )?;
+        if tls {
+            let hba = data.join("pg_hba.conf");
+            std::fs::write(&hba, "local all all trust\nhostssl all all 127.0.0.1/32 trust\n")
+                .map_err(|e| Error::io(&hba, e))?;
+        }
+        cluster.restart()?;
         Ok(cluster)
     }
 
@@ -94,7 +114,11 @@ impl TestCluster {
 
     /// Connection settings for database `db` (the superuser `postgres`, trusted on the socket).
     pub fn url(&self, db: &str) -> String {
-        format!("host={} user=postgres dbname={db}", self.socket_dir().display())
+        format!(
+            "host={} port={} user=postgres dbname={db}",
+            self.socket_dir().display(),
+            self.port
+        )
     }
 
     /// Creates a database (with pgvector enabled) and returns its connection settings.
@@ -107,22 +131,23 @@ impl TestCluster {
     /// Runs SQL with psql as the superuser; returns its output (unaligned, tuples only).
     pub fn psql(&self, db: &str, sql: &str) -> Result<String> {
         let socket = path_str(self.socket_dir())?.to_string();
-        self.tool(
-            "psql",
-            &[
-                "-h",
-                &socket,
-                "-U",
-                "postgres",
-                "-d",
-                db,
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-Atq",
-                "-c",
-                sql,
-            ],
-        )
+        let port = self.port.to_string();
+        let args = [
+            "-h",
+            &socket,
+            "-p",
+            &port,
+            "-U",
+            "postgres",
+            "-d",
+            db,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-Atq",
+            "-c",
+            sql,
+        ];
+        self.tool("psql", &args)
     }
 
     /// Stops the server at once, as a crash or a pulled cable would look to its clients.
@@ -136,7 +161,16 @@ impl TestCluster {
 
     /// Starts the server again after [`TestCluster::kill`].
     pub fn restart(&self) -> Result<()> {
-        let options = format!("-k {} -c listen_addresses='' -c fsync=off", self.socket_dir().display());
+        let listen = if self.options.is_empty() {
+            "-c listen_addresses=''"
+        } else {
+            self.options.as_str()
+        };
+        let options = format!(
+            "-k {} -p {} -c fsync=off -c max_connections=100 {listen}",
+            self.socket_dir().display(),
+            self.port
+        );
         let log = self.dir.path().join("server.log");
         self.tool(
             "pg_ctl",
@@ -154,6 +188,14 @@ impl TestCluster {
             ],
         )
         .map(|_| ())
+        .map_err(|e| {
+            let log = std::fs::read_to_string(&log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(5).collect();
+            Error::Setup(format!(
+                "{e}; server log: {}",
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            ))
+        })
     }
 
     fn tool(&self, name: &str, args: &[&str]) -> Result<String> {
@@ -178,6 +220,85 @@ impl TestCluster {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
+    /// A CA and a server certificate for localhost / 127.0.0.1 signed by it, in the cluster's dir; returns the
+    /// server options that turn TLS on over TCP.
+    fn certificates(&self) -> Result<String> {
+        let dir = self.dir.path();
+        let openssl = |args: &[&str]| -> Result<()> {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .map_err(|e| setup_error("openssl", e))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(setup_error("openssl", String::from_utf8_lossy(&out.stderr)))
+            }
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=ragsift test CA",
+        ])?;
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ])?;
+        let ext = dir.join("ext.cnf");
+        std::fs::write(
+            &ext,
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+        )
+        .map_err(|e| Error::io(&ext, e))?;
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ])?;
+        for file in ["server.key", "server.crt"] {
+            use std::os::unix::fs::PermissionsExt;
+            let path = dir.join(file);
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| Error::io(&path, e))?;
+            self.give_to_server(&path)?;
+        }
+        Ok(format!(
+            "-c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+            dir.join("server.crt").display(),
+            dir.join("server.key").display()
+        ))
+    }
+
     fn give_to_server(&self, path: &Path) -> Result<()> {
         if let Some((uid, gid)) = self.run_as {
             std::os::unix::fs::chown(path, Some(uid), Some(gid)).map_err(|e| setup_error("chown", e))?;
@@ -192,6 +313,37 @@ impl Drop for TestCluster {
             let _ = self.tool("pg_ctl", &["-D", &data, "-m", "immediate", "-w", "stop"]);
         }
     }
+}
+
+/// The newest Debian PostgreSQL server's `bin` directory.
+fn debian_bin() -> Result<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .map_err(|_| {
+            Error::Setup(format!(
+                "Debian's PostgreSQL is not installed: {}",
+                ragsift_core::paths::SETUP_HINT
+            ))
+        })?
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
+        .filter(|(_, bin)| bin.join("postgres").is_file())
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin).ok_or_else(|| {
+        Error::Setup(format!(
+            "no PostgreSQL server under /usr/lib/postgresql: {}",
+            ragsift_core::paths::SETUP_HINT
+        ))
+    })
+}
+
+/// A TCP port free on 127.0.0.1 right now.
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| setup_error("free port", e))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| setup_error("free port", e))
 }
 
 fn path_str(p: &Path) -> Result<&str> {

@@ -8,6 +8,7 @@ mod documents;
 mod records;
 mod schema;
 pub mod spring;
+mod tls;
 mod vectors;
 
 use crate::backend::{StoreInfo, StoreKind};
@@ -85,14 +86,9 @@ impl PgStore {
 impl Conn {
     /// A pool for `url` on a new private runtime (no connection is made yet).
     pub(crate) fn connect(url: &str) -> Result<Conn> {
+        let (url, root_cert) = tls::take_root_cert(url);
         let config: tokio_postgres::Config = url.parse().map_err(|e| Error::Invalid(format!("store URL: {e}")))?;
         let location = describe(&config);
-        if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
-            return Err(Error::NotSupported(format!(
-                "{location} asks for sslmode=require, and this build connects without TLS: use a trusted network, \
-                 a VPN or an SSH tunnel, with sslmode=disable or prefer"
-            )));
-        }
         let mut config = config;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
@@ -106,14 +102,15 @@ impl Conn {
             .enable_all()
             .build()
             .map_err(|e| Error::Setup(format!("cannot start the database runtime: {e}")))?;
-        let manager = Manager::from_config(
-            config,
-            tokio_postgres::NoTls,
-            ManagerConfig {
-                // A connection the server dropped is noticed on checkout and replaced by a new one.
-                recycling_method: RecyclingMethod::Verified,
-            },
-        );
+        let manager_config = || ManagerConfig {
+            // A connection the server dropped is noticed on checkout and replaced by a new one.
+            recycling_method: RecyclingMethod::Verified,
+        };
+        let manager = if tls::wanted(&config) {
+            Manager::from_config(config, tls::connector(root_cert.as_deref())?, manager_config())
+        } else {
+            Manager::from_config(config, tokio_postgres::NoTls, manager_config())
+        };
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
             .runtime(deadpool_postgres::Runtime::Tokio1)
@@ -147,11 +144,24 @@ impl Conn {
             .as_ref()
             .ok_or_else(|| Error::Server("the store is closed".into()))?;
         let pool = self.pool.clone();
+        let location = self.location.clone();
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         runtime.spawn(async move {
             let out = match pool.get().await {
                 Ok(client) => f(client).await,
-                Err(e) => Err(Failure::Core(Error::Unreachable(format!("cannot connect: {e}")))),
+                // SQLSTATE class 28: the server refused the login (password, role, pg_hba rule).
+                Err(deadpool_postgres::PoolError::Backend(e))
+                    if e.as_db_error().is_some_and(|d| d.code().code().starts_with("28")) =>
+                {
+                    Err(Failure::Core(Error::Auth(format!(
+                        "PostgreSQL at {location} refused the login: {}",
+                        chain(&e)
+                    ))))
+                }
+                Err(e) => Err(Failure::Core(Error::Unreachable(format!(
+                    "cannot connect: {}",
+                    chain(&e)
+                )))),
             };
             let _ = tx.send(out);
         });
@@ -189,6 +199,21 @@ impl Drop for Conn {
     }
 }
 
+/// An error with its causes, `a: b: c` (deadpool and tokio-postgres keep the useful part in the sources).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let next = cause.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// `postgres://user@host:port/db` of a connection config: where, never the password.
 fn describe(config: &tokio_postgres::Config) -> String {
     let host = config
@@ -215,17 +240,5 @@ mod tests {
         assert_eq!(describe(&config), "postgres://alice@db.example:6543/team");
         let config: tokio_postgres::Config = "host=/tmp/sock user=postgres password=x dbname=lib".parse().unwrap();
         assert_eq!(describe(&config), "postgres://postgres@/tmp/sock:5432/lib");
-    }
-
-    #[test]
-    fn tls_required_is_refused_not_sent_in_the_clear() {
-        let err = PgStore::open("postgres://a:pw@db.example/team?sslmode=require")
-            .err()
-            .unwrap();
-        assert!(matches!(err, Error::NotSupported(_)), "{err}");
-        assert!(
-            err.to_string().contains("sslmode=require") && !err.to_string().contains("pw"),
-            "{err}"
-        );
     }
 }
