@@ -6,7 +6,7 @@ import { fileErrorText, statusLabel } from "../logic/errors";
 import { applyReport, initialIngest, reduceIngest, stageText } from "../logic/ingest";
 import type { IngestState } from "../logic/ingest";
 import { basename, fmtTime } from "../logic/format";
-import { endJob, libraryVersion, refreshAppInfo, startJob } from "../state";
+import { appInfo, endJob, libraryVersion, refreshAppInfo, startJob } from "../state";
 
 async function pick(directory: boolean): Promise<string[]> {
   const { open } = await import("@tauri-apps/plugin-dialog");
@@ -164,7 +164,8 @@ export function Library() {
         </div>
       )}
       <div class="panel">
-        <div class="panel-head"><h2>Documents</h2><span class="muted">{docs ? `${docs.length}` : ""}</span></div>
+        <div class="panel-head"><h2>Documents</h2><span class="muted">{docs ? `${docs.length}` : ""}</span>
+          {appInfo.value && <span class="muted small mono" data-testid="library-store">{appInfo.value.store.kind === "postgres" ? "PostgreSQL + pgvector" : "SQLite + usearch"} · {appInfo.value.store.location} · {appInfo.value.store_mb.toFixed(1)} MB</span>}</div>
         {docs === null ? (
           <div class="muted pad">Loading…</div>
         ) : docs.length === 0 ? (

@@ -168,6 +168,8 @@ try {
   // Keyboard: Alt+1 goes to the Library.
   await page.keyboard.press("Alt+1");
   check(await page.locator('[data-testid="view-library"]').isVisible(), "Alt+1 switches to the Library");
+  const store = (await page.locator('[data-testid="library-store"]').textContent()) ?? "";
+  check(store.includes("SQLite + usearch") && store.includes("1.2 MB"), `the Library shows its store and size: ${store}`);
   check(problems.length === 0, `no page errors or console errors${problems.length ? `: ${problems.join(" | ")}` : ""}`);
 } catch (e) {
   failures.push(String(e?.stack ?? e));
