@@ -222,10 +222,11 @@ fn a_spring_ai_pgvector_table_is_searched_judged_and_replayed_read_only() {
     assert_eq!(docs.len(), 2, "rows grouped by parent_document_id: {list}");
     assert_eq!(docs[1]["path"], "handbook/warranty.md");
     assert_eq!(docs[1]["chunk_count"], 2);
-    assert!(list["store"]["location"]
-        .as_str()
-        .unwrap()
-        .contains("public.vector_store (Spring AI, read-only)"));
+    let location = list["store"]["location"].as_str().unwrap();
+    assert!(
+        location.contains("public.vector_store (Spring AI, read-only; runs and judgments shared in schema ragsift)"),
+        "{location}"
+    );
 
     let out = client(home.path(), &url)
         .args(["ask", "How long is the battery warranty?", "--judge", "local", "--json"])
@@ -250,6 +251,26 @@ fn a_spring_ai_pgvector_table_is_searched_judged_and_replayed_read_only() {
     );
     let (code, replay) = run_json(client(home.path(), &url).args(["replay", run_id, "--json"]));
     assert_eq!((code, replay["judge_calls"].as_i64()), (0, Some(0)), "{replay}");
+    // A colleague on another machine shares the runs and the judgments (schema ragsift beside the table).
+    let bob = tempfile::tempdir().unwrap();
+    std::fs::write(
+        bob.path().join("settings.json"),
+        r#"{"spring_table": "public.vector_store"}"#,
+    )
+    .unwrap();
+    let (code, replay) = run_json(client(bob.path(), &url).args(["replay", run_id, "--json"]));
+    assert_eq!((code, replay["judge_calls"].as_i64()), (0, Some(0)), "{replay}");
+    let (code, again) = run_json(client(bob.path(), &url).args([
+        "ask",
+        "How long is the battery warranty?",
+        "--judge",
+        "local",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{again}");
+    let n = again["decisions"].as_array().unwrap().len();
+    assert_eq!(again["judge"]["cached_passages"], n, "{}", again["judge"]);
+    assert_eq!(count_in(&cluster, "spring", "SELECT count(*) FROM ragsift.runs"), 2);
 
     // The table is never written.
     let docs_dir = tempfile::tempdir().unwrap();
@@ -266,6 +287,27 @@ fn a_spring_ai_pgvector_table_is_searched_judged_and_replayed_read_only() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(count_in(&cluster, "spring", "SELECT count(*) FROM vector_store"), 4);
+
+    // A role that may only read the table keeps its runs and judgments on its own machine.
+    cluster
+        .psql(
+            "spring",
+            "CREATE ROLE reader LOGIN; REVOKE CREATE ON DATABASE spring FROM PUBLIC; \
+             GRANT SELECT ON public.vector_store TO reader;",
+        )
+        .unwrap();
+    let reader_url = url.replace("user=postgres", "user=reader");
+    let (code, list) = run_json(client(home.path(), &reader_url).args(["library", "list", "--json"]));
+    assert_eq!(code, 0, "{list}");
+    assert!(
+        list["store"]["location"]
+            .as_str()
+            .unwrap()
+            .contains("runs and judgments on this machine"),
+        "{list}"
+    );
+    let (code, hits) = run_json(client(home.path(), &reader_url).args(["search", "battery warranty", "--json"]));
+    assert_eq!(code, 0, "{hits}");
 
     // A table built by another embedding model (uuid ids, 8 dimensions): a clear refusal, not wrong neighbours.
     cluster

@@ -70,6 +70,13 @@ impl PgStore {
         Ok(store)
     }
 
+    /// Creates `schema` in the database at `url` if it is missing (a role without CREATE gets `Server`).
+    pub fn create_schema(url: &str, schema: &str) -> Result<()> {
+        let conn = Conn::connect(url)?;
+        let sql = format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"");
+        conn.run(move |c| async move { Ok(c.batch_execute(&sql).await?) })
+    }
+
     pub(crate) fn conn(&self) -> &Arc<Conn> {
         &self.conn
     }

@@ -2,12 +2,19 @@
 //! `metadata` json, `embedding vector(N)`) becomes a library whose chunks are the table's rows, so a Spring team can
 //! retrieve, judge, replay and evaluate over its own production index. Rows group into documents by Spring's
 //! `parent_document_id` metadata (else `source`, `file_name`, the row id); `chunk_index` and `page_number` give their
-//! place. Runs and the judgment cache go to the home's SQLite file: the table is never written.
+//! place. The table is never written: runs and the judgment cache go to ragsift's own tables in a `ragsift` schema of
+//! the same database, shared by the team, or to the home's SQLite file when the role may not create that schema.
+
+mod records;
+mod vectors;
+
+use records::Records;
+use vectors::SpringVectors;
 
 use super::{Client, Conn, PgResult};
-use crate::backend::{DocumentStore, JudgmentStore, RunStore, StoreInfo, StoreKind};
-use crate::index::{Neighbor, VectorIndex};
-use crate::store::{CachedJudgment, ChunkRow, DocumentRow, NewChunk, RunSummary, Store};
+use crate::backend::{DocumentStore, StoreInfo, StoreKind};
+use crate::index::VectorIndex;
+use crate::store::{ChunkRow, DocumentRow, NewChunk};
 use crate::{Error, Result};
 use pgvector::Vector;
 use std::collections::HashMap;
@@ -21,8 +28,8 @@ const DOC: &str = "coalesce(metadata->>'parent_document_id', metadata->>'source'
 /// A Spring AI vector-store table as a read-only library.
 pub struct SpringTable {
     shared: Arc<Shared>,
-    /// Runs and judgments of this client.
-    local: Store,
+    /// Runs and judgments: the team's (a `ragsift` schema beside the table) or this client's.
+    records: Records,
 }
 
 struct Shared {
@@ -64,7 +71,8 @@ fn read_only(name: &str) -> Error {
 }
 
 impl SpringTable {
-    /// Opens `table` in the database at `url`, checking it has Spring's columns; runs and judgments go to `local_db`.
+    /// Opens `table` in the database at `url`, checking it has Spring's columns. Runs and judgments go to the
+    /// `ragsift` schema of that database when this role can create it, else to `local_db`.
     pub fn open(url: &str, table: &str, local_db: &Path, expansion_search: usize) -> Result<Self> {
         let shared = Arc::new(Shared {
             conn: Conn::connect(url)?,
@@ -99,7 +107,7 @@ impl SpringTable {
         }
         Ok(SpringTable {
             shared,
-            local: Store::open(local_db)?,
+            records: Records::open(url, local_db)?,
         })
     }
 
@@ -158,9 +166,13 @@ impl DocumentStore for SpringTable {
         StoreInfo {
             kind: StoreKind::Postgres,
             location: format!(
-                "{} {} (Spring AI, read-only)",
+                "{} {} (Spring AI, read-only; runs and judgments {})",
                 self.shared.conn.location(),
-                self.shared.name
+                self.shared.name,
+                match self.records {
+                    Records::Shared(_) => "shared in schema ragsift",
+                    Records::Local(_) => "on this machine",
+                }
             ),
         }
     }
@@ -379,130 +391,6 @@ impl Shared {
             .collect()
     }
 }
-
-impl RunStore for SpringTable {
-    fn put_run(&self, run: &RunSummary, fingerprint: &str, trace_json: &str) -> Result<()> {
-        self.local.put_run(run, fingerprint, trace_json)
-    }
-    fn run(&self, id: &str) -> Result<Option<String>> {
-        RunStore::run(&self.local, id)
-    }
-    fn run_count(&self) -> Result<u32> {
-        self.local.run_count()
-    }
-    fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
-        self.local.runs(limit)
-    }
-}
-
-impl JudgmentStore for SpringTable {
-    fn judgment(&self, key: &str) -> Result<Option<CachedJudgment>> {
-        self.local.judgment(key)
-    }
-    fn put_judgments(&self, items: &[CachedJudgment]) -> Result<()> {
-        self.local.put_judgments(items)
-    }
-    fn judgment_count(&self) -> Result<u32> {
-        self.local.judgment_count()
-    }
-    fn clear_judgments(&self) -> Result<u32> {
-        self.local.clear_judgments()
-    }
-}
-
-/// The table's HNSW index (or a scan, when Spring built none): the query vector must come from the model that
-/// built the table, so a dimension mismatch is refused with the numbers.
-struct SpringVectors(Arc<Shared>);
-
-impl SpringVectors {
-    fn query(&self, query: &[f32], k: usize, exact: bool) -> Result<Vec<Neighbor>> {
-        let dims = self.dimensions();
-        if dims > 0 && dims != query.len() {
-            return Err(Error::Invalid(format!(
-                "{} holds {dims}-dimensional vectors, and the query embedder makes {}: query vectors must come from the \
-                 model that built the table (choose it as the embedder in settings)",
-                self.0.name,
-                query.len()
-            )));
-        }
-        let vector = Vector::from(query.to_vec());
-        let setting = if exact {
-            "SET LOCAL enable_indexscan = off".to_string()
-        } else {
-            format!("SET LOCAL hnsw.ef_search = {}", self.0.ef_search.max(k.min(1000)))
-        };
-        let shared = self.0.clone();
-        let hits: Vec<(String, f32)> = self.0.conn.run(move |mut c| async move {
-            let tx = c.transaction().await?;
-            tx.batch_execute(&setting).await?;
-            let sql = format!(
-                "SELECT id::text, (1 - (embedding <=> $1))::REAL FROM {} WHERE embedding IS NOT NULL \
-                 ORDER BY embedding <=> $1 LIMIT $2",
-                shared.table
-            );
-            let rows = tx.query(&sql, &[&vector, &(k as i64)]).await?;
-            tx.commit().await?;
-            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-        })?;
-        Ok(self
-            .0
-            .remember(hits)
-            .into_iter()
-            .map(|(key, similarity)| Neighbor { key, similarity })
-            .collect())
-    }
-}
-
-impl VectorIndex for SpringVectors {
-    fn dimensions(&self) -> usize {
-        let table = self.0.table.clone();
-        self.0
-            .conn
-            .run(move |c| async move {
-                let row = c
-                    .query_one(
-                        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding'",
-                        &[&table],
-                    )
-                    .await?;
-                Ok(row.get::<_, i32>(0).max(0) as usize)
-            })
-            .unwrap_or(0)
-    }
-    fn len(&self) -> usize {
-        let table = self.0.table.clone();
-        self.0
-            .conn
-            .run(move |c| async move {
-                Ok(c.query_one(&format!("SELECT count(*) FROM {table}"), &[])
-                    .await?
-                    .get::<_, i64>(0))
-            })
-            .map_or(0, |n| n.max(0) as usize)
-    }
-    fn contains(&self, key: u64) -> bool {
-        self.0.ids.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&key)
-    }
-    fn add(&self, _key: u64, _vector: &[f32]) -> Result<()> {
-        Err(read_only(&self.0.name))
-    }
-    fn remove(&self, _key: u64) -> Result<()> {
-        Err(read_only(&self.0.name))
-    }
-    fn search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
-        self.query(query, k, false)
-    }
-    fn exact_search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>> {
-        self.query(query, k, true)
-    }
-    fn clear(&self) -> Result<()> {
-        Ok(())
-    }
-    fn persist(&self) -> Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
