@@ -2,7 +2,7 @@
 //! usearch index and an exact scan, on the same clustered unit vectors: ingest chunks/s through each store's own
 //! write path, recall@10, single-client QPS and QPS with 8 concurrent clients.
 
-use crate::search::{exact, unit, Rng};
+use crate::search::{clustered, exact};
 use ragsift_engine::backend::DocumentStore;
 use ragsift_engine::index::{UsearchIndex, VectorIndex};
 use ragsift_engine::pg::cluster::TestCluster;
@@ -18,14 +18,7 @@ const CLIENTS: usize = 8;
 const PER_DOC: usize = 100;
 
 pub fn run(n: usize, nq: usize) -> Result<()> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let centroids: Vec<Vec<f32>> = (0..(n / 50).max(1)).map(|_| unit(&mut rng, None, 0.0)).collect();
-    let data: Vec<Vec<f32>> = (0..n)
-        .map(|i| unit(&mut rng, Some(&centroids[i % centroids.len()]), 0.6))
-        .collect();
-    let queries: Vec<Vec<f32>> = (0..nq)
-        .map(|i| unit(&mut rng, Some(&centroids[(i * 7919) % centroids.len()]), 0.6))
-        .collect();
+    let (data, queries, _) = clustered(0x9E37_79B9_7F4A_7C15, n, nq);
     println!("\n## team library: {n} × {DIMS} clustered unit vectors, {nq} queries, top-{K}");
     let t = Instant::now();
     let truth: Vec<Vec<u64>> = queries.iter().map(|q| exact(&data, q)).collect();

@@ -8,18 +8,8 @@ const DIMS: usize = 384;
 const K: usize = 10;
 
 pub fn run(n: usize, nq: usize) -> Result<()> {
-    let mut rng = Rng(0x2545F4914F6CDD1D);
-    let centroids: Vec<Vec<f32>> = (0..(n / 50).max(1)).map(|_| unit(&mut rng, None, 0.0)).collect();
-    let data: Vec<Vec<f32>> = (0..n)
-        .map(|i| unit(&mut rng, Some(&centroids[i % centroids.len()]), 0.6))
-        .collect();
-    let queries: Vec<Vec<f32>> = (0..nq)
-        .map(|i| unit(&mut rng, Some(&centroids[(i * 7919) % centroids.len()]), 0.6))
-        .collect();
-    println!(
-        "\n## vector search: {n} × {DIMS} clustered unit vectors ({} clusters), {nq} queries, top-{K}, 1 thread",
-        centroids.len()
-    );
+    let (data, queries, clusters) = clustered(0x2545F4914F6CDD1D, n, nq);
+    println!("\n## vector search: {n} × {DIMS} clustered unit vectors ({clusters} clusters), {nq} queries, top-{K}, 1 thread");
 
     let options = usearch::IndexOptions {
         dimensions: DIMS,
@@ -82,6 +72,20 @@ pub fn run(n: usize, nq: usize) -> Result<()> {
     Ok(())
 }
 
+/// `n` unit vectors scattered around `n / 50` random centroids (relative spread 0.6) and `nq` queries from the same
+/// distribution; also the number of clusters.
+pub(crate) fn clustered(seed: u64, n: usize, nq: usize) -> (Vec<Vec<f32>>, Vec<Vec<f32>>, usize) {
+    let mut rng = Rng(seed);
+    let centroids: Vec<Vec<f32>> = (0..(n / 50).max(1)).map(|_| unit(&mut rng, None, 0.0)).collect();
+    let data = (0..n)
+        .map(|i| unit(&mut rng, Some(&centroids[i % centroids.len()]), 0.6))
+        .collect();
+    let queries = (0..nq)
+        .map(|i| unit(&mut rng, Some(&centroids[(i * 7919) % centroids.len()]), 0.6))
+        .collect();
+    (data, queries, centroids.len())
+}
+
 /// Top-K keys by dot product (vectors are unit length, so this is cosine).
 pub(crate) fn exact(data: &[Vec<f32>], q: &[f32]) -> Vec<u64> {
     let mut best: Vec<(f32, u64)> = Vec::with_capacity(K + 1);
@@ -96,7 +100,7 @@ pub(crate) fn exact(data: &[Vec<f32>], q: &[f32]) -> Vec<u64> {
     best.into_iter().map(|(_, k)| k).collect()
 }
 
-pub(crate) struct Rng(pub(crate) u64);
+struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> f64 {
@@ -112,7 +116,7 @@ impl Rng {
 }
 
 /// A random unit vector, or one scattered around `center` with relative noise `spread`.
-pub(crate) fn unit(rng: &mut Rng, center: Option<&Vec<f32>>, spread: f32) -> Vec<f32> {
+fn unit(rng: &mut Rng, center: Option<&Vec<f32>>, spread: f32) -> Vec<f32> {
     let sigma = spread / (DIMS as f32).sqrt();
     let mut v: Vec<f32> = match center {
         Some(c) => c.iter().map(|x| x + sigma * rng.gauss()).collect(),

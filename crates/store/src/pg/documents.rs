@@ -61,12 +61,7 @@ async fn keys_of(client: &impl deadpool_postgres::GenericClient, id: &str) -> Pg
 
 /// Words of a free-text question as a tsquery OR of quoted terms (punctuation cannot break the syntax).
 pub(super) fn ts_query(query: &str) -> Option<String> {
-    let terms: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("'{}'", w.to_lowercase()))
-        .collect();
-    (!terms.is_empty()).then(|| terms.join(" | "))
+    crate::store::or_query(query, '\'', " | ")
 }
 
 async fn write_document(

@@ -2,11 +2,44 @@
 //! transaction), so adding, removing and saving are no-ops, and search is one query against the HNSW index.
 //! Exact search turns index scans off for its transaction, the baseline HNSW is measured against.
 
-use super::{schema, Conn};
+use super::{schema, Client, Conn, PgResult};
 use crate::index::{Neighbor, VectorIndex};
 use crate::Result;
 use pgvector::Vector;
 use std::sync::Arc;
+use tokio_postgres::Row;
+
+/// One nearest-neighbour query: the vector, how many, and how pgvector searches (its HNSW index with a width, or
+/// exactly with index scans off), set for its own transaction only.
+pub(super) struct Search {
+    vector: Vector,
+    k: usize,
+    setting: String,
+}
+
+impl Search {
+    pub(super) fn new(query: &[f32], k: usize, exact: bool, ef_search: usize) -> Self {
+        let setting = if exact {
+            "SET LOCAL enable_indexscan = off".to_string()
+        } else {
+            format!("SET LOCAL hnsw.ef_search = {}", ef_search.max(k.min(1000)))
+        };
+        Search {
+            vector: Vector::from(query.to_vec()),
+            k,
+            setting,
+        }
+    }
+
+    /// Runs `sql` (`$1` the query vector, `$2` the limit) under the search setting.
+    pub(super) async fn rows(self, mut c: Client, sql: String) -> PgResult<Vec<Row>> {
+        let tx = c.transaction().await?;
+        tx.batch_execute(&self.setting).await?;
+        let rows = tx.query(&sql, &[&self.vector, &(self.k as i64)]).await?;
+        tx.commit().await?;
+        Ok(rows)
+    }
+}
 
 /// The HNSW index on `chunks.embedding` (cosine).
 pub struct PgVectors {
@@ -24,30 +57,16 @@ impl PgVectors {
     }
 
     fn query(&self, query: &[f32], k: usize, exact: bool) -> Result<Vec<Neighbor>> {
-        let vector = Vector::from(query.to_vec());
-        let setting = if exact {
-            "SET LOCAL enable_indexscan = off".to_string()
-        } else {
-            format!("SET LOCAL hnsw.ef_search = {}", self.ef_search.max(k.min(1000)))
-        };
-        self.conn.run(move |mut c| async move {
-            let tx = c.transaction().await?;
-            tx.batch_execute(&setting).await?;
-            let rows = tx
-                .query(
-                    "SELECT key, (1 - (embedding <=> $1))::REAL FROM chunks ORDER BY embedding <=> $1 LIMIT $2",
-                    &[&vector, &(k as i64)],
-                )
-                .await?;
-            tx.commit().await?;
-            Ok(rows
-                .iter()
-                .map(|r| Neighbor {
-                    key: r.get::<_, i64>(0) as u64,
-                    similarity: r.get(1),
-                })
-                .collect())
-        })
+        let sql = "SELECT key, (1 - (embedding <=> $1))::REAL FROM chunks ORDER BY embedding <=> $1 LIMIT $2";
+        let search = Search::new(query, k, exact, self.ef_search);
+        let rows = self.conn.run(move |c| search.rows(c, sql.to_string()))?;
+        Ok(rows
+            .iter()
+            .map(|r| Neighbor {
+                key: r.get::<_, i64>(0) as u64,
+                similarity: r.get(1),
+            })
+            .collect())
     }
 }
 

@@ -438,12 +438,18 @@ fn delete_document_rows(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<()> 
 
 /// Words of a free-text question as an FTS5 OR-query of quoted terms (punctuation can't break the syntax).
 fn fts_query(query: &str) -> Option<String> {
+    or_query(query, '"', " OR ")
+}
+
+/// The words of a free-text question (runs of letters and digits, lower case), each between `quote`s, joined by
+/// `or`: the keyword query of either store, which punctuation cannot break.
+pub(crate) fn or_query(query: &str, quote: char, or: &str) -> Option<String> {
     let terms: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{}\"", w.to_lowercase()))
+        .map(|w| format!("{quote}{}{quote}", w.to_lowercase()))
         .collect();
-    (!terms.is_empty()).then(|| terms.join(" OR "))
+    (!terms.is_empty()).then(|| terms.join(or))
 }
 
 fn vector_to_blob(v: &[f32]) -> Vec<u8> {

@@ -2,8 +2,8 @@
 
 use super::{read_only, Shared};
 use crate::index::{Neighbor, VectorIndex};
+use crate::pg::vectors::Search;
 use crate::{Error, Result};
-use pgvector::Vector;
 use std::sync::Arc;
 
 /// The table's HNSW index (or a scan, when Spring built none): the query vector must come from the model that
@@ -21,25 +21,14 @@ impl SpringVectors {
                 query.len()
             )));
         }
-        let vector = Vector::from(query.to_vec());
-        let setting = if exact {
-            "SET LOCAL enable_indexscan = off".to_string()
-        } else {
-            format!("SET LOCAL hnsw.ef_search = {}", self.0.ef_search.max(k.min(1000)))
-        };
-        let shared = self.0.clone();
-        let hits: Vec<(String, f32)> = self.0.conn.run(move |mut c| async move {
-            let tx = c.transaction().await?;
-            tx.batch_execute(&setting).await?;
-            let sql = format!(
-                "SELECT id::text, (1 - (embedding <=> $1))::REAL FROM {} WHERE embedding IS NOT NULL \
-                 ORDER BY embedding <=> $1 LIMIT $2",
-                shared.table
-            );
-            let rows = tx.query(&sql, &[&vector, &(k as i64)]).await?;
-            tx.commit().await?;
-            Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-        })?;
+        let sql = format!(
+            "SELECT id::text, (1 - (embedding <=> $1))::REAL FROM {} WHERE embedding IS NOT NULL \
+             ORDER BY embedding <=> $1 LIMIT $2",
+            self.0.table
+        );
+        let search = Search::new(query, k, exact, self.0.ef_search);
+        let rows = self.0.conn.run(move |c| search.rows(c, sql))?;
+        let hits: Vec<(String, f32)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
         Ok(self
             .0
             .remember(hits)
