@@ -2,11 +2,15 @@
 
 use crate::error::{IpcError, Result};
 use ragsift_engine::error::FieldProblem;
-use ragsift_engine::pipeline::{trace::Replay, Trace};
+use ragsift_engine::pipeline::{labels::RunLabels, trace::Replay, Trace};
 use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
 use ragsift_engine::store::{DocumentRow, RunSummary};
-use ragsift_engine::workbench::{AppInfo, AskEvent, AskRequest, EvalRequest, EvalView, JudgeInfo, PageView, Workbench};
+use ragsift_engine::workbench::review::{ReviewLabel, ReviewPacket};
+use ragsift_engine::workbench::{
+    AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
+    PageView, Workbench,
+};
 use ragsift_engine::{IngestReport, Settings};
 use std::sync::Arc;
 use tauri::ipc::Channel;
@@ -164,4 +168,63 @@ pub async fn save_default_policy(wb: Wb<'_>, options: PolicyOptions) -> Result<S
 #[specta::specta]
 pub async fn evaluate(wb: Wb<'_>, request: EvalRequest, job: String) -> Result<EvalView> {
     blocking(&wb, move |wb| wb.evaluate(&request, &job)).await
+}
+
+/// Another retriever's candidates (rag-jev's request or one eval case, pasted) judged and stored as a run.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_candidates(wb: Wb<'_>, json: String, judge: JudgeKind) -> Result<Trace> {
+    blocking(&wb, move |wb| wb.import_candidates(&json, judge)).await
+}
+
+/// [`import_candidates`] from a JSON file.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_candidates_file(wb: Wb<'_>, path: String, judge: JudgeKind) -> Result<Trace> {
+    blocking(&wb, move |wb| wb.import_candidates_file(&path, judge)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_run_labels(wb: Wb<'_>, run_id: String, labels: RunLabels) -> Result<Trace> {
+    blocking(&wb, move |wb| wb.set_run_labels(&run_id, labels)).await
+}
+
+/// Writes the run as a portable file at `path`; returns the path.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_run(wb: Wb<'_>, run_id: String, path: String) -> Result<String> {
+    blocking(&wb, move |wb| wb.export_run_to(&run_id, &path)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn import_run(wb: Wb<'_>, path: String) -> Result<RunSummary> {
+    blocking(&wb, move |wb| wb.import_run_file(&path)).await
+}
+
+/// rag-jev's calibration: the grid on the development split, the frozen choice (written before any held-out
+/// scoring), the held-out table with its paired bootstrap intervals.
+#[tauri::command]
+#[specta::specta]
+pub async fn calibrate(wb: Wb<'_>, form: CalibrateForm, job: String) -> Result<CalibrationView> {
+    blocking(&wb, move |wb| wb.calibrate_view(&form, &job)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn open_review_packet(wb: Wb<'_>, path: String) -> Result<ReviewPacket> {
+    blocking(&wb, move |wb| wb.open_review_packet(&path)).await
+}
+
+/// Writes the reviewer's labels as CSV at `path`; returns the path.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_review_labels(
+    wb: Wb<'_>,
+    packet: ReviewPacket,
+    labels: Vec<ReviewLabel>,
+    path: String,
+) -> Result<String> {
+    blocking(&wb, move |wb| wb.export_review_labels(&packet, &labels, &path)).await
 }

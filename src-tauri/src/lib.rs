@@ -39,6 +39,14 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::set_judge_key,
             commands::save_default_policy,
             commands::evaluate,
+            commands::import_candidates,
+            commands::import_candidates_file,
+            commands::set_run_labels,
+            commands::export_run,
+            commands::import_run,
+            commands::calibrate,
+            commands::open_review_packet,
+            commands::export_review_labels,
         ])
         // The policy's words (reason labels and explanations, question labels and default thresholds), so the UI
         // shows what Rust decides with instead of a copy.

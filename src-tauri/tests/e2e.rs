@@ -48,9 +48,20 @@ fn tool(name: &str) -> PathBuf {
 }
 
 /// Jev at the HTTP boundary: every passage relevant at 0.60 with evidence 0.80, so the default policy keeps it
-/// and an is_relevant threshold of 0.75 drops it.
+/// and an is_relevant threshold of 0.75 drops it. rag-jev's own request (the `relevant` question, for imported
+/// candidates) is answered 0.9 for a passage about refunds and 0.1 otherwise.
 fn jev_server() -> Server {
-    Server::with_handler(|_: &Request| jev_judgment(0.60, 0.80, 0.70))
+    Server::with_handler(|r: &Request| {
+        let body: serde_json::Value = serde_json::from_str(&r.body).unwrap_or_default();
+        if body["questions"].get("relevant").is_none() {
+            return jev_judgment(0.60, 0.80, 0.70);
+        }
+        let text = body["state"]["passage"]["text"].as_str().unwrap_or_default();
+        let p = if text.contains("refund") { 0.9 } else { 0.1 };
+        let reply = json!({"model": "jev-1.13.0", "answers": {"relevant": {"type": "noul", "noul": p}},
+            "usage": {"input_tokens": 40, "output_tokens": 1}});
+        http::Reply::Json(200, vec![], reply.to_string())
+    })
 }
 
 struct Shots(PathBuf);
@@ -367,6 +378,48 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     );
     std::thread::sleep(Duration::from_millis(400));
     shots.take(s, "7-evaluation");
+
+    // Import another retriever's candidates from a JSON file (rag-jev's eval case: labels and all), replay the run
+    // with its labels (evidence recall shown), then export it as a portable run file.
+    let candidates = home.path().join("candidates.json");
+    let case = json!({
+        "query": "How many days do I have to request a refund?",
+        "documents": [
+            {"id": "ship", "text": "Orders ship within 5 business days.", "metadata": {"source": "shipping.md"}},
+            {"id": "refund", "text": "You may request a refund within 30 days of purchase.", "metadata": {"source": "refunds.md", "page": 2}},
+            {"id": "hours", "text": "The support line is open from 9 to 5.", "metadata": {"source": "support.md"}},
+        ],
+        "relevant_ids": ["refund", "hours"], "mode": "filter", "min_relevance": 0.5,
+    });
+    std::fs::write(&candidates, case.to_string()).unwrap();
+    s.click("[data-testid=nav-import]");
+    s.type_into("[data-testid=import-path]", candidates.to_str().unwrap());
+    s.click("[data-testid=import-file]");
+    s.wait("[data-testid=import-result]", long);
+    assert_eq!(
+        judge.requests().len(),
+        judged + 3,
+        "one rag-jev request per imported candidate"
+    );
+    shots.take(s, "8-import");
+    s.click("[data-testid=import-open-replay]");
+    let recall = s.wait("[data-testid=label-recall]", Duration::from_secs(30));
+    let start = Instant::now();
+    while s.text(&recall) != "50%" && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(s.text(&recall), "50%", "one of the two labelled passages is selected");
+    assert_eq!(s.find_all("[data-testid=replay-row]").len(), 3);
+    let exported = home.path().join("exported-run.json");
+    s.type_into("[data-testid=export-path]", exported.to_str().unwrap());
+    s.click("[data-testid=export-run]");
+    s.wait("[data-testid=export-done]", Duration::from_secs(20));
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&exported).unwrap()).unwrap();
+    assert_eq!(file["format"], "ragsift-run");
+    assert_eq!(file["trace"]["origin"], "imported");
+    assert_eq!(file["trace"]["labels"]["relevant_ids"], json!(["refund", "hours"]));
+    assert_eq!(judge.requests().len(), judged + 3, "replay and export called the judge");
+    shots.take(s, "9-replay-labels");
 
     // The settings view renders.
     s.click("[data-testid=nav-settings]");

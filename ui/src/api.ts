@@ -86,4 +86,13 @@ export const api = {
   setJudgeKey: (key: string | null) => unwrap<T.JudgeInfo>(() => commands.setJudgeKey(key)),
   saveDefaultPolicy: (options: PolicyOptions) => unwrap<T.Settings>(() => commands.saveDefaultPolicy(options)),
   evaluate: (request: EvalRequest, job: string) => unwrap<T.EvalView>(() => commands.evaluate(request, job)),
+  importCandidates: (json: string, judge: T.JudgeKind) => unwrap<T.Trace>(() => commands.importCandidates(json, judge)),
+  importCandidatesFile: (path: string, judge: T.JudgeKind) => unwrap<T.Trace>(() => commands.importCandidatesFile(path, judge)),
+  setRunLabels: (runId: string, labels: T.RunLabels) => unwrap<T.Trace>(() => commands.setRunLabels(runId, labels)),
+  exportRun: (runId: string, path: string) => unwrap<string>(() => commands.exportRun(runId, path)),
+  importRun: (path: string) => unwrap<T.RunSummary>(() => commands.importRun(path)),
+  calibrate: (form: T.CalibrateForm, job: string) => unwrap<T.CalibrationView>(() => commands.calibrate(form, job)),
+  openReviewPacket: (path: string) => unwrap<T.ReviewPacket>(() => commands.openReviewPacket(path)),
+  exportReviewLabels: (packet: T.ReviewPacket, labels: T.ReviewLabel[], path: string) =>
+    unwrap<string>(() => commands.exportReviewLabels(packet, labels, path)),
 };

@@ -6,12 +6,14 @@ import { Inspector } from "./views/Inspector";
 import { Library } from "./views/Library";
 import { PageView } from "./views/PageView";
 import { Replay } from "./views/Replay";
+import { Import } from "./views/Import";
+import { Review } from "./views/Review";
 import { Settings } from "./views/Settings";
 import { appInfo, appInfoError, cancelAll, currentRunId, FOLLOW_LIBRARY_MS, followLibrary, go, jobs, pageTarget, refreshAppInfo, view, VIEW_LABEL, VIEWS } from "./state";
 import type { ViewName } from "./state";
 
 const COMPONENTS: Record<ViewName, () => preact.JSX.Element> = {
-  library: Library, chat: Chat, inspector: Inspector, replay: Replay, page: PageView, settings: Settings, eval: Evaluation,
+  library: Library, chat: Chat, inspector: Inspector, replay: Replay, page: PageView, settings: Settings, eval: Evaluation, import: Import, review: Review,
 };
 
 type Theme = "system" | "light" | "dark";
@@ -72,7 +74,7 @@ export function App() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.altKey || e.ctrlKey) && !e.shiftKey && !e.metaKey && /^[1-7]$/.test(e.key)) {
+      if ((e.altKey || e.ctrlKey) && !e.shiftKey && !e.metaKey && /^[1-9]$/.test(e.key) && Number(e.key) <= VIEWS.length) {
         e.preventDefault();
         go(VIEWS[Number(e.key) - 1]);
       } else if (e.key === "Escape" && Object.keys(jobs.value).length > 0) {

@@ -33,6 +33,22 @@ export const commands = {
 	setJudgeKey: (key: string | null) => typedError<JudgeInfo, IpcError>(__TAURI_INVOKE("set_judge_key", { key })),
 	saveDefaultPolicy: (options: PolicyOptions) => typedError<Settings, IpcError>(__TAURI_INVOKE("save_default_policy", { options })),
 	evaluate: (request: EvalRequest, job: string) => typedError<EvalView, IpcError>(__TAURI_INVOKE("evaluate", { request, job })),
+	/**  Another retriever's candidates (rag-jev's request or one eval case, pasted) judged and stored as a run. */
+	importCandidates: (json: string, judge: JudgeKind) => typedError<Trace, IpcError>(__TAURI_INVOKE("import_candidates", { json, judge })),
+	/**  [`import_candidates`] from a JSON file. */
+	importCandidatesFile: (path: string, judge: JudgeKind) => typedError<Trace, IpcError>(__TAURI_INVOKE("import_candidates_file", { path, judge })),
+	setRunLabels: (runId: string, labels: RunLabels) => typedError<Trace, IpcError>(__TAURI_INVOKE("set_run_labels", { runId, labels })),
+	/**  Writes the run as a portable file at `path`; returns the path. */
+	exportRun: (runId: string, path: string) => typedError<string, IpcError>(__TAURI_INVOKE("export_run", { runId, path })),
+	importRun: (path: string) => typedError<RunSummary, IpcError>(__TAURI_INVOKE("import_run", { path })),
+	/**
+	 *  rag-jev's calibration: the grid on the development split, the frozen choice (written before any held-out
+	 *  scoring), the held-out table with its paired bootstrap intervals.
+	 */
+	calibrate: (form: CalibrateForm, job: string) => typedError<CalibrationView, IpcError>(__TAURI_INVOKE("calibrate", { form, job })),
+	openReviewPacket: (path: string) => typedError<ReviewPacket, IpcError>(__TAURI_INVOKE("open_review_packet", { path })),
+	/**  Writes the reviewer's labels as CSV at `path`; returns the path. */
+	exportReviewLabels: (packet: ReviewPacket, labels: ReviewLabel[], path: string) => typedError<string, IpcError>(__TAURI_INVOKE("export_review_labels", { packet, labels, path })),
 };
 
 /* Constants */
@@ -43,6 +59,9 @@ export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relev
 export const REASON_TEXTS = [{"explain":"Kept: its scores passed the selection rules.","kept":true,"label":"retained","reason":"retained"},{"explain":"Dropped: its usefulness score is below the minimum relevance.","kept":false,"label":"below threshold","reason":"below_threshold"},{"explain":"Dropped: it passed the rules but ranked below the top-N cut.","kept":false,"label":"beyond top-N","reason":"beyond_top_n"},{"explain":"Dropped: it passed the rules but the context token budget was used up.","kept":false,"label":"beyond budget","reason":"beyond_token_budget"},{"explain":"Kept: pinned, so it is selected whatever its scores and the limits.","kept":true,"label":"pinned","reason":"pinned"},{"explain":"Kept: another chunk of its group was kept, and groups stay together.","kept":true,"label":"group kept","reason":"group_retained"},{"explain":"Kept unfiltered: the judge scores the mode needs were missing, so the original context was used.","kept":true,"label":"bypassed","reason":"bypassed"},{"explain":"Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.","kept":false,"label":"injection","reason":"injection"},{"explain":"Kept and flagged: it appears to contradict a premise of the question.","kept":true,"label":"conflicting","reason":"conflicting"},{"explain":"Dropped: judged not relevant to the question.","kept":false,"label":"not relevant","reason":"not_relevant"},{"explain":"Dropped: relevant, but judged not to contain evidence for the answer.","kept":false,"label":"no evidence","reason":"no_evidence"},{"explain":"Kept unscreened in its place: the judge could not score it (fail-open).","kept":true,"label":"unscored","reason":"unscored"}] as const;
 
 /* Types */
+/**  One of the two anonymous answers of a review item. */
+export type AnswerLabel = "A" | "B";
+
 /**  How answers are produced. */
 export type AnswerMode = 
 /**  Extractive for base models (no chat template), chat for instruction models and servers. */
@@ -59,7 +78,9 @@ export type AnsweredBy =
 /**  A model answering Spring's augmented prompt through its chat template. */
 "chat" | 
 /**  No kept passage held evidence: the fixed "the documents do not say" answer, no model call. */
-"no_evidence";
+"no_evidence" | 
+/**  Not answered: imported candidates are judged and selected, and answered only when regenerated. */
+"not_answered";
 
 /**  What the app shows about itself and its set-up. */
 export type AppInfo = {
@@ -136,6 +157,64 @@ export type ByPolicy<T> = {
 	fusion: T,
 };
 
+/**
+ *  A calibration as the app asks for it: the two splits, the report path (the frozen choice is written next to
+ *  it), saved traces or a live judge, and rag-jev's grid and rule.
+ */
+export type CalibrateForm = {
+	development: string,
+	evaluation: string,
+	report: string,
+	replay: string | null,
+	judge: JudgeKind,
+	scoring: ScoringStrategy,
+	cutoffs: (number | null)[],
+	top_ns: number[],
+	max_context_tokens: number | null,
+	min_recall: number | null,
+};
+
+/**  One candidate policy on the development split. */
+export type CalibrationGridRow = {
+	version: string,
+	label: string,
+	policy: PolicyOptions,
+	development: CalibrationMetrics,
+	/**  Development evidence recall reaches the minimum. */
+	eligible: boolean,
+	/**  The frozen choice. */
+	chosen: boolean,
+};
+
+/**  Query-level means of one policy on one split. */
+export type CalibrationMetrics = {
+	evidence_recall: number | null,
+	precision: number | null,
+	context_tokens: number | null,
+	documents: number | null,
+};
+
+/**  What a calibration shows. */
+export type CalibrationView = {
+	grid: CalibrationGridRow[],
+	/**  The frozen choice as selection options (apply in Replay, save as default); `None` when none qualified. */
+	frozen_policy: PolicyOptions | null,
+	frozen_label: string | null,
+	/**  Why nothing was chosen. */
+	reason: string | null,
+	min_recall: number | null,
+	/**  Held-out means: the baseline, then the frozen policy. */
+	held_out_baseline: CalibrationMetrics,
+	held_out_frozen: CalibrationMetrics | null,
+	context_token_difference: IntervalView | null,
+	evidence_recall_difference: IntervalView | null,
+	development_questions: number,
+	evaluation_questions: number,
+	freeze_hash: string,
+	frozen_path: string,
+	report_path: string,
+};
+
 /**  A chunk of the joined set, with everything later stages and the inspector need. */
 export type Candidate = {
 	chunk_id: string,
@@ -153,6 +232,13 @@ export type Candidate = {
 	found_by: Provenance[],
 	/**  The chunk's own metadata as JSON when its store keeps some (a Spring AI table's rows); `null` otherwise. */
 	metadata?: string | null,
+	/**
+	 *  The retriever's group (rag-jev's `group_id`, on imported candidates): kept or cut with its group, whatever
+	 *  the policy's `group_by`.
+	 */
+	group_id?: string | null,
+	/**  Imported as pinned (rag-jev's `pinned`): always selected. */
+	pinned?: boolean,
 };
 
 /**  One candidate's answers. */
@@ -212,6 +298,22 @@ export type ChatSettings = {
 	context_length?: number,
 	/**  Embedded: CPU threads (0 = all cores; model calls never run concurrently). */
 	threads?: number,
+};
+
+/**  A run's estimated cost; each part `None` when a rate it needs is not configured. */
+export type CostEstimate = {
+	judging: number | null,
+	generation: number | null,
+	/**  The sum, when both parts are known. */
+	total: number | null,
+};
+
+/**  Prices per million tokens, in the user's currency; `None` = not configured. */
+export type CostRates = {
+	judge_input_per_million?: number | null,
+	judge_output_per_million?: number | null,
+	generation_input_per_million?: number | null,
+	generation_output_per_million?: number | null,
 };
 
 /**  The policy's decision for one chunk. */
@@ -337,6 +439,14 @@ export type FileReport = {
 	warning: string | null,
 };
 
+export type FinishReason = 
+/**  The model ended its answer. */
+"stop" | 
+/**  `max_tokens` was reached. */
+"length" | 
+/**  The caller cancelled. */
+"cancelled";
+
 /**  Which chunks form one group (kept or dropped together when `keep_groups_together`). */
 export type GroupBy = 
 /**  Every chunk on its own. */
@@ -424,6 +534,17 @@ export type IntegrityWarning = {
 	subject: string,
 	/**  One sentence with the numbers. */
 	message: string,
+};
+
+/**  A paired held-out difference (frozen − baseline) with its 95% bootstrap interval. */
+export type IntervalView = {
+	delta: number | null,
+	/**  `None` with fewer than two independent units. */
+	low: number | null,
+	high: number | null,
+	questions: number,
+	independent_units: number,
+	scope: string,
 };
 
 /**
@@ -546,6 +667,26 @@ export type JudgeStatus =
 "bypassed" | 
 /**  No judge configured. */
 "none";
+
+/**  A selection measured against a run's labels. */
+export type LabelReport = {
+	/**  How many candidates are labelled relevant (`None`: relevance not labelled). */
+	relevant: number | null,
+	/**  Relevant selected / relevant; `None` when nothing is labelled relevant (recall is undefined there). */
+	evidence_recall: number | null,
+	/**  Relevant selected / selected; 0 for an empty selection, `None` when relevance is not labelled. */
+	precision: number | null,
+	/**  Labelled-relevant candidates the selection dropped, in input order. */
+	relevant_dropped: string[],
+	/**  No relevant candidate is labelled, and the selection is empty: rag-jev's `correctly_empty`. */
+	correctly_empty: boolean | null,
+	/**  What the baseline sends: the labelled `baseline_ids`, else every candidate. */
+	baseline_ids: string[],
+	/**  Whether `baseline_ids` came from the labels (else it is every candidate). */
+	baseline_labelled: boolean,
+	baseline_tokens: number,
+	selected_tokens: number,
+};
 
 /**  Ingest and retrieval tunables; every field has a default. Part of the app's settings. */
 export type LibraryConfig = {
@@ -742,9 +883,90 @@ export type Replay = {
 	options: PolicyOptions,
 	selection: Selection,
 	changes: Change[],
+	/**
+	 *  The selection against the run's labels (evidence recall, labelled evidence dropped, baseline → selected
+	 *  tokens); `None` when the run has no labels.
+	 */
+	labels: LabelReport | null,
+};
+
+/**  An anonymous answer. */
+export type ReviewAnswer = {
+	text: string,
+};
+
+/**  A numbered passage of evidence. */
+export type ReviewEvidence = {
+	/**  1-based; what the answers' `[n]` citations name. */
+	number: number,
+	title: string,
+	/**  `p. 3` or `pp. 3-4`. */
+	pages: string,
+	text: string,
+};
+
+/**  One question and its two anonymous answers. */
+export type ReviewItem = {
+	/**  `q1`, `q2`, …: opaque, never a run id. */
+	item_id: string,
+	query: string,
+	/**  The run's labelled reference answer, when it has one (rag-jev's list). */
+	reference_answers: string[],
+	/**
+	 *  Every candidate the run retrieved, in retrieval order: both answers' contexts are drawn from it, and the
+	 *  answers' `[n]` citations are renumbered to it.
+	 */
+	full_candidate_evidence: ReviewEvidence[],
+	/**  `"A"` and `"B"`. */
+	answers: { [key in string]: ReviewAnswer },
+};
+
+/**  What a reviewer entered for one anonymous answer (one row of the labels CSV). */
+export type ReviewLabel = {
+	item_id: string,
+	anonymous_answer: AnswerLabel,
+	reviewer: string,
+	/**  `None`: not labelled yet. */
+	semantically_correct: Verdict | null,
+	ambiguous_question_or_reference: Verdict | null,
+	notes: string,
+};
+
+/**  What reviewers get: questions with two anonymous answers, never a hint of which is the baseline. */
+export type ReviewPacket = {
+	/**
+	 *  A hash of the packet's content: the key and the labels name it, so results are matched to their packet and
+	 *  an edited packet is refused.
+	 */
+	packet_id: string,
+	/**  `unreviewed`, as rag-jev's packet. */
+	status: string,
+	/**  What reviewers are asked to judge. */
+	instructions: string,
+	items: ReviewItem[],
 };
 
 export type Role = "system" | "user" | "assistant";
+
+/**
+ *  A run's labels. `relevant_ids: Some([])` says no candidate is relevant (an unanswerable question); `None` says
+ *  nobody labelled the run.
+ */
+export type RunLabels = {
+	/**  Candidates holding useful evidence. */
+	relevant_ids?: string[] | null,
+	/**  The context a baseline sends (rag-jev's `baseline_ids`); without it the baseline is every candidate. */
+	baseline_ids?: string[] | null,
+	/**  The expected answer, when the labels came with one. */
+	reference_answer?: string | null,
+};
+
+/**  Where a run's candidates came from. */
+export type RunOrigin = 
+/**  Retrieved from this library by `ask`. */
+"library" | 
+/**  Another retriever's candidates (rag-jev's request or eval case), judged here. */
+"imported";
 
 /**  A run as listed (the trace itself is in [`Store::run`]). */
 export type RunSummary = {
@@ -800,6 +1022,8 @@ export type Settings = {
 	pipeline?: PipelineDefaults,
 	/**  The selection policy new answers use (the app's "save as default"). */
 	policy?: PolicyOptions,
+	/**  Per-million-token prices for cost estimates (judging and generation); unset parts are reported unknown. */
+	rates?: CostRates,
 } & LibraryConfig;
 
 /**  One numbered source in the prompt. */
@@ -911,6 +1135,10 @@ export type Trace = {
 	/**  Which answer mode produced `answer`. */
 	answered_by?: AnsweredBy,
 	citations: number[],
+	/**  `[n]` citations in the answer that name no source: the model cited something it was not given. */
+	unknown_citations?: number[],
+	/**  Why the model stopped (`None` when no model was asked, and in runs made before it was kept). */
+	finish_reason?: FinishReason | null,
 	model: string,
 	usage: Usage,
 	timings_ms: { [key in string]: number | null },
@@ -918,6 +1146,15 @@ export type Trace = {
 	fingerprint: string,
 	/**  Who made the run (the library's `user` setting, else the login name); empty in runs made before. */
 	made_by?: string,
+	/**  Where the candidates came from: this library's retrieval, or another retriever's (imported). */
+	origin?: RunOrigin,
+	/**
+	 *  Relevant and baseline ids (from an import, eval cases, or marked by hand): not part of the fingerprint, so
+	 *  they can be set on any run; replay measures the selection against them.
+	 */
+	labels?: RunLabels,
+	/**  Estimated cost from the configured rates (a part is `None` when its rate is not configured). */
+	cost?: CostEstimate,
 };
 
 export type Usage = {
@@ -940,6 +1177,9 @@ export type VariantHits = {
 	query: string,
 	hits: VariantHit[],
 };
+
+/**  A reviewer's yes / no / unclear, for correctness and for ambiguity alike. */
+export type Verdict = "yes" | "no" | "unclear";
 
 /**  What a warning is about. */
 export type WarningKind = 

@@ -1,11 +1,11 @@
 import { signal } from "@preact/signals";
 import { api, IpcFailure, newJobId } from "./api";
-import type { AppInfo, Trace } from "./api";
+import type { AppInfo, PolicyOptions, Trace } from "./api";
 
-export const VIEWS = ["library", "chat", "inspector", "replay", "page", "settings", "eval"] as const;
+export const VIEWS = ["library", "chat", "inspector", "replay", "page", "settings", "eval", "import", "review"] as const;
 export type ViewName = (typeof VIEWS)[number];
 export const VIEW_LABEL: Record<ViewName, string> = {
-  library: "Library", chat: "Chat", inspector: "Inspector", replay: "Replay", page: "Page", settings: "Settings", eval: "Evaluation",
+  library: "Library", chat: "Chat", inspector: "Inspector", replay: "Replay", page: "Page", settings: "Settings", eval: "Evaluation", import: "Import", review: "Review",
 };
 
 export const view = signal<ViewName>("library");
@@ -86,6 +86,8 @@ export async function loadTrace(id: string): Promise<Trace> {
 /** A pin asked for in the Inspector, applied by Replay when it opens that run. */
 export type PinRequest = { runId: string; chunkId: string; pinned: boolean };
 export const pinRequest = signal<PinRequest | null>(null);
+/** A policy to apply in Replay (a calibration's frozen choice): applied once, to the run Replay shows. */
+export const policyRequest = signal<PolicyOptions | null>(null);
 
 /** Pins (or unpins) a passage of a run and opens Replay, which re-selects with it at once. */
 export function pinInReplay(runId: string, chunkId: string, pinned: boolean) {

@@ -50,7 +50,7 @@ export type StageQuery = { stage: string; text: string };
 export type VariantHit = { chunk_id: string; rank: number; score: number; similarity: number | null; bm25: number | null };
 export type VariantHits = { query: string; hits: VariantHit[] };
 export type Provenance = { variant: number; rank: number; score: number };
-export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[]; metadata?: string | null };
+export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[]; metadata?: string | null; group_id: string | null; pinned: boolean };
 export type JudgeStatus = "judged" | "cached" | "partial" | "bypassed" | "none";
 export type CandidateJudgment = { chunk_id: string; answers: { [key in string]: number }; model: string; cached: boolean; input_tokens: number; output_tokens: number; latency_ms: number };
 export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; unscreened_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
@@ -66,20 +66,26 @@ export type WarningKind = "threshold_decides_nothing" | "flat_scores" | "against
 export type IntegrityWarning = { kind: WarningKind; subject: string; message: string };
 export type Selection = { decisions: Decision[]; selected_ids: string[] | null; returned_ids: string[]; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
-export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[] };
+export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[]; labels: LabelReport | null };
+export type RunLabels = { relevant_ids: string[] | null; baseline_ids: string[] | null; reference_answer: string | null };
+export type LabelReport = { relevant: number | null; evidence_recall: number | null; precision: number | null; relevant_dropped: string[]; correctly_empty: boolean | null; baseline_ids: string[]; baseline_labelled: boolean; baseline_tokens: number; selected_tokens: number };
+export type RunOrigin = "library" | "imported";
+export type FinishReason = "stop" | "length" | "cancelled";
 
-export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; citations: number[]; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string; made_by: string };
+export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; citations: number[]; unknown_citations: number[]; finish_reason: FinishReason | null; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string; made_by: string; origin: RunOrigin; labels: RunLabels; cost: CostEstimate };
+export type CostEstimate = { judging: number | null; generation: number | null; total: number | null };
+export type CostRates = { judge_input_per_million: number | null; judge_output_per_million: number | null; generation_input_per_million: number | null; generation_output_per_million: number | null };
 export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string; made_by: string };
 
 export type ChatBackend = "embedded" | "openai";
 export type ChatSettings = { backend: ChatBackend; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };
 export type JudgeSettings = { kind: JudgeKind; base_url: string | null; model: string | null; request: JevRequest };
 export type AnswerMode = "auto" | "extractive" | "generative";
-export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence";
+export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence" | "not_answered";
 export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
 export type FieldProblem = { field: string; message: string };
 export type LibraryConfig = { embedding_model: string; embedding_endpoint: string; embedding_server_model: string; embedding_api_key_env: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string; store: string; user: string; spring_table: string };
-export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults };
+export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults; rates: CostRates };
 
 export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; scoring: ScoringStrategy; min_relevance: number; top_n: number | null };
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key in string]: JsonValue };
@@ -93,5 +99,19 @@ export type SweepPoint = { threshold: number; precision: number; evidence_recall
 export type Sweep = { policy: EvalPolicy; top_n: number | null; points: SweepPoint[] };
 export type EvalReport = { cases: number; sources: string[]; models: string[]; answer_quality: string; context_size_unit: string; context_tokens_estimator: string; recall_scope: string; ndcg_cutoff: JsonValue; min_relevance: number; top_n: number | null; usage: ScoringUsage; scoring_p95_ms: number; summary: ByPolicy<Summary>; rows: CaseRow[]; sweep?: Sweep };
 export type EvalView = { report: EvalReport; sweep: Sweep };
+
+export type CalibrateForm = { development: string; evaluation: string; report: string; replay: string | null; judge: JudgeKind; scoring: ScoringStrategy; cutoffs: number[]; top_ns: number[]; max_context_tokens: number | null; min_recall: number };
+export type CalibrationMetrics = { evidence_recall: number | null; precision: number | null; context_tokens: number | null; documents: number | null };
+export type CalibrationGridRow = { version: string; label: string; policy: PolicyOptions; development: CalibrationMetrics; eligible: boolean; chosen: boolean };
+export type IntervalView = { delta: number; low: number | null; high: number | null; questions: number; independent_units: number; scope: string };
+export type CalibrationView = { grid: CalibrationGridRow[]; frozen_policy: PolicyOptions | null; frozen_label: string | null; reason: string | null; min_recall: number; held_out_baseline: CalibrationMetrics; held_out_frozen: CalibrationMetrics | null; context_token_difference: IntervalView | null; evidence_recall_difference: IntervalView | null; development_questions: number; evaluation_questions: number; freeze_hash: string; frozen_path: string; report_path: string };
+
+export type AnswerLabel = "A" | "B";
+export type Verdict = "yes" | "no" | "unclear";
+export type ReviewAnswer = { text: string };
+export type ReviewEvidence = { number: number; title: string; pages: string; text: string };
+export type ReviewItem = { item_id: string; query: string; reference_answers: string[]; full_candidate_evidence: ReviewEvidence[]; answers: { [key in string]: ReviewAnswer } };
+export type ReviewPacket = { packet_id: string; status: string; instructions: string; items: ReviewItem[] };
+export type ReviewLabel = { item_id: string; anonymous_answer: AnswerLabel; reviewer: string; semantically_correct: Verdict | null; ambiguous_question_or_reference: Verdict | null; notes: string };
 
 /** tauri-specta globals **/

@@ -1,12 +1,15 @@
 //! `ragsift` command line: ingest, extract, search, library and doctor over the engine.
 
 mod ask;
+mod calibrate;
 mod chat;
 mod doctor;
 mod eval;
 mod ingest;
+mod review;
 mod runs;
 mod search;
+mod select;
 
 use clap::{Parser, Subcommand};
 use ragsift_engine::{paths, Error, Library, LibraryConfig, RuntimePaths, Settings};
@@ -68,6 +71,17 @@ enum Command {
     },
     /// Evaluate selection policies on rag-jev eval cases (scored live or replayed from saved traces).
     Eval(eval::EvalArgs),
+    /// Score and select any retriever's candidates: reads rag-jev's request JSON (FILE, or - for stdin), prints
+    /// rag-jev's result JSON.
+    Select(select::SelectArgs),
+    /// Choose a policy on development cases, freeze it, then assess it on held-out cases (rag-jev's calibrate).
+    Calibrate(calibrate::CalibrateArgs),
+    /// Blinded human review of baseline against selected answers: a packet, then the reviewers' labels checked
+    /// and unblinded.
+    Review {
+        #[command(subcommand)]
+        action: review::ReviewAction,
+    },
     /// Check the runtime, the models and the library's consistency.
     Doctor {
         #[arg(long)]
@@ -125,6 +139,9 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Replay(args) => runs::replay(&home, args),
         Command::Cache { action } => runs::cache(&home, action),
         Command::Eval(args) => eval::run(&home, args),
+        Command::Select(args) => select::run(&home, args),
+        Command::Calibrate(args) => calibrate::run(&home, args),
+        Command::Review { action } => review::run(&home, action),
         Command::Doctor { json } => doctor::run(&home, json),
     }
 }

@@ -3,9 +3,9 @@
 
 use crate::ask::{decisions_json, trace_json, PolicyArgs};
 use crate::print_json;
-use ragsift_engine::workbench::Workbench;
+use ragsift_engine::workbench::{JudgeKind, Workbench};
 use ragsift_engine::Error;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand)]
@@ -19,6 +19,64 @@ pub enum RunsAction {
     },
     /// One run's whole trace as JSON.
     Show { id: String },
+    /// Write a run as a portable, integrity-checked file (stdout, or --output): it replays elsewhere with no
+    /// library, no key and no judge call.
+    Export {
+        id: String,
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Store a run exported elsewhere (checked: checksum, fingerprint, versions, sizes).
+    Import {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import another retriever's candidates (rag-jev's select request, or one eval case with its labels) as a
+    /// run: judged, selected, stored; `ragsift replay` and `regenerate` then work on it.
+    ImportCandidates {
+        /// The JSON file, or - for stdin.
+        file: String,
+        /// jev (rag-jev's request), local, or auto (Jev with a key).
+        #[arg(long, default_value = "auto")]
+        judge: JudgeKind,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Attach labels to a run: which candidates hold relevant evidence, which the baseline sends.
+    Label {
+        id: String,
+        /// Relevant candidate ids (comma-separated; empty for "none is relevant").
+        #[arg(long, value_name = "IDS")]
+        relevant: Option<String>,
+        /// Baseline candidate ids (comma-separated).
+        #[arg(long, value_name = "IDS")]
+        baseline: Option<String>,
+        /// Remove every label.
+        #[arg(long, conflicts_with_all = ["relevant", "baseline"])]
+        clear: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn id_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn read_input(file: &str) -> Result<Vec<u8>, Error> {
+    if file == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .map_err(|e| Error::Invalid(format!("stdin: {e}")))?;
+        Ok(buf)
+    } else {
+        std::fs::read(file).map_err(|e| Error::Invalid(format!("{file}: {e}")))
+    }
 }
 
 pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
@@ -35,6 +93,67 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             }
         }
         RunsAction::Show { id } => print_json(&trace_json(wb.run(&id)?.as_ref())),
+        RunsAction::Export { id, output } => {
+            let file = wb.export_run(&id)?;
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, file + "\n")
+                        .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+                    eprintln!("exported run {id} to {}", path.display());
+                }
+                None => println!("{file}"),
+            }
+        }
+        RunsAction::Import { file, json } => {
+            let bytes = read_input(&file.to_string_lossy())?;
+            let run = wb.import_run(&bytes)?;
+            if json {
+                print_json(&serde_json::json!({ "run": run }));
+            } else {
+                println!("imported run {}  {}", run.id, run.query);
+            }
+        }
+        RunsAction::ImportCandidates { file, judge, json } => {
+            let bytes = read_input(&file)?;
+            let text = String::from_utf8(bytes).map_err(|_| Error::Invalid(format!("{file}: not UTF-8")))?;
+            let trace = wb.import_candidates(&text, judge)?;
+            if json {
+                print_json(&trace_json(&trace));
+            } else {
+                println!(
+                    "imported {} candidates as run {} ({} selected, judge {})",
+                    trace.candidates.len(),
+                    trace.run_id,
+                    trace.selection.selected().len(),
+                    trace.judge.judge
+                );
+            }
+        }
+        RunsAction::Label {
+            id,
+            relevant,
+            baseline,
+            clear,
+            json,
+        } => {
+            let mut labels = if clear {
+                Default::default()
+            } else {
+                wb.run(&id)?.labels.clone()
+            };
+            if let Some(r) = relevant {
+                labels.relevant_ids = Some(id_list(&r));
+            }
+            if let Some(b) = baseline {
+                labels.baseline_ids = Some(id_list(&b));
+            }
+            let trace = wb.set_run_labels(&id, labels)?;
+            if json {
+                print_json(&serde_json::json!({ "run_id": trace.run_id, "labels": trace.labels }));
+            } else {
+                println!("labels of run {} saved", trace.run_id);
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -83,6 +202,17 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
         }
         for w in &replay.selection.warnings {
             println!("warning: {}", w.message);
+        }
+        if let Some(l) = &replay.labels {
+            let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{:.0}%", x * 100.0));
+            println!(
+                "labels: evidence recall {}, precision {}, labelled evidence dropped: {}; baseline {} → selected {} tokens",
+                pct(l.evidence_recall),
+                pct(l.precision),
+                if l.relevant_dropped.is_empty() { "none".to_string() } else { l.relevant_dropped.join(", ") },
+                l.baseline_tokens,
+                l.selected_tokens
+            );
         }
         println!(
             "{} changed; {}; no judge call ({micros:.0} µs)",

@@ -140,6 +140,8 @@ fn candidates(texts: &[&str]) -> Vec<Candidate> {
             score: 0.5,
             found_by: Vec::new(),
             metadata: None,
+            group_id: None,
+            pinned: false,
         })
         .collect()
 }

@@ -209,3 +209,119 @@ fn a_cancelled_ingest_reports_the_rest_as_cancelled() {
     assert_eq!(wb.documents().unwrap().len(), 1);
     assert!(!wb.jobs.cancel("job-c"), "a finished job is gone");
 }
+
+fn sse(pieces: &[&str]) -> http::Reply {
+    let mut ev: Vec<String> = (pieces.iter())
+        .map(|p| {
+            serde_json::json!({"model": "m", "choices": [{"delta": {"content": p}, "finish_reason": null}]}).to_string()
+        })
+        .collect();
+    ev.push(serde_json::json!({"choices": [{"delta": {}, "finish_reason": "stop"}]}).to_string());
+    ev.push("[DONE]".into());
+    http::Reply::Sse(ev)
+}
+
+/// Another retriever's candidates become a run (judged by rag-jev's request, not answered); regenerating it asks
+/// the model once, stores the finish reason, reports a citation to no source and prices what is configured; an
+/// empty selection gets the fixed no-context answer without a model call.
+#[test]
+fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
+    let judge = Server::with_handler(|r: &Request| {
+        let text = r.json()["state"]["passage"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let p = if text.contains("refund") { 0.9 } else { 0.1 };
+        let body = serde_json::json!({"model": "jev-1.13.0", "answers": {"relevant": {"type": "noul", "noul": p}},
+            "usage": {"input_tokens": 30, "output_tokens": 1}});
+        http::Reply::Json(200, vec![], body.to_string())
+    });
+    let chat = Server::with_handler(|_: &Request| sse(&["Within 30 days [1]", "; see also [7]."]));
+    let (_dir, wb) = workbench(&judge);
+    let mut s = wb.settings();
+    s.chat.backend = ragsift_engine::llm::ChatBackend::OpenAi;
+    s.chat.endpoint = Some(chat.url.clone());
+    s.chat.model_name = Some("m".into());
+    s.rates.generation_input_per_million = Some(1.0);
+    s.rates.generation_output_per_million = Some(4.0);
+    wb.save_settings(s).unwrap();
+
+    let request = serde_json::json!({
+        "query": "How many days do I have to request a refund?",
+        "documents": [
+            {"id": "ship", "text": "Orders ship within 5 business days.", "group_id": "g"},
+            {"id": "refund", "text": "You may request a refund within 30 days of purchase.", "metadata": {"source": "refunds.md", "page": 2}},
+            {"id": "hours", "text": "Support is open from 9 to 5.", "pinned": true},
+        ],
+        "relevant_ids": ["refund"], "baseline_ids": ["ship", "refund"], "mode": "filter", "min_relevance": 0.5,
+    });
+    let run = wb.import_candidates(&request.to_string(), JudgeKind::Auto).unwrap();
+    assert_eq!(run.origin, ragsift_engine::pipeline::trace::RunOrigin::Imported);
+    assert_eq!(run.judge.judge, "jev-ragjev");
+    assert_eq!(
+        run.answered_by,
+        ragsift_engine::pipeline::answer::AnsweredBy::NotAnswered
+    );
+    assert_eq!(run.selection.selected(), ["refund", "hours"], "the pin is kept");
+    assert_eq!(run.candidates[0].group_id.as_deref(), Some("g"));
+    assert_eq!(
+        run.labels.baseline_ids.as_deref(),
+        Some(&["ship".to_string(), "refund".to_string()][..])
+    );
+    assert_eq!(
+        run.cost.judging, None,
+        "judge tokens were used and no judge rate is configured"
+    );
+    assert!(chat.requests().is_empty(), "importing answers nothing");
+    // An invalid import is refused with rag-jev's messages and stores nothing.
+    let bad = wb.import_candidates(r#"{"query": "q", "documents": [], "mode": "filter"}"#, JudgeKind::Auto);
+    assert!(bad.unwrap_err().to_string().contains("min_relevance is required"));
+    assert_eq!(wb.runs(10).unwrap().len(), 1);
+
+    let answered = wb
+        .regenerate(&run.run_id, &run.policy, "job-regen", Arc::new(|_| {}))
+        .unwrap();
+    assert_eq!(chat.requests().len(), 1);
+    assert_eq!(answered.answer, "Within 30 days [1]; see also [7].");
+    assert_eq!(answered.citations, [1]);
+    assert_eq!(answered.unknown_citations, [7], "[7] names no source");
+    assert_eq!(answered.finish_reason, Some(ragsift_engine::llm::FinishReason::Stop));
+    assert!(
+        answered.cost.generation.is_some() && answered.cost.judging == Some(0.0),
+        "{:?}",
+        answered.cost
+    );
+
+    let nothing = PolicyOptions {
+        mode: ragsift_engine::policy::Mode::Filter,
+        min_relevance: Some(1.0),
+        ..PolicyOptions::default()
+    };
+    let empty = wb
+        .regenerate(&run.run_id, &nothing, "job-empty", Arc::new(|_| {}))
+        .unwrap();
+    assert_eq!(
+        empty.selection.selected(),
+        ["hours"],
+        "only the pin survives a threshold of 1"
+    );
+    let none_pinned = wb.import_candidates(
+        &serde_json::json!({"query": "q?", "documents": [{"id": "a", "text": "Unrelated text."}], "mode": "filter", "min_relevance": 0.5}).to_string(),
+        JudgeKind::Auto,
+    ).unwrap();
+    let fixed = wb
+        .regenerate(&none_pinned.run_id, &none_pinned.policy, "job-fixed", Arc::new(|_| {}))
+        .unwrap();
+    assert!(fixed.selection.selected().is_empty());
+    assert_eq!(
+        fixed.answered_by,
+        ragsift_engine::pipeline::answer::AnsweredBy::NoEvidence
+    );
+    assert_eq!(fixed.answer, ragsift_engine::pipeline::answer::NO_EVIDENCE_ANSWER);
+    assert!(fixed.prompt.is_empty() && fixed.finish_reason.is_none());
+    assert_eq!(
+        chat.requests().len(),
+        2,
+        "the empty selection asked no model (only the pinned one did)"
+    );
+}

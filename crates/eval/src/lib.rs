@@ -10,11 +10,13 @@
 //! `"not_evaluated"`. [`sweep`] replays the filter policy over a threshold grid to show the precision/recall
 //! tradeoff. Test data in these formats, made for ragsift, is in `fixtures/eval/`.
 
+pub mod calibrate;
 pub mod library;
 pub mod live;
 pub mod metrics;
 pub mod qa;
 pub mod ragjev;
+pub mod select;
 pub mod spans;
 
 pub use ragsift_core::{Error, Result};
@@ -250,7 +252,7 @@ pub fn load_traces(path: impl AsRef<Path>) -> Result<Vec<RagJevTrace>, EvalError
 
 /// Pairs every case with its trace after rag-jev's checks: unique ids on both sides, exactly the same ids, valid
 /// cases and traces, a matching fingerprint and prompt version, one judgment per document.
-fn pair<'a>(
+pub(crate) fn pair<'a>(
     cases: &'a [EvalCase],
     traces: &'a [RagJevTrace],
 ) -> Result<Vec<(&'a EvalCase, &'a RagJevTrace)>, EvalError> {

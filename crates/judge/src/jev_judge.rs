@@ -71,6 +71,8 @@ impl std::str::FromStr for JevRequest {
 pub struct JevJudge {
     client: jev::JevClient,
     request: JevRequest,
+    /// rag-jev's `relevance_guidance`, appended to its requests' question (Spring's request has none).
+    guidance: Option<String>,
 }
 
 impl JevJudge {
@@ -83,7 +85,14 @@ impl JevJudge {
         Ok(JevJudge {
             client: jev::JevClient::new(config).map_err(judge_error)?,
             request,
+            guidance: None,
         })
+    }
+
+    /// rag-jev's requests with this relevance guidance appended to their question, as rag-jev appends it.
+    pub fn with_guidance(mut self, guidance: Option<String>) -> Self {
+        self.guidance = guidance.filter(|g| !g.is_empty());
+        self
     }
 
     /// The Jev judge when `TYPESAFE_API_KEY` is set.
@@ -118,7 +127,7 @@ impl JevJudge {
         if let Err(e) = Self::only_useful(questions) {
             return crate::every_passage_fails(passages.len(), &judge_error(e));
         }
-        let question = [ragjev::relevant_question(None)];
+        let question = [ragjev::relevant_question(self.guidance.as_deref())];
         self.client
             .judge_batch_with(passages, &question, |text| ragjev::independent_state(query, text))
             .into_iter()
@@ -138,7 +147,7 @@ impl JevJudge {
             return Ok(Vec::new());
         }
         Self::only_useful(questions)?;
-        let questions = ragjev::contextual_questions(passages.len(), None);
+        let questions = ragjev::contextual_questions(passages.len(), self.guidance.as_deref());
         ragjev::check_contextual_limits(query, passages, &questions)?;
         let state = ragjev::contextual_state(query, passages);
         let all = self.client.judge_state(&state, &questions, true)?;
@@ -202,6 +211,12 @@ impl Judge for JevJudge {
     }
     fn contextual(&self) -> bool {
         self.request == JevRequest::Contextual
+    }
+    fn input_scope(&self) -> String {
+        match (self.request, &self.guidance) {
+            (JevRequest::RagJev | JevRequest::Contextual, Some(g)) => format!("relevance_guidance:{g}"),
+            _ => String::new(),
+        }
     }
     fn cache_ttl(&self) -> Option<std::time::Duration> {
         jev::is_model_alias(&self.client.config().model).then_some(jev::ALIAS_CACHE_TTL)

@@ -47,6 +47,11 @@ pub trait Judge: Send + Sync {
     fn contextual(&self) -> bool {
         false
     }
+    /// What the judge sends besides the query, the passages and its fixed questions (rag-jev's relevance
+    /// guidance); empty for most. It is part of the cache key, so answers to other guidance are never reused.
+    fn input_scope(&self) -> String {
+        String::new()
+    }
     /// How long a cached answer stays good (`None`: until the cache is cleared). A judge asked through a moving
     /// model alias (`jev-latest`) sets one: the model behind the alias changes without notice.
     fn cache_ttl(&self) -> Option<std::time::Duration> {

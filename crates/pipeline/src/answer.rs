@@ -42,6 +42,8 @@ pub enum AnsweredBy {
     Chat,
     /// No kept passage held evidence: the fixed "the documents do not say" answer, no model call.
     NoEvidence,
+    /// Not answered: imported candidates are judged and selected, and answered only when regenerated.
+    NotAnswered,
 }
 
 /// The answer when no kept passage holds evidence.

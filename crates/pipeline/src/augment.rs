@@ -59,6 +59,23 @@ pub fn augment(query: &str, sources: &[Source], allow_empty_context: bool) -> St
 
 /// The source numbers an answer cites, in order of first citation, without duplicates.
 pub fn citations(answer: &str, sources: usize) -> Vec<usize> {
+    cited_numbers(answer)
+        .into_iter()
+        .filter(|n| (1..=sources).contains(n))
+        .collect()
+}
+
+/// The `[n]` citations of `answer` that name no source (0, or above `sources`), in order of first appearance:
+/// the model cited something it was not given.
+pub fn unknown_citations(answer: &str, sources: usize) -> Vec<usize> {
+    cited_numbers(answer)
+        .into_iter()
+        .filter(|n| !(1..=sources).contains(n))
+        .collect()
+}
+
+/// Every distinct `[n]` in `answer`, in order of first appearance.
+fn cited_numbers(answer: &str) -> Vec<usize> {
     let mut out = Vec::new();
     let bytes = answer.as_bytes();
     let mut i = 0;
@@ -67,7 +84,7 @@ pub fn citations(answer: &str, sources: usize) -> Vec<usize> {
             let digits: String = answer[i + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
             if !digits.is_empty() && answer[i + 1 + digits.len()..].starts_with(']') {
                 if let Ok(n) = digits.parse::<usize>() {
-                    if (1..=sources).contains(&n) && !out.contains(&n) {
+                    if !out.contains(&n) {
                         out.push(n);
                     }
                 }
@@ -109,5 +126,7 @@ mod tests {
     #[test]
     fn finds_citations() {
         assert_eq!(citations("See [2] and [1], again [2]; not [9] or [x].", 3), vec![2, 1]);
+        assert_eq!(unknown_citations("See [2] and [0], [9] and [9]; [x].", 3), vec![0, 9]);
+        assert!(unknown_citations("See [1].", 1).is_empty());
     }
 }

@@ -33,6 +33,13 @@ pub struct Candidate {
     /// The chunk's own metadata as JSON when its store keeps some (a Spring AI table's rows); `null` otherwise.
     #[serde(default)]
     pub metadata: Option<String>,
+    /// The retriever's group (rag-jev's `group_id`, on imported candidates): kept or cut with its group, whatever
+    /// the policy's `group_by`.
+    #[serde(default)]
+    pub group_id: Option<String>,
+    /// Imported as pinned (rag-jev's `pinned`): always selected.
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 /// A joiner stage.
@@ -74,6 +81,8 @@ impl Joiner for ConcatenationJoiner {
                         score: h.score,
                         found_by: vec![seen],
                         metadata: h.chunk.metadata.clone(),
+                        group_id: None,
+                        pinned: false,
                     }),
                 }
             }

@@ -117,15 +117,22 @@ pub fn judge_candidates(
 ) -> Result<JudgeOutcome> {
     let start = Instant::now();
     // A contextual judge's answer about a passage depends on the other candidates: key it by all of them.
+    // What else the judge sends (rag-jev's guidance) keys the cache with the query.
+    let scope = judge.input_scope();
+    let keyed = if scope.is_empty() {
+        query.to_string()
+    } else {
+        format!("{query}\u{1d}{scope}")
+    };
     let qh = if judge.contextual() {
-        let mut s = String::from(query);
+        let mut s = keyed.clone();
         for c in candidates {
             s.push('\u{1e}');
             s.push_str(&sha256_hex(c.text.as_bytes()));
         }
         sha256_hex(s.as_bytes())
     } else {
-        sha256_hex(query.as_bytes())
+        sha256_hex(keyed.as_bytes())
     };
     let not_assessed = judge.not_assessed();
     let questions: Vec<JudgeQuestion> = questions

@@ -4,8 +4,11 @@
 
 pub mod answer;
 pub mod augment;
+pub mod cost;
 pub mod join;
 pub mod judging;
+pub mod labels;
+pub mod portable;
 pub mod query;
 mod regenerate;
 pub mod trace;
@@ -73,6 +76,8 @@ pub struct PipelineOptions {
     pub generate: GenerateOptions,
     /// Extractive, generative, or chosen by the model (auto).
     pub answer_mode: AnswerMode,
+    /// Per-million-token prices for the run's cost estimate (none configured by default).
+    pub rates: cost::CostRates,
 }
 
 impl Default for PipelineOptions {
@@ -94,6 +99,7 @@ impl Default for PipelineOptions {
                 seed: 42,
             },
             answer_mode: AnswerMode::Auto,
+            rates: cost::CostRates::default(),
         }
     }
 }
@@ -249,6 +255,7 @@ impl<'a> Pipeline<'a> {
             timings,
         );
         trace.made_by = self.library.user();
+        trace.cost = trace.estimate_cost(&self.options.rates);
         trace.save(self.library.store())?;
         Ok(trace)
     }
@@ -336,7 +343,7 @@ impl<'a> Pipeline<'a> {
             )
         };
         let (prompt, completion) = match by {
-            AnsweredBy::NoEvidence => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
+            AnsweredBy::NoEvidence | AnsweredBy::NotAnswered => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
             AnsweredBy::Extractive => {
                 let stats: &dyn ragsift_judge::local::signals::TermStats = self.library.store();
                 let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;

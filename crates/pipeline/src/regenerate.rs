@@ -45,6 +45,8 @@ impl Pipeline<'_> {
         let mut judge = previous.judge.clone();
         judge.fresh_passages = 0;
         judge.cached_passages = previous.candidates.len();
+        // No judge was asked: the run costs no judging.
+        (judge.input_tokens, judge.output_tokens) = (0, 0);
         let mut trace = Trace::new(
             &original,
             previous.transformed.clone(),
@@ -57,6 +59,122 @@ impl Pipeline<'_> {
             timings,
         );
         trace.made_by = self.library.user();
+        trace.origin = previous.origin;
+        trace.labels = previous.labels.clone();
+        trace.cost = trace.estimate_cost(&self.options.rates);
+        trace.save(self.library.store())?;
+        Ok(trace)
+    }
+}
+
+impl Pipeline<'_> {
+    /// A new run answering `previous`'s question from exactly `ids` (candidate ids, in this order) with no judge:
+    /// the context a baseline sends (rag-jev's `baseline_ids`, or every candidate), answered by the same augmenter
+    /// and model as any run, so it can be compared with the run's own answer and inspected. The selection is
+    /// explicit: the listed candidates pinned in the given order, every other one cut (`beyond_top_n`).
+    pub fn answer_context(
+        &self,
+        previous: &Trace,
+        ids: &[String],
+        on_token: &mut dyn FnMut(&str),
+        cancel: &CancelToken,
+    ) -> Result<Trace> {
+        use ragsift_policy::{Decision, Reason, Selection, Status};
+        let position = |id: &str| ids.iter().position(|x| x == id);
+        if let Some(bad) = ids
+            .iter()
+            .find(|id| !previous.candidates.iter().any(|c| &c.chunk_id == *id))
+        {
+            return Err(crate::Error::Invalid(format!(
+                "`{bad}` is not one of run {}'s candidates",
+                previous.run_id
+            )));
+        }
+        if ids.iter().enumerate().any(|(i, id)| position(id) != Some(i)) {
+            return Err(crate::Error::Invalid(
+                "the context's candidate ids must be unique".into(),
+            ));
+        }
+        let t = Instant::now();
+        self.stage(Stage::Selecting);
+        let policy = PolicyOptions {
+            pinned: ids.to_vec(),
+            top_n: (!ids.is_empty()).then_some(ids.len()),
+            keep_groups_together: false,
+            ..PolicyOptions::default()
+        };
+        let decisions: Vec<Decision> = (previous.candidates.iter().enumerate())
+            .map(|(i, c)| {
+                let rank = position(&c.chunk_id).map(|p| p + 1);
+                Decision {
+                    chunk_id: c.chunk_id.clone(),
+                    input_index: i,
+                    selected: Some(rank.is_some()),
+                    returned: rank.is_some(),
+                    rank,
+                    score: None,
+                    jev_rank: None,
+                    fusion_score: None,
+                    reason: if rank.is_some() {
+                        Reason::Pinned
+                    } else {
+                        Reason::BeyondTopN
+                    },
+                    conflicting: false,
+                    skipped_rules: Vec::new(),
+                }
+            })
+            .collect();
+        let kept = || previous.candidates.iter().filter(|c| position(&c.chunk_id).is_some());
+        let mut counts = BTreeMap::new();
+        for d in &decisions {
+            *counts.entry(d.reason).or_insert(0) += 1;
+        }
+        let selection = Selection {
+            decisions,
+            selected_ids: Some(ids.to_vec()),
+            returned_ids: ids.to_vec(),
+            status: Status::Applied,
+            selected_tokens: Some(kept().fold(0u32, |n, c| n.saturating_add(c.tokens))),
+            selected_characters: Some(kept().fold(0u32, |n, c| n.saturating_add(c.text.chars().count() as u32))),
+            counts,
+            policy_version: policy.policy_version(),
+            warnings: Vec::new(),
+        };
+        let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
+        let t = Instant::now();
+        self.stage(Stage::Generating);
+        // No judgments reach the answer: a baseline neither abstains nor ranks by a judge's scores.
+        let judge = super::unjudged(&previous.candidates);
+        let answer = self.answer(
+            &previous.query,
+            &previous.history,
+            &previous.candidates,
+            &judge,
+            &selection,
+            on_token,
+            cancel,
+        )?;
+        timings.insert("generation".to_string(), ms(t));
+        let original = Query {
+            text: previous.query.clone(),
+            history: previous.history.clone(),
+        };
+        let mut trace = Trace::new(
+            &original,
+            previous.transformed.clone(),
+            previous.variants.clone(),
+            previous.candidates.clone(),
+            judge,
+            policy,
+            selection,
+            answer,
+            timings,
+        );
+        trace.made_by = self.library.user();
+        trace.origin = previous.origin;
+        trace.labels = previous.labels.clone();
+        trace.cost = trace.estimate_cost(&self.options.rates);
         trace.save(self.library.store())?;
         Ok(trace)
     }

@@ -2,13 +2,15 @@
 //! policy re-run over the trace's cached judgments with new options, with no judge call.
 
 use super::answer::AnsweredBy;
-use super::augment::{citations, Source};
+use super::augment::{citations, unknown_citations, Source};
+use super::cost::{CostEstimate, CostRates};
 use super::join::Candidate;
 use super::judging::{CandidateJudgment, JudgeOutcome};
+use super::labels::{LabelReport, RunLabels};
 use super::query::Query;
 use crate::{Error, Result};
 use ragsift_core::ids::sha256_hex;
-use ragsift_models::llm::{ChatMessage, Completion, Usage};
+use ragsift_models::llm::{ChatMessage, Completion, FinishReason, Usage};
 use ragsift_policy::{diff, select, Change, ChunkJudgment, GroupBy, PolicyOptions, Selection};
 use ragsift_store::retrieve::Hit;
 use ragsift_store::store::RunSummary;
@@ -90,6 +92,12 @@ pub struct Trace {
     #[serde(default = "chat")]
     pub answered_by: AnsweredBy,
     pub citations: Vec<usize>,
+    /// `[n]` citations in the answer that name no source: the model cited something it was not given.
+    #[serde(default)]
+    pub unknown_citations: Vec<usize>,
+    /// Why the model stopped (`None` when no model was asked, and in runs made before it was kept).
+    #[serde(default)]
+    pub finish_reason: Option<FinishReason>,
     pub model: String,
     pub usage: Usage,
     pub timings_ms: BTreeMap<String, f64>,
@@ -98,6 +106,28 @@ pub struct Trace {
     /// Who made the run (the library's `user` setting, else the login name); empty in runs made before.
     #[serde(default)]
     pub made_by: String,
+    /// Where the candidates came from: this library's retrieval, or another retriever's (imported).
+    #[serde(default)]
+    pub origin: RunOrigin,
+    /// Relevant and baseline ids (from an import, eval cases, or marked by hand): not part of the fingerprint, so
+    /// they can be set on any run; replay measures the selection against them.
+    #[serde(default)]
+    pub labels: RunLabels,
+    /// Estimated cost from the configured rates (a part is `None` when its rate is not configured).
+    #[serde(default)]
+    pub cost: CostEstimate,
+}
+
+/// Where a run's candidates came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum RunOrigin {
+    /// Retrieved from this library by `ask`.
+    #[default]
+    Library,
+    /// Another retriever's candidates (rag-jev's request or eval case), judged here.
+    Imported,
 }
 
 impl Trace {
@@ -120,6 +150,8 @@ impl Trace {
             answered_by,
         } = answer;
         let citations = citations(&completion.text, sources.len());
+        let unknown = unknown_citations(&completion.text, sources.len());
+        let finish_reason = (!completion.model.is_empty()).then_some(completion.finish_reason);
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
@@ -142,12 +174,78 @@ impl Trace {
             answer: completion.text,
             answered_by,
             citations,
+            unknown_citations: unknown,
+            finish_reason,
             model: completion.model,
             usage: completion.usage,
             timings_ms,
             fingerprint,
             made_by: String::new(),
+            origin: RunOrigin::Library,
+            labels: RunLabels::default(),
+            cost: CostEstimate::default(),
         }
+    }
+
+    /// This run's cost at `rates`: the judge's fresh requests and the model's tokens.
+    pub fn estimate_cost(&self, rates: &CostRates) -> CostEstimate {
+        rates.estimate(
+            u64::from(self.judge.input_tokens),
+            u64::from(self.judge.output_tokens),
+            u64::from(self.usage.prompt_tokens),
+            u64::from(self.usage.completion_tokens),
+        )
+    }
+
+    /// A run over another retriever's candidates, judged and selected here, not yet answered (an empty prompt and
+    /// answer; regenerate answers it). `variant` is the query they were retrieved for, with their ranks. The
+    /// policy is resolved with the judge's defaults, as an answer's is.
+    pub fn imported(
+        query: &str,
+        variant: VariantHits,
+        candidates: Vec<Candidate>,
+        judge: JudgeOutcome,
+        policy: &PolicyOptions,
+        labels: RunLabels,
+    ) -> Result<Trace> {
+        labels.validate(&candidates).map_err(Error::Invalid)?;
+        let policy = policy.resolved(&judge.defaults);
+        policy.validate_resolved().map_err(Error::Invalid)?;
+        let selection = select(
+            &chunk_judgments(&candidates, &judge.judgments, &judge.not_assessed, policy.group_by),
+            &policy,
+        );
+        let original = Query {
+            text: query.to_string(),
+            history: Vec::new(),
+        };
+        let completion = Completion {
+            text: String::new(),
+            model: String::new(),
+            usage: Usage::default(),
+            finish_reason: FinishReason::Stop,
+        };
+        let answer = Answer {
+            sources: Vec::new(),
+            prompt: String::new(),
+            completion,
+            answered_by: super::answer::AnsweredBy::NotAnswered,
+        };
+        let timings = BTreeMap::from([("judge".to_string(), judge.latency_ms)]);
+        let mut trace = Trace::new(
+            &original,
+            Vec::new(),
+            vec![variant],
+            candidates,
+            judge,
+            policy,
+            selection,
+            answer,
+            timings,
+        );
+        trace.origin = RunOrigin::Imported;
+        trace.labels = labels;
+        Ok(trace)
     }
 
     pub fn save(&self, store: &dyn LibraryStore) -> Result<()> {
@@ -203,11 +301,13 @@ impl Trace {
         options.validate_resolved().map_err(Error::Invalid)?;
         let selection = select(&self.policy_input(&options), &options);
         let changes = diff(&self.selection, &selection);
+        let labels = self.labels.report(&self.candidates, &selection);
         Ok(Replay {
             run_id: self.run_id.clone(),
             options,
             selection,
             changes,
+            labels,
         })
     }
 }
@@ -224,6 +324,9 @@ pub struct Replay {
     pub options: PolicyOptions,
     pub selection: Selection,
     pub changes: Vec<Change>,
+    /// The selection against the run's labels (evidence recall, labelled evidence dropped, baseline → selected
+    /// tokens); `None` when the run has no labels.
+    pub labels: Option<LabelReport>,
 }
 
 /// Content fingerprint of a run's inputs.
@@ -254,12 +357,12 @@ pub fn chunk_judgments(
             input_index: i,
             tokens: c.tokens,
             characters: c.text.chars().count() as u32,
-            pinned: false,
-            group: match group_by {
+            pinned: c.pinned,
+            group: c.group_id.clone().or_else(|| match group_by {
                 GroupBy::None => None,
                 GroupBy::Document => Some(c.document_id.clone()),
                 GroupBy::Page => Some(format!("{}#{}", c.document_id, c.page_start)),
-            },
+            }),
             not_assessed: not_assessed.to_vec(),
             scores: judgments
                 .get(i)

@@ -159,13 +159,19 @@ impl PolicyOptions {
 
     /// rag-jev's `Policy.version`: the first 16 hex digits of the SHA-256 of Python's
     /// `json.dumps({"prompt": "useful-evidence-v1", **options}, sort_keys=True)`, where the options are `mode`,
-    /// `min_relevance`, `top_n`, `relevance_guidance` (always null here) and `max_context_tokens` when set;
+    /// `min_relevance`, `top_n`, `relevance_guidance` (null here) and `max_context_tokens` when set;
     /// `shadow` is left out (it changes what is returned, not what is selected). So a rag-jev-mode policy
     /// without pins or groups has exactly rag-jev's version. What rag-jev does not have enters only when it
     /// differs from the default, as rag-jev itself added `max_context_tokens`: the user's pins (sorted),
     /// `group_by`, `keep_groups_together: false`, and for classify the four thresholds in force plus
     /// [`POLICY_ALGORITHM`].
     pub fn policy_version(&self) -> String {
+        self.policy_version_with_guidance(None)
+    }
+
+    /// [`PolicyOptions::policy_version`] with rag-jev's `relevance_guidance` (the extra criteria its judge is sent),
+    /// which rag-jev hashes into the policy version; `None` hashes as null.
+    pub fn policy_version_with_guidance(&self, guidance: Option<&str>) -> String {
         use serde_json::{Map, Value};
         let mut fields = Map::new();
         fields.insert("prompt".into(), RAG_JEV_PROMPT_VERSION.into());
@@ -178,7 +184,7 @@ impl PolicyOptions {
             "top_n".into(),
             self.top_n.map_or(Value::Null, |n| Value::from(n as u64)),
         );
-        fields.insert("relevance_guidance".into(), Value::Null);
+        fields.insert("relevance_guidance".into(), guidance.map_or(Value::Null, Value::from));
         if let Some(budget) = self.max_context_tokens {
             fields.insert("max_context_tokens".into(), budget.into());
         }

@@ -158,6 +158,7 @@ impl Workbench {
         };
         let judge = self.build_judge(judge.0, judge.1, embedder.as_ref(), model.as_ref(), lib.store())?;
         let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
+        pipeline.options.rates = self.settings().rates;
         pipeline.embedder = Some(embedder.as_ref());
         pipeline.judge = judge.as_deref();
         let stage_events = events.clone();
@@ -207,7 +208,7 @@ impl Workbench {
         })))
     }
 
-    fn remember(&self, trace: Trace) {
+    pub(crate) fn remember(&self, trace: Trace) {
         *self.last_trace.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(trace));
     }
 }

@@ -2,16 +2,22 @@
 //! embedder, the language model, the judge key, running jobs), so the Tauri shell stays a thin mapping.
 
 mod answers;
+pub mod calibration;
+mod calibration_view;
+mod candidates;
 pub mod embedders;
 mod evaluation;
 mod jobs;
 mod page;
+pub mod review;
 pub mod settings;
 
 pub use ragsift_core::{Error, Result};
 pub use settings::{JudgeKind, JudgeSettings, PipelineDefaults, Settings};
 
 pub use answers::{AskEvent, AskOptions, AskRequest, Events};
+pub use calibration_view::{CalibrateForm, CalibrationView};
+pub use candidates::issues_error;
 pub use evaluation::{EvalRequest, EvalView};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};

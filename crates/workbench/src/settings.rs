@@ -25,6 +25,8 @@ pub struct Settings {
     pub pipeline: PipelineDefaults,
     /// The selection policy new answers use (the app's "save as default").
     pub policy: PolicyOptions,
+    /// Per-million-token prices for cost estimates (judging and generation); unset parts are reported unknown.
+    pub rates: ragsift_pipeline::cost::CostRates,
 }
 
 /// Which judge scores retrieved passages.
@@ -207,6 +209,9 @@ impl Settings {
         }
         if let Err(e) = self.policy.validate() {
             p.push(FieldProblem::new("policy", e));
+        }
+        if let Err((field, e)) = self.rates.validate() {
+            p.push(FieldProblem::new(format!("rates.{field}"), e));
         }
         p
     }

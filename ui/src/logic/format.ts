@@ -4,6 +4,10 @@ export const fmt = (v: number | null | undefined, digits = 2): string =>
 export const fmtInt = (v: number | null | undefined): string =>
   v == null || !Number.isFinite(v) ? "—" : Math.round(v).toLocaleString("en-US");
 
+/** A fraction as a whole percentage ("67%"). */
+export const fmtPct = (v: number | null | undefined): string =>
+  v == null || !Number.isFinite(v) ? "—" : `${Math.round(v * 100)}%`;
+
 export function fmtSigned(v: number): string {
   if (v === 0) return "±0";
   return (v > 0 ? "+" : "−") + Math.abs(v).toLocaleString("en-US");
@@ -27,7 +31,9 @@ export function basename(path: string): string {
   return parts[parts.length - 1] || path;
 }
 
+/** "p. 3", "pp. 3–4"; empty when the page is unknown (0: imported candidates without one). */
 export function pages(start: number, end: number): string {
+  if (start === 0) return "";
   return start === end ? `p. ${start}` : `pp. ${start}–${end}`;
 }
 

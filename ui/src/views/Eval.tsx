@@ -5,6 +5,7 @@ import { Empty, ErrorBanner } from "../components/common";
 import { fmt, fmtInt } from "../logic/format";
 import { sweepGeometry } from "../logic/plot";
 import { endJob, startJob } from "../state";
+import { Calibration } from "../components/Calibration";
 
 const POLICIES: EvalPolicy[] = ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"];
 const METRICS: { key: keyof Summary; label: string; int?: boolean; pct?: boolean }[] = [
@@ -169,6 +170,7 @@ export function Evaluation() {
           </div>
         </div>
       )}
+      <Calibration browse={(set) => void browse(set)} />
     </section>
   );
 }

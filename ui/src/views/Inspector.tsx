@@ -30,7 +30,13 @@ export const ANSWERED_BY: Record<string, string> = {
   completion: "generative: the base model continued a plain-text prompt",
   chat: "generative: the model answered Spring's augmented prompt",
   no_evidence: "no kept passage holds evidence: fixed answer, nothing cited",
+  not_answered: "not answered yet: imported candidates are judged and selected; regenerate in Replay to answer",
 };
+
+/** An estimated cost, or "unknown" when a rate it needs is not configured (Settings → cost rates). */
+function costText(v: number | null): string {
+  return v === null ? "unknown" : v === 0 ? "0" : v < 0.01 ? v.toExponential(2) : v.toFixed(4);
+}
 
 function openChunk(c: Candidate) {
   pageTarget.value = { documentId: c.document_id, page: c.page_start, chunkId: c.chunk_id };
@@ -66,7 +72,9 @@ function JudgeTable(props: { trace: Trace }) {
               <tr key={c.chunk_id} data-testid="judge-row" data-chunk-id={c.chunk_id} data-reason={d?.reason}
                 class={d ? (d.selected === false ? "row-dropped" : "row-kept") : ""}>
                 <td class="num">{i + 1}</td>
-                <td class="passage"><button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button> <span class="muted">{pages(c.page_start, c.page_end)}</span>{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
+                <td class="passage">{t.origin === "imported"
+                  ? <span title={c.text.slice(0, 400)}>{c.title} <span class="muted small">{c.chunk_id}</span></span>
+                  : <button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button>} <span class="muted">{pages(c.page_start, c.page_end)}</span>{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
                 {QUESTIONS.map((q) => (
                   <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
                     ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
@@ -164,6 +172,11 @@ export function TraceView(props: { trace: Trace }) {
       </Stage>
       <Stage n={7} title="Answer" meta={`${ANSWERED_BY[t.answered_by] ?? t.answered_by} · ${t.usage.prompt_tokens} prompt + ${t.usage.completion_tokens} completion tokens`}>
         <div class="answer-box"><AnswerText text={t.answer} onCite={(n) => openSource(t, n)} known={(n) => t.sources.some((s) => s.number === n)} /></div>
+        <div class="kv" data-testid="answer-facts">
+          <span>Finish <strong>{t.finish_reason ?? "—"}</strong>{t.finish_reason === "length" ? <span class="flagged"> (cut at the token limit)</span> : null}</span>
+          <span>Unknown citations <strong class={t.unknown_citations.length ? "flagged" : undefined} data-testid="unknown-citations">{t.unknown_citations.length ? t.unknown_citations.map((n) => `[${n}]`).join(" ") : "none"}</strong></span>
+          <span>Cost <strong data-testid="run-cost">{costText(t.cost.total)}</strong> <span class="muted small">(judging {costText(t.cost.judging)}, generation {costText(t.cost.generation)})</span></span>
+        </div>
         <div class="timings">
           {timings.map(([k, v]) => <span key={k} class="timing"><span class="muted">{k}</span> <span class="num">{fmt(v, v < 10 ? 1 : 0)} ms</span></span>)}
         </div>

@@ -1,16 +1,17 @@
 import { Component } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { Candidate, Change, GroupBy, Mode, PolicyOptions, Reason, Selection, Trace } from "../api";
+import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
+import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
-import { endJob, openSource, pinRequest, rememberTrace, startJob } from "../state";
+import { endJob, openSource, pinRequest, policyRequest, rememberTrace, startJob } from "../state";
 import { SourcesList } from "./Chat";
 
 
@@ -49,6 +50,9 @@ type RowProps = {
   changed: boolean;
   pinned: boolean;
   onPin: (chunkId: string, pinned: boolean) => void;
+  /** Labelled as holding relevant evidence for the run's question. */
+  relevant: boolean;
+  onRelevant: (chunkId: string, relevant: boolean) => void;
 };
 
 /** One candidate row; re-renders only when its own decision changes. */
@@ -56,7 +60,8 @@ class ReplayRow extends Component<RowProps> {
   shouldComponentUpdate(n: RowProps) {
     const p = this.props;
     return n.reason !== p.reason || n.selected !== p.selected || n.rank !== p.rank || n.score !== p.score ||
-      n.changed !== p.changed || n.candidate !== p.candidate || n.origReason !== p.origReason || n.pinned !== p.pinned;
+      n.changed !== p.changed || n.candidate !== p.candidate || n.origReason !== p.origReason || n.pinned !== p.pinned ||
+      n.relevant !== p.relevant;
   }
   render() {
     const p = this.props;
@@ -67,6 +72,8 @@ class ReplayRow extends Component<RowProps> {
         <td class="num">{p.index + 1}</td>
         <td><input type="checkbox" data-testid="replay-pin" aria-label={`Pin passage ${p.index + 1}`} title="Pin: always select this passage"
           checked={p.pinned} onChange={(e) => p.onPin(c.chunk_id, (e.target as HTMLInputElement).checked)} /></td>
+        <td><input type="checkbox" data-testid="replay-relevant" aria-label={`Passage ${p.index + 1} holds relevant evidence`} title="Label: holds relevant evidence for this question"
+          checked={p.relevant} onChange={(e) => p.onRelevant(c.chunk_id, (e.target as HTMLInputElement).checked)} /></td>
         <td class="num">{p.rank ?? "—"}</td>
         <td class="passage" title={c.text.slice(0, 300)}>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
         <td class="num">{fmt(p.score, 3)}</td>
@@ -79,17 +86,20 @@ class ReplayRow extends Component<RowProps> {
 }
 
 /** The candidate table; re-renders only when the diff changes (not on every slider value). */
-type TableProps = { diff: SelectionDiff; candidates: Map<string, Candidate>; pinned: string[]; onPin: (chunkId: string, pinned: boolean) => void };
+type TableProps = {
+  diff: SelectionDiff; candidates: Map<string, Candidate>; pinned: string[]; onPin: (chunkId: string, pinned: boolean) => void;
+  relevant: string[]; onRelevant: (chunkId: string, relevant: boolean) => void;
+};
 class ReplayTable extends Component<TableProps> {
   shouldComponentUpdate(n: TableProps) {
-    return n.diff !== this.props.diff || n.pinned !== this.props.pinned;
+    return n.diff !== this.props.diff || n.pinned !== this.props.pinned || n.relevant !== this.props.relevant;
   }
   render() {
-    const { diff, candidates, pinned, onPin } = this.props;
+    const { diff, candidates, pinned, onPin, relevant, onRelevant } = this.props;
     return (
       <div class="table-wrap replay-table-wrap">
         <table class="table replay-table">
-          <thead><tr><th class="num">#</th><th>Pin</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr></thead>
+          <thead><tr><th class="num">#</th><th>Pin</th><th title="Labelled as holding relevant evidence">Relevant</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr></thead>
           <tbody>
             {diff.rows.map((r) => {
               const c = candidates.get(r.chunk_id);
@@ -97,7 +107,8 @@ class ReplayTable extends Component<TableProps> {
               return (
                 <ReplayRow key={r.chunk_id} index={r.input_index} candidate={c} reason={r.now?.reason ?? null} selected={r.now ? r.now.selected : false}
                   rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
-                  origSelected={r.before ? r.before.selected : false} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin} />
+                  origSelected={r.before ? r.before.selected : false} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin}
+                  relevant={relevant.includes(r.chunk_id)} onRelevant={onRelevant} />
               );
             })}
           </tbody>
@@ -128,7 +139,9 @@ function ReplayPanel(props: { trace: Trace }) {
   const t = props.trace;
   const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy, t));
   const optionsRef = useRef(options);
-  const [{ selection, changes }, setResult] = useState<{ selection: Selection; changes: Change[] }>({ selection: t.selection, changes: [] });
+  const [{ selection, changes, labels: report }, setResult] =
+    useState<{ selection: Selection; changes: Change[]; labels: LabelReport | null }>({ selection: t.selection, changes: [], labels: null });
+  const [labels, setLabels] = useState<RunLabels>(t.labels);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
@@ -137,7 +150,7 @@ function ReplayPanel(props: { trace: Trace }) {
   const scheduler = useMemo(
     () => createLatestScheduler(
       (o: PolicyOptions) => api.replay(t.run_id, forWire(o)),
-      (r) => { setResult({ selection: r.selection, changes: r.changes }); setError(null); },
+      (r) => { setResult({ selection: r.selection, changes: r.changes, labels: r.labels }); setError(null); },
       (e) => { setError(e); measure.current = false; },
     ),
     [t.run_id],
@@ -172,6 +185,30 @@ function ReplayPanel(props: { trace: Trace }) {
       setPin(request.chunkId, request.pinned);
     }
   }, [request, t.run_id]);
+  // The run's own selection measured against its labels (Rust computes the report): one replay on opening.
+  useEffect(() => {
+    if (t.labels.relevant_ids !== null || t.labels.baseline_ids !== null) scheduler.schedule(optionsRef.current);
+  }, [t.run_id]);
+  const relevantIds = useMemo(() => labels.relevant_ids ?? [], [labels]);
+  const setRelevant = async (id: string, on: boolean) => {
+    const next: RunLabels = { ...labels, relevant_ids: on ? [...relevantIds.filter((x) => x !== id), id] : relevantIds.filter((x) => x !== id) };
+    try {
+      const nt = await api.setRunLabels(t.run_id, next);
+      setLabels(nt.labels);
+      rememberTrace(nt);
+      scheduler.schedule(optionsRef.current);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  // A policy sent from elsewhere (a calibration's frozen choice): applied once.
+  const wanted = policyRequest.value;
+  useEffect(() => {
+    if (wanted) {
+      policyRequest.value = null;
+      update(withDefaults(wanted, t));
+    }
+  }, [wanted]);
   const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } });
 
   const candidates = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
@@ -200,7 +237,7 @@ function ReplayPanel(props: { trace: Trace }) {
     <div class="replay">
       <div class="trace-head">
         <h2 class="trace-q">{t.query}</h2>
-        <span class="muted small">run {t.run_id} · {t.candidates.length} candidates · judged by {t.judge.judge || "—"} {t.judge.model}</span>
+        <span class="muted small">run {t.run_id} · {t.candidates.length} candidates{t.origin === "imported" ? " (imported)" : ""} · judged by {t.judge.judge || "—"} {t.judge.model}</span>
       </div>
       {t.judge.status === "bypassed" && <Banner tone="warning" title="Judge bypassed in this run">there are no scores to re-select with; every passage is kept.</Banner>}
       <ErrorBanner error={error} onDismiss={() => setError(null)} />
@@ -244,7 +281,7 @@ function ReplayPanel(props: { trace: Trace }) {
           </div>
         </div>
         <div class="control-row">
-          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [] }); }}>Reset to run's policy</button>
+          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [], labels: report }); scheduler.schedule(o); }}>Reset to run's policy</button>
           <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
           <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(forWire(optionsRef.current)).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
           <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>
@@ -264,6 +301,7 @@ function ReplayPanel(props: { trace: Trace }) {
           <span class="muted small">now / in run</span>
         </div>
       </div>
+      <LabelSummary report={report} labelled={labels.relevant_ids !== null || labels.baseline_ids !== null} />
       {regen && (
         <div class="compare panel" data-testid="regenerate-compare">
           <div class="compare-col">
@@ -282,7 +320,8 @@ function ReplayPanel(props: { trace: Trace }) {
       )}
       <IntegrityWarnings warnings={selection.warnings} />
       <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
-        onPin={setPin} />
+        onPin={setPin} relevant={relevantIds} onRelevant={(id, on) => void setRelevant(id, on)} />
+      <div class="panel"><ExportRun trace={t} /></div>
     </div>
   );
 }

@@ -141,6 +141,17 @@ export function Settings() {
             </div>
             <span class="field-hint muted">Stored runs keep their own judgments and still replay.</span>
           </div>
+                  <fieldset class="rates">
+            <legend class="small">Cost rates per million tokens (empty: unknown; runs then show the cost as unknown)</legend>
+            <div class="field-row">
+              {([["judge_input_per_million", "Judge input"], ["judge_output_per_million", "Judge output"], ["generation_input_per_million", "Generation input"], ["generation_output_per_million", "Generation output"]] as const).map(([k, label]) => (
+                <Field key={k} label={label} name={`rates.${k}`} errors={errors}>
+                  <input {...a(`rates.${k}`)} class="input input-num" type="number" min={0} step="any" data-testid={`rate-${k}`} value={s.rates[k] ?? ""}
+                    onInput={(e) => set((d) => { const v = opt(e); d.rates[k] = v === null ? null : Number(v); })} />
+                </Field>
+              ))}
+            </div>
+          </fieldset>
         </fieldset>
         <fieldset class="panel">
           <legend>Language model</legend>

@@ -38,7 +38,7 @@
     candidates.push({
       chunk_id: id, document_id: d.id, document: d.path, title: d.title, page_start: page, page_end: page,
       char_start: 0, char_end: text.length, tokens, text, score: r3(0.9 - i * 0.003),
-      found_by: [{ variant: i % 2, rank: Math.floor(i / 2) + 1, score: r3(0.9 - i * 0.003) }],
+      found_by: [{ variant: i % 2, rank: Math.floor(i / 2) + 1, score: r3(0.9 - i * 0.003) }], group_id: null, pinned: false,
     });
     judgments.push({
       chunk_id: id, answers: { contains_prompt_injection: inj, contradicts_query_premise: con, is_relevant: rel, contains_answer_evidence: evi, useful },
@@ -48,9 +48,9 @@
 
   // ---- STAND-IN for the Rust policy (select): enough to move reasons as thresholds change. ----
   const KEPT = new Set(["retained", "pinned", "group_retained", "bypassed", "conflicting", "unscored"]);
-  function select(options) {
+  function select(options, pool = candidates) {
     const t = { ...DEFAULTS, ...(options.thresholds || {}) };
-    const rows = candidates.map((c, i) => {
+    const rows = pool.map((c, i) => {
       const a = judgments[i].answers;
       let reason, score;
       if (options.mode === "classify") {
@@ -88,8 +88,8 @@
     return {
       decisions, selected_ids: sel.map((d) => d.chunk_id), returned_ids: sel.map((d) => d.chunk_id),
       status: options.shadow ? "shadow" : "applied",
-      selected_tokens: sel.reduce((s, d) => s + candidates[d.input_index].tokens, 0),
-      selected_characters: sel.reduce((s, d) => s + candidates[d.input_index].text.length, 0),
+      selected_tokens: sel.reduce((s, d) => s + pool[d.input_index].tokens, 0),
+      selected_characters: sel.reduce((s, d) => s + pool[d.input_index].text.length, 0),
       counts, policy_version: "stand-in",
       warnings: options.shadow ? [{ kind: "not_applied", subject: "shadow", message: "shadow mode: the selection is reported, the original context is sent" }] : [],
     };
@@ -117,9 +117,28 @@
       not_assessed: [], defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } },
     policy, selection, sources,
     prompt: `Context information is below.\n\n---------------------\n${sources.map((s) => `[${s.number}] ${s.title} (p. ${s.page_start})\n${s.text}`).join("\n\n")}\n---------------------\n\nGiven the context information and no prior knowledge, answer the query.\n\nQuery: What does fault code E1xx mean?\n\nAnswer:\n`,
-    answer, answered_by: "chat", citations: [1, 2, 3, 4], model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
+    answer, answered_by: "chat", citations: [1, 2, 3, 4], unknown_citations: [], finish_reason: "stop", model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
     timings_ms: { query: 180.2, retrieval: 12.4, judge: 812.0, policy: 0.1, generation: 2310.7 }, fingerprint: "f".repeat(64), made_by: "alice",
+    origin: "library", labels: { relevant_ids: null, baseline_ids: null, reference_answer: null }, cost: { judging: null, generation: null, total: null },
   };
+  // An imported run: the fixture's first 6 candidates with labels. Its label report is a STAND-IN for Rust's.
+  const imported = { ...trace, run_id: "imported-run", origin: "imported", candidates: candidates.slice(0, 6), answer: "", answered_by: "not_answered",
+    judge: { ...trace.judge, judge: "jev-ragjev", judgments: judgments.slice(0, 6) }, sources: [], prompt: "", citations: [],
+    labels: { relevant_ids: ["chunk-001", "chunk-004"], baseline_ids: null, reference_answer: null } };
+  imported.selection = { ...select(policy, imported.candidates), policy_version: "stand-in" };
+  const labelReport = (t, s) => {
+    const rel = t.labels.relevant_ids;
+    if (rel === null && t.labels.baseline_ids === null) return null;
+    const chosen = new Set(s.selected_ids ?? []);
+    const hit = (rel ?? []).filter((id) => chosen.has(id)).length;
+    const tok = (ids) => ids.reduce((n, id) => n + (t.candidates.find((c) => c.chunk_id === id)?.tokens ?? 0), 0);
+    const base = t.labels.baseline_ids ?? t.candidates.map((c) => c.chunk_id);
+    return { relevant: rel === null ? null : rel.length, evidence_recall: rel && rel.length ? hit / rel.length : null,
+      precision: rel === null ? null : chosen.size ? hit / chosen.size : 0, relevant_dropped: (rel ?? []).filter((id) => !chosen.has(id)),
+      correctly_empty: rel && rel.length === 0 ? chosen.size === 0 : null, baseline_ids: base, baseline_labelled: t.labels.baseline_ids !== null,
+      baseline_tokens: tok(base), selected_tokens: tok([...chosen]) };
+  };
+  const runsById = () => ({ [RUN_ID]: trace, "imported-run": imported });
   const runsList = [
     { id: RUN_ID, created_at: 1735000000, query: trace.query, judge: "jev", prompt_version: "jev-spring-1", made_by: "alice" },
     { id: "older-run", created_at: 1734900000, query: "Is the warranty void after self-repair?", judge: "local", prompt_version: "local-1+jev-spring-1", made_by: "bob" },
@@ -129,6 +148,7 @@
     embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng", store: "", user: "", spring_table: "", embedding_endpoint: "", embedding_server_model: "", embedding_api_key_env: "RAGSIFT_API_KEY",
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
     judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
+    rates: { judge_input_per_million: null, judge_output_per_million: null, generation_input_per_million: null, generation_output_per_million: null },
   };
   const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true, not_assessed: [],
     defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } };
@@ -209,16 +229,43 @@
     set_judge_key: (a) => ({ ...judgeInfo, key_set: a.key != null }),
     save_default_policy: () => settings,
     runs: () => runsList,
-    run: (a) => { if (a.id === RUN_ID) return trace; throw { code: "not_found", message: `no run '${a.id}'` }; },
+    run: (a) => { const t = runsById()[a.id]; if (t) return t; throw { code: "not_found", message: `no run '${a.id}'` }; },
     replay: (a) => {
-      const selection = select(a.options);
+      const t = runsById()[a.runId] ?? trace;
+      const selection = select(a.options, t.candidates);
       // What Rust's replay reports: the chunks whose reason or kept/dropped differ from the run's selection.
-      const before = new Map(trace.selection.decisions.map((d) => [d.chunk_id, d]));
+      const before = new Map(t.selection.decisions.map((d) => [d.chunk_id, d]));
       const changes = selection.decisions
         .filter((d) => { const b = before.get(d.chunk_id); return !b || b.reason !== d.reason || b.selected !== d.selected; })
         .map((d) => ({ chunk_id: d.chunk_id, before_reason: before.get(d.chunk_id)?.reason ?? null, after_reason: d.reason, now_selected: d.selected }));
-      return { run_id: a.runId, options: a.options, selection, changes };
+      return { run_id: a.runId, options: a.options, selection, changes, labels: labelReport(t, selection) };
     },
+    import_candidates: (a) => {
+      const req = JSON.parse(a.json);
+      if (!Array.isArray(req.documents)) throw { code: "invalid", message: "invalid candidates: documents: Field required" };
+      window.__MOCK_IMPORTED__ = a.judge;
+      return imported;
+    },
+    import_candidates_file: () => imported,
+    set_run_labels: (a) => { const t = runsById()[a.runId]; t.labels = a.labels; return t; },
+    export_run: (a) => { window.__MOCK_EXPORTED__ = [a.runId, a.path]; return a.path; },
+    import_run: () => runsList[0],
+    calibrate: (a) => {
+      const m = (r, t) => ({ evidence_recall: r, precision: 0.5 + r / 4, context_tokens: t, documents: t / 120 });
+      const row = (mode, min, top, r, t, chosen) => ({ version: `${mode}-${min ?? top}`, label: min != null ? `${mode} ≥ ${min}` : `${mode} top ${top}`,
+        policy: { ...policy, mode, min_relevance: min, top_n: top, thresholds: {} }, development: m(r, t), eligible: r >= a.form.min_recall, chosen });
+      const grid = [row("filter", 0.2, null, 1, 900, false), row("filter", 0.35, null, 0.98, 610, true), row("filter", 0.5, null, 0.9, 420, false), row("rerank", null, 3, 0.85, 380, false)];
+      return { grid, frozen_policy: grid[1].policy, frozen_label: grid[1].label, reason: null, min_recall: a.form.min_recall,
+        held_out_baseline: m(1, 1100), held_out_frozen: m(0.97, 640),
+        context_token_difference: { delta: -460, low: -520, high: -395, questions: 24, independent_units: 12, scope: "paired bootstrap by family" },
+        evidence_recall_difference: { delta: -0.03, low: -0.07, high: 0, questions: 24, independent_units: 12, scope: "paired bootstrap by family" },
+        development_questions: 30, evaluation_questions: 24, freeze_hash: "a".repeat(64), frozen_path: `${a.form.report}.frozen.json`, report_path: a.form.report };
+    },
+    open_review_packet: () => ({ packet_id: "p".repeat(16), status: "pending", instructions: "Judge each answer on its own against the question and the evidence.",
+      items: [{ item_id: "item-1", query: trace.query, reference_answers: ["The DC isolation check failed."],
+        full_candidate_evidence: sources.map((s) => ({ number: s.number, title: s.title, pages: `p. ${s.page_start}`, text: s.text })),
+        answers: { A: { text: "It means the DC isolation check failed [1]." }, B: { text: "Reset the inverter." } } }] }),
+    export_review_labels: (a) => { window.__MOCK_REVIEW_LABELS__ = a.labels; return a.path; },
     page: (a) => pageView(a.documentId, a.page),
     page_image: () => null,
     cancel: () => true,

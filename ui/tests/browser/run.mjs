@@ -165,6 +165,60 @@ try {
     await page.screenshot({ path: join(shots, `eval-${scheme}.png`), fullPage: true });
   }
 
+  // ---- Import candidates → Replay with labels → Export ----
+  await page.click('[data-testid="nav-import"]');
+  await page.fill('[data-testid="import-json"]', JSON.stringify({ query: "q", documents: [{ id: "a", text: "t" }], relevant_ids: ["a"] }));
+  await page.click('[data-testid="import-submit"]');
+  await page.waitForSelector('[data-testid="import-result"]');
+  await page.screenshot({ path: join(shots, "import-light.png") });
+  await page.click('[data-testid="import-open-replay"]');
+  await page.waitForSelector('[data-testid="view-replay"] [data-testid="label-recall"]');
+  const recall = await page.locator('[data-testid="label-recall"]').textContent();
+  check(/^\d+%$/.test(recall ?? ""), `replay of an imported run shows evidence recall from its labels (${recall})`);
+  const importedRows = await page.locator('[data-testid="view-replay"] [data-testid="replay-row"]').count();
+  check(importedRows === 6, `the imported run's candidates are the replay rows (${importedRows})`);
+  // Marking a passage relevant stores the label and re-measures.
+  const unmarked = page.locator('[data-testid="replay-row"][data-chunk-id="chunk-000"] [data-testid="replay-relevant"]');
+  await unmarked.check();
+  await page.waitForFunction(() => window.__MOCK_IPC_CALLS__.includes("set_run_labels"));
+  check(true, "ticking Relevant saves the run's labels");
+  await page.fill('[data-testid="export-path"]', "/tmp/run.json");
+  await page.click('[data-testid="export-run"]');
+  await page.waitForSelector('[data-testid="export-done"]');
+  const exported = await page.evaluate(() => window.__MOCK_EXPORTED__);
+  check(exported?.[0] === "imported-run" && exported?.[1] === "/tmp/run.json", `Export writes the shown run to the typed path (${exported})`);
+  await page.screenshot({ path: join(shots, "replay-labels-light.png") });
+
+  // ---- Calibration in the Evaluation view: grid, frozen choice, held-out intervals ----
+  await page.click('[data-testid="nav-eval"]');
+  await page.fill('[data-testid="cal-dev"]', "/dev.json");
+  await page.fill('[data-testid="cal-heldout"]', "/heldout.json");
+  await page.fill('[data-testid="cal-report"]', "/report.json");
+  await page.click('[data-testid="cal-run"]');
+  await page.waitForSelector('[data-testid="cal-interval-tokens"]');
+  const chosen = await page.locator('[data-testid="cal-grid"] tr[data-chosen="true"]').count();
+  check(chosen === 1, `the calibration grid marks one frozen choice (${chosen})`);
+  const interval = await page.locator('[data-testid="cal-interval-tokens"]').textContent();
+  check(/to/.test(interval ?? ""), `the held-out token difference shows its interval (${interval})`);
+  await page.locator('[data-testid="calibration"]').screenshot({ path: join(shots, "calibration-light.png") });
+
+  // ---- Blinded review: open a packet, judge both answers, export the CSV ----
+  await page.click('[data-testid="nav-review"]');
+  await page.fill('[data-testid="review-path"]', "/packet.json");
+  await page.click('[data-testid="review-open"]');
+  await page.waitForSelector('[data-testid="review-item"]');
+  const hint = await page.locator('[data-testid="view-review"]').textContent();
+  check(!/baseline answer|selected answer/i.test(hint.replace(/one from the baseline context and one from the selection/, "")), "the review view never says which answer is which");
+  await page.locator('[data-testid="review-correct-A"] input').first().check();
+  await page.locator('[data-testid="review-correct-B"] input').nth(1).check();
+  await page.fill('[data-testid="review-csv"]', "/tmp/labels.csv");
+  await page.click('[data-testid="review-export"]');
+  await page.waitForSelector('[data-testid="review-exported"]');
+  const sent = await page.evaluate(() => window.__MOCK_REVIEW_LABELS__);
+  check(sent?.length === 2 && sent.some((l) => l.anonymous_answer === "A" && l.semantically_correct === "yes") && sent.some((l) => l.anonymous_answer === "B" && l.semantically_correct === "no"),
+    `the review exports one label per answer (${JSON.stringify(sent)})`);
+  await page.screenshot({ path: join(shots, "review-light.png") });
+
   // Keyboard: Alt+1 goes to the Library.
   await page.keyboard.press("Alt+1");
   check(await page.locator('[data-testid="view-library"]').isVisible(), "Alt+1 switches to the Library");

@@ -1,0 +1,220 @@
+//! `ragsift calibrate DEV HELDOUT`: rag-jev's policy calibration with a frozen choice — a policy chosen on
+//! development cases, written to the frozen file, and only then assessed (and, live, scored) on held-out cases.
+
+use crate::chat::ModelArgs;
+use crate::print_json;
+use ragsift_engine::eval::calibrate::{CalibrateOptions, Calibration, Split};
+use ragsift_engine::eval::ScoringStrategy;
+use ragsift_engine::workbench::calibration::{self, CalibrateRequest};
+use ragsift_engine::workbench::JudgeKind;
+use ragsift_engine::Error;
+use serde_json::{json, Value};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct CalibrateArgs {
+    /// Development cases (rag-jev eval cases, JSON): the policy is chosen on these.
+    development: PathBuf,
+    /// Held-out cases: assessed only after the choice is frozen; no question or family shared with development.
+    evaluation: PathBuf,
+    /// The held-out report (JSON); never overwritten, nor are the files named after it.
+    #[arg(long, value_name = "REPORT.json")]
+    output: PathBuf,
+    /// The frozen choice (default: rag-jev's <REPORT>.frozen.json); never overwritten.
+    #[arg(long, value_name = "POLICY.json")]
+    frozen: Option<PathBuf>,
+    /// Saved rag-jev traces covering both splits: no judge call at all.
+    #[arg(long, value_name = "TRACES.json")]
+    replay: Option<PathBuf>,
+    /// When scoring live: jev (a key in the home or TYPESAFE_API_KEY), local, or auto (Jev with a key).
+    #[arg(long, default_value = "jev")]
+    judge: JudgeKind,
+    /// How the traces are scored: contextual (one Jev request per case, rag-jev's default here) or independent.
+    #[arg(long, alias = "scoring", default_value = "contextual", value_parser = parse_scoring)]
+    scoring_strategy: ScoringStrategy,
+    /// Relevance cutoffs of the filter and filter_and_rerank candidates.
+    #[arg(long, num_args = 1.., default_values_t = [0.2, 0.35, 0.5])]
+    cutoffs: Vec<f64>,
+    /// Top-N of the rerank candidates.
+    #[arg(long, num_args = 1.., default_values_t = [3, 5, 8])]
+    top_ns: Vec<usize>,
+    /// A token budget (cl100k_base) shared by every candidate.
+    #[arg(long, value_name = "N")]
+    max_context_tokens: Option<u32>,
+    /// The development evidence recall a policy must reach to be chosen.
+    #[arg(long, default_value_t = 0.98)]
+    min_recall: f64,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Print rag-jev's summary JSON instead of the tables.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_scoring(s: &str) -> Result<ScoringStrategy, String> {
+    match s {
+        "independent" => Ok(ScoringStrategy::Independent),
+        "contextual" => Ok(ScoringStrategy::Contextual),
+        other => Err(format!(
+            "unknown scoring strategy '{other}' (independent or contextual)"
+        )),
+    }
+}
+
+pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
+    let request = CalibrateRequest {
+        development: args.development.clone(),
+        evaluation: args.evaluation.clone(),
+        report: args.output.clone(),
+        frozen: args.frozen.clone(),
+        replay: args.replay.clone(),
+        judge: args.judge,
+        options: CalibrateOptions {
+            scoring_strategy: args.scoring_strategy,
+            cutoffs: args.cutoffs.clone(),
+            top_ns: args.top_ns.clone(),
+            max_context_tokens: args.max_context_tokens,
+            min_recall: args.min_recall,
+        },
+    };
+    // Replaying needs neither the library nor a judge.
+    let out = if request.replay.is_some() {
+        calibration::replay(&request)?
+    } else {
+        live(home, &args, &request)?
+    };
+    if args.json {
+        print_json(&summary(&out));
+    } else {
+        print_tables(&out);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Scores live through the workbench (the judge it builds), with progress on stderr; Ctrl-C cancels between cases.
+fn live(home: &Path, args: &CalibrateArgs, request: &CalibrateRequest) -> Result<Calibration, Error> {
+    let wb = args.model.workbench(home)?;
+    let job = "cli-calibrate";
+    let w = wb.clone();
+    let _ = ctrlc::set_handler(move || {
+        w.jobs.cancel(job);
+    });
+    let terminal = std::io::stderr().is_terminal();
+    let mut progress = |split: Split, done: usize, total: usize| {
+        if terminal {
+            eprint!("\rscoring {} cases: {done}/{total}", split.name());
+            if done == total {
+                eprintln!();
+            }
+        } else {
+            eprintln!("scoring {} cases: {done}/{total}", split.name());
+        }
+    };
+    wb.calibrate(request, job, &mut progress)
+}
+
+/// rag-jev's closing JSON (`report`, `frozen`, `policy`, `eligible`, `answer_quality`), plus the frozen policy
+/// and its held-out context-token difference.
+fn summary(out: &Calibration) -> Value {
+    let a = &out.artifacts;
+    json!({
+        "report": a.report.display().to_string(),
+        "frozen": a.frozen.display().to_string(),
+        "policy": out.policy_written.then(|| a.policy.display().to_string()),
+        "traces": out.traces_written.then(|| a.traces.display().to_string()),
+        "eligible": out.frozen.eligible,
+        "answer_quality": "not_evaluated",
+        "frozen_policy": out.frozen.policy,
+        "frozen_policy_version": out.frozen.policy_version,
+        "context_token_difference": out.report.context_token_difference,
+    })
+}
+
+fn number(x: Option<f64>, digits: usize) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
+}
+
+fn print_tables(out: &Calibration) {
+    let r = &out.report;
+    println!(
+        "Development ({} questions): the fewest tokens among candidates with evidence recall ≥ {} is frozen",
+        r.development_questions, r.minimum_development_recall
+    );
+    println!("  {:<36} {:>7} {:>9} {:>7}", "policy", "recall", "tokens", "nDCG");
+    for (_, row) in &r.development.0 {
+        let s = &row.summary;
+        let mark = if row.chosen {
+            "  <- frozen"
+        } else if row.eligible {
+            ""
+        } else {
+            "  (recall too low)"
+        };
+        println!(
+            "  {:<36} {:>7} {:>9} {:>7}{mark}",
+            row.policy.label(),
+            number(s.evidence_recall, 3),
+            number(s.context_tokens, 1),
+            number(s.ndcg, 3)
+        );
+    }
+    match (&r.frozen_policy, &r.frozen_policy_held_out) {
+        (Some(policy), Some(held)) => {
+            println!(
+                "\nHeld out ({} questions), frozen policy {}:",
+                r.evaluation_questions,
+                policy.label()
+            );
+            println!(
+                "  {:<10} {:>7} {:>9} {:>7} {:>10}",
+                "", "recall", "tokens", "nDCG", "precision"
+            );
+            for (name, s) in [("baseline", &r.baseline.summary), ("frozen", &held.assessment.summary)] {
+                println!(
+                    "  {name:<10} {:>7} {:>9} {:>7} {:>10}",
+                    number(s.evidence_recall, 3),
+                    number(s.context_tokens, 1),
+                    number(s.ndcg, 3),
+                    number(s.precision, 3)
+                );
+            }
+            if let Some(d) = &r.context_token_difference {
+                let ci = d.ci95.map_or_else(
+                    || format!("no interval: {}", d.scope),
+                    |[lo, hi]| {
+                        format!(
+                            "95% CI [{lo:.1}, {hi:.1}] over {} independent units",
+                            d.independent_units
+                        )
+                    },
+                );
+                println!(
+                    "  context tokens per question, frozen − baseline: {:.1} ({ci})",
+                    d.delta
+                );
+            }
+            if let Some(d) = &r.evidence_recall_difference {
+                let ci = d
+                    .ci95
+                    .map_or_else(String::new, |[lo, hi]| format!(" (95% CI [{lo:.3}, {hi:.3}])"));
+                println!("  evidence recall, frozen − baseline: {:.3}{ci}", d.delta);
+            }
+        }
+        _ => println!(
+            "\nNo candidate reached development recall {}: nothing frozen to assess (held-out table in the report \
+             is descriptive only).",
+            r.minimum_development_recall
+        ),
+    }
+    let a = &out.artifacts;
+    println!("\nfrozen: {}\nreport: {}", a.frozen.display(), a.report.display());
+    if out.policy_written {
+        println!("policy: {} (shadow mode)", a.policy.display());
+    }
+    if out.traces_written {
+        println!("traces: {} (for --replay)", a.traces.display());
+    }
+    println!("Answer quality was not evaluated; the figures cover evidence already in the candidates.");
+}

@@ -1,0 +1,84 @@
+//! `ragsift select FILE|-`: rag-jev's `select` — its request JSON in, its result JSON out, with its exit codes:
+//! 2 and `{"error": "invalid_input", "issues": [...]}` on stdout for an invalid request, 1 and
+//! `Jev request failed: CODE` on stderr when the judge fails (unless `--on-error passthrough`, which prints the
+//! `bypassed` result as rag-jev's library does).
+
+use crate::chat::ModelArgs;
+use ragsift_engine::eval::select::{parse_request, OnError};
+use ragsift_engine::workbench::JudgeKind;
+use ragsift_engine::Error;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct SelectArgs {
+    /// rag-jev's request JSON, or - for stdin.
+    input: String,
+    /// jev (rag-jev's request; a key in the home or TYPESAFE_API_KEY), local, or auto (Jev with a key).
+    #[arg(long, default_value = "auto")]
+    judge: JudgeKind,
+    /// When the judge fails: raise (exit 1, as rag-jev's CLI) or passthrough (the original context, status
+    /// `bypassed`, as rag-jev's library and service).
+    #[arg(long, default_value = "raise", value_parser = parse_on_error)]
+    on_error: OnError,
+    /// Write the result here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+fn parse_on_error(s: &str) -> Result<OnError, String> {
+    match s {
+        "raise" => Ok(OnError::Raise),
+        "passthrough" => Ok(OnError::Passthrough),
+        other => Err(format!("unknown --on-error '{other}' (raise or passthrough)")),
+    }
+}
+
+fn emit(value: &impl serde::Serialize, output: Option<&Path>) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))? + "\n";
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+pub fn run(home: &Path, args: SelectArgs) -> Result<ExitCode, Error> {
+    let raw = if args.input == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| Error::Invalid(format!("stdin: {e}")))?;
+        s
+    } else {
+        std::fs::read_to_string(&args.input).map_err(|e| Error::Invalid(format!("{}: {e}", args.input)))?
+    };
+    let request = match parse_request(&raw) {
+        Ok(r) => r,
+        Err(issues) => {
+            emit(&serde_json::json!({"error": "invalid_input", "issues": issues}), None)?;
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let wb = args.model.workbench(home)?;
+    let jev = args.judge.resolve(wb.judge_info().key_set) == JudgeKind::Jev;
+    if !jev && request.relevance_guidance.is_some() {
+        eprintln!("note: relevance_guidance is sent to Jev only; the local judge does not read it");
+    }
+    match wb.select_candidates(&request, args.judge, args.on_error)? {
+        Ok(result) => {
+            emit(&result, args.output.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(failure) => {
+            eprintln!("Jev request failed: {}", failure.code);
+            eprintln!("  {}", failure.message);
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! rag-jev's `SelectRequest`: parsed and checked as its pydantic models check it (unknown fields refused, the same
+//! limits and messages), and turned into the pure policy's input.
+
+use crate::ragjev::{Document, Judgment, ScoringStrategy};
+use ragsift_judge::jev::ragjev::cl100k_tokens;
+use ragsift_policy::{ChunkJudgment, Mode, PolicyOptions, USEFUL};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashSet};
+
+/// rag-jev's `SelectRequest`: the policy options, the query and the candidates.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(deny_unknown_fields)]
+pub struct SelectRequest {
+    #[serde(default)]
+    pub mode: RagJevMode,
+    #[serde(default)]
+    pub min_relevance: Option<f64>,
+    #[serde(default)]
+    pub top_n: Option<u32>,
+    #[serde(default)]
+    pub max_context_tokens: Option<u32>,
+    #[serde(default)]
+    pub shadow: bool,
+    /// Extra relevance criteria, appended to the judge's question as rag-jev appends them.
+    #[serde(default)]
+    pub relevance_guidance: Option<String>,
+    #[serde(default)]
+    pub scoring_strategy: ScoringStrategy,
+    pub query: String,
+    /// The query the candidates were retrieved for; the judge is asked about it instead of `query`.
+    #[serde(default)]
+    pub retrieval_query: Option<String>,
+    pub documents: Vec<Document>,
+}
+
+/// rag-jev's modes (it has no `classify`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum RagJevMode {
+    #[default]
+    Filter,
+    Rerank,
+    FilterAndRerank,
+    Fusion,
+}
+
+impl From<RagJevMode> for Mode {
+    fn from(m: RagJevMode) -> Mode {
+        match m {
+            RagJevMode::Filter => Mode::Filter,
+            RagJevMode::Rerank => Mode::Rerank,
+            RagJevMode::FilterAndRerank => Mode::FilterAndRerank,
+            RagJevMode::Fusion => Mode::Fusion,
+        }
+    }
+}
+
+/// One problem with a request, as rag-jev's `invalid_input` error lists it: where (`loc`) and what.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Issue {
+    pub loc: Vec<Value>,
+    pub message: String,
+}
+
+impl Issue {
+    fn at(loc: &[Value], message: impl Into<String>) -> Issue {
+        Issue {
+            loc: loc.to_vec(),
+            message: message.into(),
+        }
+    }
+}
+
+const REQUEST_FIELDS: [&str; 10] = [
+    "mode",
+    "min_relevance",
+    "top_n",
+    "max_context_tokens",
+    "shadow",
+    "relevance_guidance",
+    "scoring_strategy",
+    "query",
+    "retrieval_query",
+    "documents",
+];
+const DOCUMENT_FIELDS: [&str; 5] = ["id", "text", "metadata", "group_id", "pinned"];
+
+/// Parses and checks a request; the issues are what rag-jev's CLI prints as `{"error": "invalid_input", "issues"}`.
+pub fn parse_request(json: &str) -> Result<SelectRequest, Vec<Issue>> {
+    let value: Value = serde_json::from_str(json).map_err(|e| vec![Issue::at(&[], format!("Invalid JSON: {e}"))])?;
+    let extra = extra_fields(&value);
+    if !extra.is_empty() {
+        return Err(extra);
+    }
+    let request: SelectRequest =
+        serde_json::from_value(value).map_err(|e| vec![Issue::at(&[], format!("Input is invalid: {e}"))])?;
+    request.validate()?;
+    Ok(request)
+}
+
+/// pydantic's `extra="forbid"`: each unknown field is its own issue.
+fn extra_fields(value: &Value) -> Vec<Issue> {
+    let mut issues = Vec::new();
+    let Some(object) = value.as_object() else {
+        return vec![Issue::at(&[], "Input should be an object")];
+    };
+    for key in object.keys().filter(|k| !REQUEST_FIELDS.contains(&k.as_str())) {
+        issues.push(Issue::at(&[key.as_str().into()], "Extra inputs are not permitted"));
+    }
+    if let Some(docs) = object.get("documents").and_then(Value::as_array) {
+        for (i, d) in docs.iter().enumerate() {
+            for key in d.as_object().into_iter().flat_map(Map::keys) {
+                if !DOCUMENT_FIELDS.contains(&key.as_str()) {
+                    let loc = ["documents".into(), i.into(), key.as_str().into()];
+                    issues.push(Issue::at(&loc, "Extra inputs are not permitted"));
+                }
+            }
+        }
+    }
+    issues
+}
+
+fn length(loc: &[Value], s: &str, min: usize, max: usize, issues: &mut Vec<Issue>) {
+    let n = s.chars().count();
+    if n < min {
+        let unit = if min == 1 { "character" } else { "characters" };
+        issues.push(Issue::at(loc, format!("String should have at least {min} {unit}")));
+    } else if n > max {
+        issues.push(Issue::at(loc, format!("String should have at most {max} characters")));
+    }
+}
+
+fn range<T: PartialOrd + std::fmt::Display>(loc: &[Value], v: T, min: T, max: T, issues: &mut Vec<Issue>) {
+    if v < min {
+        issues.push(Issue::at(
+            loc,
+            format!("Input should be greater than or equal to {min}"),
+        ));
+    } else if v > max {
+        issues.push(Issue::at(loc, format!("Input should be less than or equal to {max}")));
+    }
+}
+
+impl SelectRequest {
+    /// rag-jev's field limits, then (only when they pass, as pydantic's after-validators) its policy and request
+    /// rules.
+    pub fn validate(&self) -> Result<(), Vec<Issue>> {
+        let mut issues = Vec::new();
+        if let Some(p) = self.min_relevance {
+            if p.is_finite() {
+                range(&["min_relevance".into()], p, 0.0, 1.0, &mut issues);
+            } else {
+                issues.push(Issue::at(&["min_relevance".into()], "Input should be a finite number"));
+            }
+        }
+        if let Some(n) = self.top_n {
+            range(&["top_n".into()], n, 1, 256, &mut issues);
+        }
+        if let Some(n) = self.max_context_tokens {
+            range(&["max_context_tokens".into()], n, 1, 1_000_000, &mut issues);
+        }
+        if let Some(g) = &self.relevance_guidance {
+            length(&["relevance_guidance".into()], g, 1, 2000, &mut issues);
+        }
+        length(&["query".into()], &self.query, 1, 8000, &mut issues);
+        if let Some(q) = &self.retrieval_query {
+            length(&["retrieval_query".into()], q, 1, 8000, &mut issues);
+        }
+        if self.documents.len() > 256 {
+            issues.push(Issue::at(&["documents".into()], "List should have at most 256 items"));
+        }
+        for (i, d) in self.documents.iter().enumerate() {
+            let at = |field: &str| -> Vec<Value> { vec!["documents".into(), i.into(), field.into()] };
+            length(&at("id"), &d.id, 1, 256, &mut issues);
+            length(&at("text"), &d.text, 1, 60_000, &mut issues);
+            if let Some(g) = &d.group_id {
+                length(&at("group_id"), g, 1, 256, &mut issues);
+            }
+        }
+        if issues.is_empty() {
+            if let Err(message) = self.check_rules() {
+                issues.push(Issue::at(&[], format!("Value error, {message}")));
+            }
+        }
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(issues)
+        }
+    }
+
+    fn check_rules(&self) -> Result<(), &'static str> {
+        match (self.mode, self.min_relevance) {
+            (RagJevMode::Filter | RagJevMode::FilterAndRerank, None) => {
+                return Err("min_relevance is required for filtering; calibrate on your data")
+            }
+            (RagJevMode::Rerank, Some(_)) => {
+                return Err("use filter_and_rerank when combining a threshold with reranking")
+            }
+            (RagJevMode::Fusion, Some(_)) => return Err("fusion combines ranks without a relevance threshold"),
+            _ => {}
+        }
+        if self.query.trim().is_empty() {
+            return Err("query must contain non-whitespace text");
+        }
+        if self.retrieval_query.as_ref().is_some_and(|q| q.trim().is_empty()) {
+            return Err("retrieval_query must contain non-whitespace text");
+        }
+        if self.documents.iter().map(|d| &d.id).collect::<HashSet<_>>().len() != self.documents.len() {
+            return Err("document IDs must be unique within a request");
+        }
+        if self
+            .documents
+            .iter()
+            .any(|d| d.text.trim().is_empty() || d.id.trim().is_empty())
+        {
+            return Err("document IDs and text must contain non-whitespace characters");
+        }
+        if self.documents.iter().map(|d| d.text.chars().count()).sum::<usize>() > 1_000_000 {
+            return Err("total document text exceeds 1,000,000 characters");
+        }
+        Ok(())
+    }
+
+    /// The query the judge is asked about: `retrieval_query or query`.
+    pub fn judged_query(&self) -> &str {
+        self.retrieval_query.as_deref().unwrap_or(&self.query)
+    }
+
+    /// The policy these options make (rag-jev keeps groups together and reads pins from the documents).
+    pub fn policy(&self) -> PolicyOptions {
+        PolicyOptions {
+            mode: self.mode.into(),
+            min_relevance: self.min_relevance,
+            top_n: self.top_n.map(|n| n as usize),
+            max_context_tokens: self.max_context_tokens,
+            shadow: self.shadow,
+            keep_groups_together: true,
+            ..PolicyOptions::default()
+        }
+    }
+
+    /// rag-jev's `Policy.version` (guidance included, shadow not).
+    pub fn policy_version(&self) -> String {
+        self.policy()
+            .policy_version_with_guidance(self.relevance_guidance.as_deref())
+    }
+
+    /// The policy's input: the documents with their pins, groups and cl100k token counts, scored by `judgments`.
+    pub fn policy_input(&self, judgments: &[Judgment]) -> Vec<ChunkJudgment> {
+        self.documents
+            .iter()
+            .zip(judgments)
+            .enumerate()
+            .map(|(i, (d, j))| ChunkJudgment {
+                chunk_id: d.id.clone(),
+                input_index: i,
+                tokens: u32::try_from(cl100k_tokens(&d.text)).unwrap_or(u32::MAX),
+                characters: chars(&d.text) as u32,
+                pinned: d.pinned,
+                group: d.group_id.clone(),
+                scores: BTreeMap::from([(USEFUL.to_string(), j.relevance)]),
+                not_assessed: Vec::new(),
+            })
+            .collect()
+    }
+}
+
+pub(super) fn chars(s: &str) -> u64 {
+    s.chars().count() as u64
+}

@@ -1,0 +1,290 @@
+//! Candidates from any retriever, in rag-jev's request format (or an eval case, with its labels): scored and
+//! selected as `rag-jev select` does, or imported as a run to inspect, replay, regenerate and label; labels on
+//! runs; and runs carried between machines as integrity-checked files.
+
+use super::Workbench;
+use crate::settings::JudgeKind;
+use crate::{Error, Result};
+use ragsift_eval::select::{parse_request, select_with, Issue, OnError, SelectFailure, SelectRequest, SelectionResult};
+use ragsift_judge::jev::ragjev::cl100k_tokens;
+use ragsift_judge::{default_questions, JevJudge, Judge, LocalJudge};
+use ragsift_pipeline::join::{Candidate, Provenance};
+use ragsift_pipeline::judging::judge_candidates;
+use ragsift_pipeline::labels::RunLabels;
+use ragsift_pipeline::trace::{VariantHit, VariantHits};
+use ragsift_pipeline::{portable, Trace};
+use ragsift_policy::PolicyOptions;
+use ragsift_store::store::RunSummary;
+use serde_json::{Map, Value};
+
+/// Keys an eval case adds to a request: its labels, which never reach the judge.
+const LABEL_KEYS: [&str; 5] = ["id", "relevant_ids", "baseline_ids", "reference_answer", "family_id"];
+/// The request keys that make a policy; without any, an import takes the saved default policy.
+const POLICY_KEYS: [&str; 5] = ["mode", "min_relevance", "top_n", "max_context_tokens", "shadow"];
+
+/// An import, read: the request, its policy when it names one, and its labels.
+struct Import {
+    request: SelectRequest,
+    policy: Option<PolicyOptions>,
+    labels: RunLabels,
+}
+
+/// rag-jev's `invalid_input` issues as one readable error.
+pub fn issues_error(issues: &[Issue]) -> Error {
+    let lines: Vec<String> = issues
+        .iter()
+        .map(|i| {
+            let loc: Vec<String> = i
+                .loc
+                .iter()
+                .map(|l| l.to_string().trim_matches('"').to_string())
+                .collect();
+            if loc.is_empty() {
+                i.message.clone()
+            } else {
+                format!("{}: {}", loc.join("."), i.message)
+            }
+        })
+        .collect();
+    Error::Invalid(format!("invalid candidates: {}", lines.join("; ")))
+}
+
+fn parse_import(json: &str) -> Result<Import> {
+    let mut value: Value =
+        serde_json::from_str(json).map_err(|e| Error::Invalid(format!("candidates are not JSON: {e}")))?;
+    // A one-case eval file is accepted as the case itself.
+    if let Value::Array(cases) = &value {
+        match cases.as_slice() {
+            [one] => value = one.clone(),
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "import one case at a time; this file holds {}",
+                    cases.len()
+                )))
+            }
+        }
+    }
+    let object = value
+        .as_object_mut()
+        .ok_or_else(|| Error::Invalid("candidates must be a JSON object with `query` and `documents`".into()))?;
+    let mut labels: Map<String, Value> = Map::new();
+    for key in LABEL_KEYS {
+        if let Some(v) = object.remove(key) {
+            labels.insert(key.into(), v);
+        }
+    }
+    let names_policy = POLICY_KEYS.iter().any(|k| object.contains_key(*k));
+    if !names_policy {
+        // Validated as a rerank (no threshold needed); the saved default policy selects.
+        object.insert("mode".into(), "rerank".into());
+    }
+    let request = parse_request(&value.to_string()).map_err(|issues| issues_error(&issues))?;
+    let ids = |key: &str| -> Result<Option<Vec<String>>> {
+        labels
+            .get(key)
+            .filter(|v| !v.is_null())
+            .map(|v| serde_json::from_value(v.clone()).map_err(|e| Error::Invalid(format!("{key}: {e}"))))
+            .transpose()
+    };
+    let labels = RunLabels {
+        relevant_ids: ids("relevant_ids")?,
+        baseline_ids: ids("baseline_ids")?,
+        reference_answer: labels
+            .get("reference_answer")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    };
+    Ok(Import {
+        policy: names_policy.then(|| request.policy()),
+        request,
+        labels,
+    })
+}
+
+/// The request's documents as candidates: their id, text, metadata (`source`/`title`/`page` shown when present),
+/// group and pin; ranks are the input order.
+fn candidates_of(request: &SelectRequest) -> (Vec<Candidate>, VariantHits) {
+    let mut hits = Vec::new();
+    let candidates = (request.documents.iter().enumerate())
+        .map(|(i, d)| {
+            let text_of = |key: &str| d.metadata.get(key).and_then(Value::as_str).map(str::to_string);
+            let score = d.metadata.get("score").and_then(Value::as_f64).unwrap_or(0.0) as f32;
+            let page = d.metadata.get("page").and_then(Value::as_u64).map_or(0, |p| p as u32);
+            let source = text_of("source").unwrap_or_else(|| "imported".into());
+            hits.push(VariantHit {
+                chunk_id: d.id.clone(),
+                rank: i + 1,
+                score,
+                similarity: None,
+                bm25: None,
+            });
+            Candidate {
+                chunk_id: d.id.clone(),
+                document_id: source.clone(),
+                title: text_of("title").unwrap_or_else(|| source.clone()),
+                document: source,
+                page_start: page,
+                page_end: page,
+                char_start: 0,
+                char_end: d.text.chars().count() as u32,
+                tokens: u32::try_from(cl100k_tokens(&d.text)).unwrap_or(u32::MAX),
+                text: d.text.clone(),
+                score,
+                found_by: vec![Provenance {
+                    variant: 0,
+                    rank: i + 1,
+                    score,
+                }],
+                metadata: (!d.metadata.is_empty()).then(|| Value::Object(d.metadata.clone()).to_string()),
+                group_id: d.group_id.clone(),
+                pinned: d.pinned,
+            }
+        })
+        .collect();
+    let variant = VariantHits {
+        query: request.judged_query().to_string(),
+        hits,
+    };
+    (candidates, variant)
+}
+
+/// A JSON file's text, refused above [`portable::MAX_RUN_FILE_BYTES`].
+fn read_text(path: &str) -> Result<String> {
+    let p = std::path::Path::new(path.trim());
+    let size = std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
+    if size > portable::MAX_RUN_FILE_BYTES as u64 {
+        return Err(Error::Invalid(format!(
+            "{}: {size} bytes is over the {} MB limit",
+            p.display(),
+            portable::MAX_RUN_FILE_BYTES >> 20
+        )));
+    }
+    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+    String::from_utf8(bytes).map_err(|_| Error::Invalid(format!("{}: not UTF-8 text", p.display())))
+}
+
+impl Workbench {
+    /// Calls `f` with the judge for another retriever's candidates: Jev sending rag-jev's request (independent or
+    /// contextual, with the relevance guidance) when `kind` resolves to Jev, else the local judge.
+    fn with_candidate_judge<T>(
+        &self,
+        kind: JudgeKind,
+        request: &SelectRequest,
+        f: impl FnOnce(&dyn Judge) -> Result<T>,
+    ) -> Result<T> {
+        match kind.resolve(self.jev_config().is_some()) {
+            JudgeKind::Jev => {
+                let config = self
+                    .jev_config()
+                    .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
+                let judge = JevJudge::with_request(config, request.scoring_strategy.jev_request())?
+                    .with_guidance(request.relevance_guidance.clone());
+                f(&judge)
+            }
+            JudgeKind::Local => {
+                let (embedder, model, lib) = (self.embedder()?, self.model(None)?, self.library());
+                f(&LocalJudge::new(
+                    embedder.as_ref(),
+                    Some(model.as_ref()),
+                    Some(lib.store()),
+                ))
+            }
+            JudgeKind::Auto | JudgeKind::None => {
+                Err(Error::Invalid("judging candidates needs a judge: jev or local".into()))
+            }
+        }
+    }
+
+    /// rag-jev's `select`: the request's documents judged (no cache, as rag-jev) and selected. A judge failure
+    /// is the inner error under [`OnError::Raise`], a `bypassed` result under [`OnError::Passthrough`].
+    pub fn select_candidates(
+        &self,
+        request: &SelectRequest,
+        kind: JudgeKind,
+        on_error: OnError,
+    ) -> Result<std::result::Result<SelectionResult, SelectFailure>> {
+        self.with_candidate_judge(kind, request, |judge| Ok(select_with(judge, request, on_error)))
+    }
+
+    /// Imports another retriever's candidates — rag-jev's select request, or an eval case with its labels — as a
+    /// run: judged through the judgment cache, selected with the request's policy (else the saved default),
+    /// stored, and not answered (regenerate answers it).
+    pub fn import_candidates(&self, json: &str, kind: JudgeKind) -> Result<Trace> {
+        let import = parse_import(json)?;
+        let (candidates, variant) = candidates_of(&import.request);
+        let policy = import.policy.clone().unwrap_or_else(|| self.settings().policy);
+        let lib = self.library();
+        let mut trace = self.with_candidate_judge(kind, &import.request, |judge| {
+            let query = import.request.judged_query();
+            let outcome = judge_candidates(lib.store(), judge, query, &candidates, &default_questions(), false)?;
+            Trace::imported(
+                &import.request.query,
+                variant,
+                candidates,
+                outcome,
+                &policy,
+                import.labels,
+            )
+        })?;
+        trace.made_by = lib.user();
+        trace.cost = trace.estimate_cost(&self.settings().rates);
+        trace.save(lib.store())?;
+        self.remember(trace.clone());
+        Ok(trace)
+    }
+
+    /// [`Workbench::import_candidates`] from a JSON file.
+    pub fn import_candidates_file(&self, path: &str, kind: JudgeKind) -> Result<Trace> {
+        self.import_candidates(&read_text(path)?, kind)
+    }
+
+    /// Sets a run's labels (relevant and baseline ids, reference answer); they must name its candidates.
+    pub fn set_run_labels(&self, run_id: &str, labels: RunLabels) -> Result<Trace> {
+        let mut trace = (*self.run(run_id)?).clone();
+        labels.validate(&trace.candidates).map_err(Error::Invalid)?;
+        trace.labels = labels;
+        trace.save(self.library().store())?;
+        self.remember(trace.clone());
+        Ok(trace)
+    }
+
+    /// A run as a portable, integrity-checked file.
+    pub fn export_run(&self, run_id: &str) -> Result<String> {
+        portable::export(self.run(run_id)?.as_ref())
+    }
+
+    /// Writes a run file to `path` (what the app's Export button does); returns the path.
+    pub fn export_run_to(&self, run_id: &str, path: &str) -> Result<String> {
+        let file = self.export_run(run_id)? + "\n";
+        std::fs::write(path, file).map_err(|e| Error::io(std::path::Path::new(path), e))?;
+        Ok(path.to_string())
+    }
+
+    /// [`Workbench::import_run`] from a file.
+    pub fn import_run_file(&self, path: &str) -> Result<RunSummary> {
+        self.import_run(read_text(path)?.as_bytes())
+    }
+
+    /// Stores a run exported elsewhere, after its checks; importing the same run twice is a no-op, a different run
+    /// under an existing id is refused.
+    pub fn import_run(&self, bytes: &[u8]) -> Result<RunSummary> {
+        let trace = portable::read(bytes)?;
+        let store = self.library();
+        if let Ok(existing) = Trace::load(store.store(), &trace.run_id) {
+            if existing.run_id == trace.run_id && existing != trace {
+                return Err(Error::Invalid(format!(
+                    "a different run {} is already stored here; not overwritten",
+                    trace.run_id
+                )));
+            }
+        }
+        trace.save(store.store())?;
+        let summary = store
+            .store()
+            .runs(usize::MAX)?
+            .into_iter()
+            .find(|r| r.id == trace.run_id)
+            .ok_or_else(|| Error::NotFound(format!("run {} after import", trace.run_id)))?;
+        Ok(summary)
+    }
+}
