@@ -1,11 +1,15 @@
 //! `ragsift` command line: ingest, extract, search, library and doctor over the engine.
 
+mod ablate;
 mod ask;
 mod calibrate;
 mod chat;
+mod compare;
+mod curves;
 mod doctor;
 mod eval;
 mod ingest;
+mod label;
 mod review;
 mod runs;
 mod search;
@@ -82,6 +86,19 @@ enum Command {
         #[command(subcommand)]
         action: review::ReviewAction,
     },
+    /// Label a run's evidence: a chunk relevant or not, or a quoted phrase as answer evidence (kept as spans).
+    Label(label::LabelArgs),
+    /// The labels: list them, or export them as rag-jev eval cases.
+    Labels {
+        #[command(subcommand)]
+        action: label::LabelsAction,
+    },
+    /// Operating curves: evidence recall, precision and context tokens for every mode and threshold.
+    Curves(curves::CurvesArgs),
+    /// What each query variant of a run adds: candidates and labelled evidence it alone found, and its tokens.
+    Ablate(ablate::AblateArgs),
+    /// Two pipeline configurations over the same labelled questions, side by side.
+    Compare(compare::CompareArgs),
     /// Check the runtime, the models and the library's consistency.
     Doctor {
         #[arg(long)]
@@ -142,6 +159,11 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Select(args) => select::run(&home, args),
         Command::Calibrate(args) => calibrate::run(&home, args),
         Command::Review { action } => review::run(&home, action),
+        Command::Label(args) => label::run(&home, args),
+        Command::Labels { action } => label::labels(&home, action),
+        Command::Curves(args) => curves::run(&home, args),
+        Command::Ablate(args) => ablate::run(&home, args),
+        Command::Compare(args) => compare::run(&home, args),
         Command::Doctor { json } => doctor::run(&home, json),
     }
 }
