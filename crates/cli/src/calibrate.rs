@@ -1,11 +1,17 @@
 //! `ragsift calibrate DEV HELDOUT`: rag-jev's policy calibration with a frozen choice — a policy chosen on
 //! development cases, written to the frozen file, and only then assessed (and, live, scored) on held-out cases.
+//!
+//! Without the two positionals it calibrates the judge instead: `ragsift calibrate --judge local|jev` over the
+//! library's labelled runs (the fits stored in the home), or `--cases C.json --replay T.json` over rag-jev's files
+//! (offline, nothing stored); per question `{n, auc, brier_raw, brier_calibrated, method, bins, bins_calibrated,
+//! note}`.
 
 use crate::chat::ModelArgs;
 use crate::print_json;
 use ragsift_engine::eval::calibrate::{CalibrateOptions, Calibration, Split};
-use ragsift_engine::eval::ScoringStrategy;
+use ragsift_engine::eval::{self, ScoringStrategy};
 use ragsift_engine::workbench::calibration::{self, CalibrateRequest};
+use ragsift_engine::workbench::judge_calibration::{self, JudgeCalibrationReport};
 use ragsift_engine::workbench::JudgeKind;
 use ragsift_engine::Error;
 use serde_json::{json, Value};
@@ -15,13 +21,17 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct CalibrateArgs {
-    /// Development cases (rag-jev eval cases, JSON): the policy is chosen on these.
-    development: PathBuf,
+    /// Development cases (rag-jev eval cases, JSON): the policy is chosen on these. Without it (and HELDOUT),
+    /// the judge is calibrated from labels instead.
+    development: Option<PathBuf>,
     /// Held-out cases: assessed only after the choice is frozen; no question or family shared with development.
-    evaluation: PathBuf,
-    /// The held-out report (JSON); never overwritten, nor are the files named after it.
+    evaluation: Option<PathBuf>,
+    /// The held-out report (JSON); never overwritten, nor are the files named after it. Required with DEV HELDOUT.
     #[arg(long, value_name = "REPORT.json")]
-    output: PathBuf,
+    output: Option<PathBuf>,
+    /// Judge calibration from rag-jev eval cases (with `relevant_ids`) and their saved traces (`--replay`).
+    #[arg(long, value_name = "CASES.json", conflicts_with_all = ["development", "evaluation", "output"])]
+    cases: Option<PathBuf>,
     /// The frozen choice (default: rag-jev's <REPORT>.frozen.json); never overwritten.
     #[arg(long, value_name = "POLICY.json")]
     frozen: Option<PathBuf>,
@@ -64,10 +74,21 @@ fn parse_scoring(s: &str) -> Result<ScoringStrategy, String> {
 }
 
 pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
+    let (development, evaluation) = match (&args.development, &args.evaluation) {
+        (Some(d), Some(e)) => (d.clone(), e.clone()),
+        (Some(_), None) => {
+            return Err(Error::Invalid(
+                "calibrate DEV HELDOUT needs the held-out cases too".into(),
+            ))
+        }
+        _ => return judge(home, &args),
+    };
+    let report = (args.output.clone())
+        .ok_or_else(|| Error::Invalid("calibrate DEV HELDOUT needs --output REPORT.json".into()))?;
     let request = CalibrateRequest {
-        development: args.development.clone(),
-        evaluation: args.evaluation.clone(),
-        report: args.output.clone(),
+        development,
+        evaluation,
+        report,
         frozen: args.frozen.clone(),
         replay: args.replay.clone(),
         judge: args.judge,
@@ -91,6 +112,76 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
         print_tables(&out);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Judge calibration: over rag-jev files with `--cases`, else over the library's labelled runs of `--judge`.
+fn judge(home: &Path, args: &CalibrateArgs) -> Result<ExitCode, Error> {
+    let report = match &args.cases {
+        Some(cases) => {
+            let traces = (args.replay.as_ref())
+                .ok_or_else(|| Error::Invalid("--cases needs the saved traces: --replay TRACES.json".into()))?;
+            let invalid = |e: eval::EvalError| Error::Invalid(e.to_string());
+            let cases = eval::load_cases(cases).map_err(invalid)?;
+            let traces = eval::load_traces(traces).map_err(invalid)?;
+            judge_calibration::from_rag_jev(&cases, &traces)?
+        }
+        None => {
+            if args.replay.is_some() {
+                return Err(Error::Invalid(
+                    "--replay without DEV HELDOUT needs --cases CASES.json".into(),
+                ));
+            }
+            args.model.workbench(home)?.calibrate_judge(args.judge)?
+        }
+    };
+    if args.json {
+        print_json(&serde_json::to_value(&report).map_err(|e| Error::Invalid(e.to_string()))?);
+    } else {
+        print_judge_report(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_judge_report(report: &JudgeCalibrationReport) {
+    println!(
+        "{} runs read, {} with relevance labels of this judge",
+        report.runs_read, report.runs_labelled
+    );
+    if report.judges.is_empty() {
+        println!("Nothing to calibrate: label runs (relevant ids) first.");
+    }
+    for j in &report.judges {
+        println!(
+            "\n{} {} (prompt {}), {} labelled runs",
+            j.judge, j.model, j.prompt_version, j.runs
+        );
+        println!(
+            "  {:<26} {:>5} {:>6} {:>10} {:>10}  {:<8}",
+            "question", "n", "AUC", "Brier raw", "calibrated", "method"
+        );
+        for (q, c) in &j.questions {
+            println!(
+                "  {q:<26} {:>5} {:>6} {:>10} {:>10}  {:<8}",
+                c.n,
+                number(c.auc, 3),
+                number(c.brier_raw, 4),
+                number(c.brier_calibrated, 4),
+                c.method.name()
+            );
+            if let Some(note) = &c.note {
+                println!("    {note}");
+            }
+            for b in &c.bins {
+                println!(
+                    "    predicted {:.2} → observed {:.2} (n = {})",
+                    b.p_mean, b.frac_positive, b.n
+                );
+            }
+        }
+    }
+    if let Some(path) = &report.stored {
+        println!("\nfits stored: {path}");
+    }
 }
 
 /// Scores live through the workbench (the judge it builds), with progress on stderr; Ctrl-C cancels between cases.

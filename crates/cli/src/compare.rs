@@ -1,12 +1,112 @@
-//! `ragsift compare`: two configurations side by side.
+//! `ragsift compare`: two configurations side by side over the same labelled questions — summary metrics, the
+//! per-question differences, and the labelled evidence one found and the other lost. Judgments go through the
+//! cache, so a policy-only difference makes no judge call.
 
+use crate::chat::ModelArgs;
+use crate::print_json;
+use ragsift_engine::workbench::tuning::{CompareRequest, CompareSummary, EvidenceRef};
 use ragsift_engine::Error;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-pub struct CompareArgs {}
+pub struct CompareArgs {
+    /// Labelled questions in the library case format (`id`, `query`, `relevant_ids` naming chunk ids or
+    /// document file names), as `ragsift eval --from-library` reads them.
+    cases: PathBuf,
+    /// A configuration (JSON): any of the answer options (`top_k`, `mode`, `variants`, `rewrite`, `judge`,
+    /// `jev_request`, `policy`, …) over the saved defaults, plus `name` and `chunk_tokens`. Give it twice: A, then B.
+    #[arg(long = "config", value_name = "CONFIG.json", num_args = 1, required = true)]
+    configs: Vec<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[arg(long)]
+    json: bool,
+}
 
-pub fn run(_home: &Path, _args: CompareArgs) -> Result<ExitCode, Error> {
-    Err(Error::Invalid("compare: not built yet".into()))
+fn invalid(e: impl std::fmt::Display) -> Error {
+    Error::Invalid(e.to_string())
+}
+
+pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
+    let [a, b] = args.configs.as_slice() else {
+        return Err(Error::Invalid(format!(
+            "compare needs exactly two --config files (A and B), got {}",
+            args.configs.len()
+        )));
+    };
+    let wb = args.model.workbench(home)?;
+    let read = |path: &PathBuf, name: &str| {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+        wb.compare_config(name, &json)
+    };
+    let request = CompareRequest {
+        cases_path: args.cases.display().to_string(),
+        a: read(a, "A")?,
+        b: read(b, "B")?,
+    };
+    let report = wb.compare(&request, "cli-compare")?;
+    if args.json {
+        print_json(&serde_json::to_value(&report).map_err(invalid)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let f = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
+    println!(
+        "{:<12} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>11}",
+        "config", "recall", "precision", "tokens", "passages", "judged", "cached", "judge tok."
+    );
+    let row = |s: &CompareSummary| {
+        println!(
+            "{:<12} {:>9} {:>9} {:>9.1} {:>8.2} {:>7} {:>7} {:>11}",
+            s.config.name,
+            f(s.evidence_recall),
+            f(s.precision),
+            s.context_tokens,
+            s.documents,
+            s.fresh_judgments,
+            s.cached_judgments,
+            s.judge_input_tokens + s.judge_output_tokens
+        );
+    };
+    row(&report.a);
+    row(&report.b);
+    println!("\nper question (B − A): recall, precision, tokens");
+    let names = |e: &[EvidenceRef]| {
+        e.iter()
+            .map(|r| {
+                format!(
+                    "{} p.{} ({})",
+                    r.document,
+                    r.page_start,
+                    &r.chunk_id[..r.chunk_id.len().min(8)]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    for q in &report.questions {
+        println!(
+            "{:<24} {:>7} {:>7} {:>+7}  {}",
+            q.id,
+            q.delta
+                .evidence_recall
+                .map_or_else(|| "-".into(), |d| format!("{d:+.3}")),
+            format!("{:+.3}", q.delta.precision),
+            q.delta.context_tokens,
+            q.query
+        );
+        for (what, list) in [
+            ("kept only by A", &q.kept_only_a),
+            ("kept only by B", &q.kept_only_b),
+            ("retrieved only by A", &q.retrieved_only_a),
+            ("retrieved only by B", &q.retrieved_only_b),
+        ] {
+            if !list.is_empty() {
+                println!("    {what}: {}", names(list));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

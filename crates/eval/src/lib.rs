@@ -11,6 +11,8 @@
 //! tradeoff. Test data in these formats, made for ragsift, is in `fixtures/eval/`.
 
 pub mod calibrate;
+pub mod curves;
+pub mod judge_calibration;
 pub mod library;
 pub mod live;
 pub mod metrics;

@@ -2,6 +2,7 @@
 //! parallel) → joiner → judge (on the ORIGINAL query, cached) → selection policy → augmenter → answer — recording
 //! every stage in a [`Trace`] so that any run can be inspected and replayed.
 
+pub mod ablation;
 pub mod answer;
 pub mod augment;
 pub mod cost;

@@ -3,7 +3,7 @@
 //! `&dyn LibraryStore`.
 
 use crate::index::VectorIndex;
-use crate::store::{CachedJudgment, ChunkRow, DocumentRow, NewChunk, RunSummary};
+use crate::store::{CachedJudgment, ChunkRow, DocumentRow, NewChunk, RunSummary, SpanLabel};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +103,19 @@ pub trait JudgmentStore: Send + Sync {
     fn clear_judgments(&self) -> Result<u32>;
 }
 
+/// Evidence labels kept as spans (a character range of one page of one document version, for one question), so
+/// they survive re-chunking. Stored beside the runs, shared by everyone who uses the library.
+pub trait LabelStore: Send + Sync {
+    /// Stores a label; one with the same id is replaced (a span labelled again changes its polarity).
+    fn put_label(&self, label: &SpanLabel) -> Result<()>;
+    /// One label by id or unique id prefix.
+    fn label(&self, id: &str) -> Result<Option<SpanLabel>>;
+    /// The labels of one (normalised) question, or every label, oldest first.
+    fn labels(&self, question: Option<&str>) -> Result<Vec<SpanLabel>>;
+    /// Deletes a label by its full id; says whether it was there.
+    fn remove_label(&self, id: &str) -> Result<bool>;
+}
+
 /// Document frequencies for IDF weights: how many of the library's chunks contain a word.
 pub trait TermStats: Send + Sync {
     /// Number of chunks.
@@ -122,6 +135,6 @@ impl<T: DocumentStore + ?Sized> TermStats for T {
 }
 
 /// Everything a library stores.
-pub trait LibraryStore: DocumentStore + RunStore + JudgmentStore + TermStats {}
+pub trait LibraryStore: DocumentStore + RunStore + JudgmentStore + LabelStore + TermStats {}
 
-impl<T: DocumentStore + RunStore + JudgmentStore> LibraryStore for T {}
+impl<T: DocumentStore + RunStore + JudgmentStore + LabelStore> LibraryStore for T {}

@@ -8,9 +8,12 @@ mod candidates;
 pub mod embedders;
 mod evaluation;
 mod jobs;
+pub mod judge_calibration;
+pub mod labels;
 mod page;
 pub mod review;
 pub mod settings;
+pub mod tuning;
 
 pub use ragsift_core::{Error, Result};
 pub use settings::{JudgeKind, JudgeSettings, PipelineDefaults, Settings};

@@ -5,6 +5,7 @@
 
 pub mod cluster;
 mod documents;
+mod labels;
 mod records;
 mod schema;
 pub mod spring;

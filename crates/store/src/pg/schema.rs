@@ -81,6 +81,23 @@ CREATE INDEX runs_by_time ON runs(created_at);
     r#"
 ALTER TABLE runs ADD COLUMN made_by TEXT NOT NULL DEFAULT '';
 "#,
+    r#"
+CREATE TABLE span_labels (
+    id          TEXT PRIMARY KEY,
+    question    TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    checksum    TEXT NOT NULL,
+    page        INTEGER NOT NULL,
+    char_start  INTEGER NOT NULL,
+    char_end    INTEGER NOT NULL,
+    text        TEXT NOT NULL,
+    relevant    BOOLEAN NOT NULL,
+    labelled_by TEXT NOT NULL,
+    labelled_at BIGINT NOT NULL,
+    run_id      TEXT
+);
+CREATE INDEX span_labels_by_question ON span_labels(question, labelled_at);
+"#,
 ];
 
 /// Brings the database up to the latest schema. pgvector must be installed on the server; creating the extension

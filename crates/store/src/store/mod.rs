@@ -4,6 +4,7 @@
 //! every change to the chunks bumps the library's generation in the same transaction.
 
 mod judgments;
+pub(crate) mod labels;
 mod runs;
 mod schema;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 pub use judgments::CachedJudgment;
+pub use labels::{normalize_question, SpanLabel};
 pub use runs::RunSummary;
 pub use schema::latest_version;
 

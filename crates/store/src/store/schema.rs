@@ -95,6 +95,25 @@ ALTER TABLE pages ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
 -- Who made each run (a shared library shows it).
 ALTER TABLE runs ADD COLUMN made_by TEXT NOT NULL DEFAULT '';
 "#,
+    r#"
+-- Evidence labels kept as spans: a character range of one page of one document version (its checksum), for one
+-- normalised question. No foreign key: a label outlives the document's removal and re-ingest.
+CREATE TABLE span_labels (
+    id          TEXT PRIMARY KEY,
+    question    TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    checksum    TEXT NOT NULL,
+    page        INTEGER NOT NULL,
+    char_start  INTEGER NOT NULL,
+    char_end    INTEGER NOT NULL,
+    text        TEXT NOT NULL,
+    relevant    INTEGER NOT NULL,
+    labelled_by TEXT NOT NULL,
+    labelled_at INTEGER NOT NULL,
+    run_id      TEXT
+);
+CREATE INDEX span_labels_by_question ON span_labels(question, labelled_at);
+"#,
 ];
 
 /// Brings the database up to the latest schema.

@@ -2,9 +2,9 @@
 //! (shared by the team), or the home's SQLite file when the role may not create that schema.
 
 use super::SpringTable;
-use crate::backend::{JudgmentStore, LibraryStore, RunStore};
+use crate::backend::{JudgmentStore, LabelStore, LibraryStore, RunStore};
 use crate::pg::PgStore;
-use crate::store::{CachedJudgment, RunSummary, Store};
+use crate::store::{CachedJudgment, RunSummary, SpanLabel, Store};
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -35,6 +35,21 @@ impl JudgmentStore for SpringTable {
     }
     fn clear_judgments(&self) -> Result<u32> {
         self.records.get().clear_judgments()
+    }
+}
+
+impl LabelStore for SpringTable {
+    fn put_label(&self, label: &SpanLabel) -> Result<()> {
+        self.records.get().put_label(label)
+    }
+    fn label(&self, id: &str) -> Result<Option<SpanLabel>> {
+        self.records.get().label(id)
+    }
+    fn labels(&self, question: Option<&str>) -> Result<Vec<SpanLabel>> {
+        self.records.get().labels(question)
+    }
+    fn remove_label(&self, id: &str) -> Result<bool> {
+        self.records.get().remove_label(id)
     }
 }
 

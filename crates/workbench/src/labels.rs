@@ -1,0 +1,706 @@
+//! Evidence labels kept as spans (issue 14): per question (the run's query, normalised), a character range of one
+//! page of one document version (its checksum), relevant evidence or not, with who labelled it and when. Chunks are
+//! matched against the spans whenever a run is read, so the labels survive re-chunking:
+//!
+//! - a chunk is **relevant** when it shares with a relevant span at least half of the shorter of the two (so a
+//!   quoted phrase marks the chunks holding most of it, and a labelled chunk's extent marks the new chunks mostly
+//!   inside it, not the neighbours that share only the overlap tokens);
+//! - **not relevant** when at least 60 % of it lies within a not-relevant span and it matches no relevant one;
+//! - else unlabelled.
+//!
+//! A run's candidates are matched against the spans of their document's current version only (a run older than
+//! the document's content has no labels here).
+
+use super::Workbench;
+use crate::{Error, Result};
+use ragsift_eval::ragjev::{Document, EvalCase};
+use ragsift_eval::spans::{locate, ChunkExtent, Span};
+use ragsift_pipeline::join::Candidate;
+use ragsift_pipeline::labels::RunLabels;
+use ragsift_pipeline::{trace::Replay, Trace};
+use ragsift_policy::PolicyOptions;
+use ragsift_store::LibraryStore;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+pub use ragsift_store::store::{normalize_question, SpanLabel};
+
+/// Chunk ids of one version tried when a run's chunk is not among the document's current chunks (it may come from
+/// another chunking of the same bytes).
+const VERSION_PROBE: usize = 4096;
+
+/// A run's candidates as the spans of its question label them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SpanRunLabels {
+    pub run_id: String,
+    /// The run's question, normalised: the key of its labels.
+    pub question: String,
+    /// How many spans the question has.
+    pub spans: u32,
+    /// Candidates holding relevant evidence, in the run's order.
+    pub relevant_ids: Vec<String>,
+    /// Candidates lying within a not-relevant span (and holding no relevant one), in the run's order.
+    pub not_relevant_ids: Vec<String>,
+    /// Relevant spans no candidate holds: evidence the run's retrieval did not return.
+    pub missed: Vec<String>,
+}
+
+impl SpanRunLabels {
+    /// Whether any span matched a candidate of the run.
+    pub fn matched(&self) -> bool {
+        !self.relevant_ids.is_empty() || !self.not_relevant_ids.is_empty()
+    }
+
+    /// The run's labels with the span-derived relevant ids, when `existing` has none and the spans say something
+    /// about this run's candidates: relevant ids when a candidate holds evidence, an empty list ("none relevant")
+    /// only when candidates are labelled not relevant and the question has no relevant span the run missed.
+    pub fn run_labels(&self, existing: &RunLabels) -> Option<RunLabels> {
+        if existing.relevant_ids.is_some() || !self.matched() {
+            return None;
+        }
+        if self.relevant_ids.is_empty() && !self.missed.is_empty() {
+            return None;
+        }
+        Some(RunLabels {
+            relevant_ids: Some(self.relevant_ids.clone()),
+            ..existing.clone()
+        })
+    }
+}
+
+fn extent(c: &Candidate) -> ChunkExtent {
+    ChunkExtent {
+        page_start: c.page_start,
+        page_end: c.page_end,
+        char_start: c.char_start,
+        char_end: c.char_end,
+    }
+}
+
+fn span(l: &SpanLabel) -> Span {
+    Span {
+        page: l.page,
+        start: l.char_start,
+        end: l.char_end,
+    }
+}
+
+/// The chunk's length in characters of its pages (its text's length when it crosses pages).
+fn chunk_chars(c: &Candidate) -> u64 {
+    if c.page_start == c.page_end {
+        u64::from(c.char_end.saturating_sub(c.char_start))
+    } else {
+        c.text.chars().count() as u64
+    }
+}
+
+/// The characters of `l` the chunk covers.
+fn overlap(c: &Candidate, l: &SpanLabel) -> u64 {
+    u64::from(extent(c).covered(&span(l)))
+}
+
+/// Whether the chunk holds relevant span `l`: they share at least half of the shorter of the two.
+fn holds(c: &Candidate, l: &SpanLabel) -> bool {
+    let shared = overlap(c, l);
+    let shorter = u64::from(l.char_end.saturating_sub(l.char_start))
+        .min(chunk_chars(c))
+        .max(1);
+    shared > 0 && 2 * shared >= shorter
+}
+
+/// Whether the chunk lies (at least 60 %) within span `l`.
+fn within(c: &Candidate, l: &SpanLabel) -> bool {
+    let shared = overlap(c, l);
+    shared > 0 && 10 * shared >= 6 * chunk_chars(c).max(1)
+}
+
+/// Matches `spans` (of one question) against `candidates`, whose document versions are `versions` (chunk id →
+/// checksum).
+fn match_spans(
+    run_id: &str,
+    question: &str,
+    candidates: &[Candidate],
+    versions: &HashMap<String, String>,
+    spans: &[SpanLabel],
+) -> SpanRunLabels {
+    let on = |c: &Candidate, l: &SpanLabel| versions.get(&c.chunk_id) == Some(&l.checksum);
+    let mut out = SpanRunLabels {
+        run_id: run_id.to_string(),
+        question: question.to_string(),
+        spans: spans.len() as u32,
+        ..SpanRunLabels::default()
+    };
+    let mut held = HashSet::new();
+    for c in candidates {
+        let relevant: Vec<&SpanLabel> = (spans.iter())
+            .filter(|l| l.relevant && on(c, l) && holds(c, l))
+            .collect();
+        if !relevant.is_empty() {
+            held.extend(relevant.iter().map(|l| l.id.as_str()));
+            out.relevant_ids.push(c.chunk_id.clone());
+        } else if spans.iter().any(|l| !l.relevant && on(c, l) && within(c, l)) {
+            out.not_relevant_ids.push(c.chunk_id.clone());
+        }
+    }
+    out.missed = (spans.iter())
+        .filter(|l| l.relevant && !held.contains(l.id.as_str()))
+        .map(|l| l.id.clone())
+        .collect();
+    out
+}
+
+/// The document version (checksum) of each candidate that comes from its document's current content.
+fn candidate_versions(store: &dyn LibraryStore, candidates: &[Candidate]) -> Result<HashMap<String, String>> {
+    struct Version {
+        checksum: String,
+        ids: HashSet<String>,
+        probed: bool,
+    }
+    let mut docs: HashMap<String, Option<Version>> = HashMap::new();
+    let mut out = HashMap::new();
+    for c in candidates {
+        if !docs.contains_key(&c.document_id) {
+            let version = match store.document(&c.document_id)? {
+                Some(d) => Some(Version {
+                    ids: store.chunks_of(&d.id)?.into_iter().map(|r| r.id).collect(),
+                    checksum: d.checksum,
+                    probed: false,
+                }),
+                None => None,
+            };
+            docs.insert(c.document_id.clone(), version);
+        }
+        let Some(Some(v)) = docs.get_mut(&c.document_id) else {
+            continue;
+        };
+        if !v.ids.contains(&c.chunk_id) && !v.probed {
+            // Another chunking of the same bytes has other chunk counts, but ids of the same form.
+            v.ids
+                .extend((0..VERSION_PROBE).map(|i| ragsift_core::ids::chunk_id(&c.document_id, &v.checksum, i)));
+            v.probed = true;
+        }
+        if v.ids.contains(&c.chunk_id) {
+            out.insert(c.chunk_id.clone(), v.checksum.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Every place `phrase` occurs in `text` (folded as [`locate`] folds), as character ranges.
+fn occurrences(text: &str, phrase: &str) -> Vec<(u32, u32)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut from = 0usize;
+    while from < chars.len() {
+        let rest: String = chars[from..].iter().collect();
+        let Some((s, e)) = locate(&rest, phrase) else {
+            break;
+        };
+        out.push((from as u32 + s, from as u32 + e));
+        from += (e as usize).max(1);
+    }
+    out
+}
+
+fn slice(text: &str, start: u32, end: u32) -> String {
+    text.chars()
+        .skip(start as usize)
+        .take(end.saturating_sub(start) as usize)
+        .collect()
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// What a new label is about, before it gets its id, author and time.
+struct Draft<'a> {
+    question: &'a str,
+    document_id: &'a str,
+    checksum: &'a str,
+    page: u32,
+    range: (u32, u32),
+    text: String,
+    relevant: bool,
+    run_id: Option<&'a str>,
+}
+
+impl Workbench {
+    fn put_span(&self, d: Draft<'_>) -> Result<SpanLabel> {
+        let lib = self.library();
+        let (start, end) = d.range;
+        let label = SpanLabel {
+            id: SpanLabel::make_id(d.question, d.checksum, d.page, start, end),
+            question: d.question.to_string(),
+            document_id: d.document_id.to_string(),
+            checksum: d.checksum.to_string(),
+            page: d.page,
+            char_start: start,
+            char_end: end,
+            text: d.text,
+            relevant: d.relevant,
+            labelled_by: lib.user(),
+            labelled_at: now(),
+            run_id: d.run_id.map(str::to_string),
+        };
+        lib.store().put_label(&label)?;
+        Ok(label)
+    }
+
+    /// Labels one of a run's candidates relevant or not: a span per page of the chunk's extent (by id or unique
+    /// id prefix).
+    pub fn label_chunk(&self, run_id: &str, chunk_id: &str, relevant: bool) -> Result<Vec<SpanLabel>> {
+        let trace = self.run(run_id)?;
+        let matching: Vec<&Candidate> = (trace.candidates.iter())
+            .filter(|c| c.chunk_id.starts_with(chunk_id))
+            .collect();
+        let c = match (matching.as_slice(), chunk_id.is_empty()) {
+            ([c], false) => *c,
+            ([], _) | (_, true) => {
+                return Err(Error::NotFound(format!(
+                    "run {} has no candidate '{chunk_id}' (see `ragsift runs show {}`)",
+                    trace.run_id, trace.run_id
+                )))
+            }
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "'{chunk_id}' names {} candidates of run {}: give more of the id",
+                    matching.len(),
+                    trace.run_id
+                )))
+            }
+        };
+        let lib = self.library();
+        let store = lib.store();
+        let versions = candidate_versions(store, std::slice::from_ref(c))?;
+        let checksum = versions.get(&c.chunk_id).ok_or_else(|| {
+            Error::Invalid(format!(
+                "chunk {} of run {} is not in the library's current version of {} (an imported run, or the file \
+                 changed since): label it with `ragsift runs label`",
+                c.chunk_id, trace.run_id, c.title
+            ))
+        })?;
+        let question = normalize_question(&trace.query);
+        let mut out = Vec::new();
+        for page in c.page_start..=c.page_end {
+            let text = store
+                .page(&c.document_id, page)?
+                .ok_or_else(|| Error::NotFound(format!("page {page} of {}", c.title)))?;
+            let len = text.chars().count() as u32;
+            let start = if page == c.page_start { c.char_start.min(len) } else { 0 };
+            let end = if page == c.page_end { c.char_end.min(len) } else { len };
+            if end > start {
+                out.push(self.put_span(Draft {
+                    question: &question,
+                    document_id: &c.document_id,
+                    checksum,
+                    page,
+                    range: (start, end),
+                    text: slice(&text, start, end),
+                    relevant,
+                    run_id: Some(&trace.run_id),
+                })?);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::Invalid(format!(
+                "chunk {} covers no text of its pages",
+                c.chunk_id
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Labels a quoted phrase as relevant evidence for a run's question: found (case- and whitespace-insensitive)
+    /// on the library pages of the run's candidates; refused when it is nowhere there, or in more than one place.
+    pub fn label_evidence(&self, run_id: &str, phrase: &str) -> Result<SpanLabel> {
+        if phrase.trim().is_empty() {
+            return Err(Error::Invalid("the evidence phrase is empty".into()));
+        }
+        let trace = self.run(run_id)?;
+        let lib = self.library();
+        let store = lib.store();
+        let versions = candidate_versions(store, &trace.candidates)?;
+        let mut searched = HashSet::new();
+        let mut found = Vec::new();
+        for c in &trace.candidates {
+            let Some(checksum) = versions.get(&c.chunk_id) else {
+                continue;
+            };
+            for page in c.page_start..=c.page_end {
+                if !searched.insert((c.document_id.clone(), page)) {
+                    continue;
+                }
+                let Some(text) = store.page(&c.document_id, page)? else {
+                    continue;
+                };
+                for (s, e) in occurrences(&text, phrase) {
+                    found.push((c, checksum, page, s, e, slice(&text, s, e)));
+                }
+            }
+        }
+        match found.len() {
+            0 => Err(Error::NotFound(format!(
+                "\"{}\" is not on the {} page(s) of run {}'s candidates{}",
+                phrase.trim(),
+                searched.len(),
+                trace.run_id,
+                if versions.is_empty() {
+                    " (none of them is in the library's current documents)"
+                } else {
+                    ""
+                }
+            ))),
+            1 => {
+                let (c, checksum, page, s, e, text) = found.remove(0);
+                self.put_span(Draft {
+                    question: &normalize_question(&trace.query),
+                    document_id: &c.document_id,
+                    checksum,
+                    page,
+                    range: (s, e),
+                    text,
+                    relevant: true,
+                    run_id: Some(&trace.run_id),
+                })
+            }
+            n => {
+                let places: Vec<String> = (found.iter())
+                    .map(|(c, _, page, s, e, _)| format!("{} p. {page} chars {s}–{e}", c.title))
+                    .collect();
+                Err(Error::Invalid(format!(
+                    "\"{}\" occurs {n} times on run {}'s pages ({}): quote more of it",
+                    phrase.trim(),
+                    trace.run_id,
+                    places.join("; ")
+                )))
+            }
+        }
+    }
+
+    /// Labels `[char_start, char_end)` of a page (characters of the page text, as [`crate::PageView`] has them) for
+    /// a run's question (`run_or_question` a run id or prefix) or a question given as text: what the Page view's
+    /// "mark selection as evidence" calls (`relevant` true).
+    pub fn label_span(
+        &self,
+        run_or_question: &str,
+        document_id: &str,
+        page: u32,
+        char_start: u32,
+        char_end: u32,
+        relevant: bool,
+    ) -> Result<SpanLabel> {
+        let (question, run_id) = self.question_of(run_or_question)?;
+        let lib = self.library();
+        let store = lib.store();
+        let doc = store
+            .document(document_id)?
+            .ok_or_else(|| Error::NotFound(format!("document {document_id}")))?;
+        let text = store
+            .page(document_id, page)?
+            .ok_or_else(|| Error::NotFound(format!("page {page} of {}", doc.title)))?;
+        let len = text.chars().count() as u32;
+        if char_start >= char_end || char_end > len {
+            return Err(Error::Invalid(format!(
+                "characters {char_start}–{char_end} are not a range of page {page} of {} ({len} characters)",
+                doc.title
+            )));
+        }
+        self.put_span(Draft {
+            question: &question,
+            document_id,
+            checksum: &doc.checksum,
+            page,
+            range: (char_start, char_end),
+            text: slice(&text, char_start, char_end),
+            relevant,
+            run_id: run_id.as_deref(),
+        })
+    }
+
+    /// (normalised question, run id) of a run id or prefix, else of the text as a question.
+    fn question_of(&self, run_or_question: &str) -> Result<(String, Option<String>)> {
+        let s = run_or_question.trim();
+        if s.len() >= 4 && s.chars().all(|c| c.is_ascii_hexdigit()) {
+            if let Ok(trace) = self.run(s) {
+                return Ok((normalize_question(&trace.query), Some(trace.run_id.clone())));
+            }
+        }
+        let question = normalize_question(s);
+        if question.is_empty() {
+            return Err(Error::Invalid("a label needs a run or a question".into()));
+        }
+        Ok((question, None))
+    }
+
+    /// The labels of one question (normalised here), or every label; oldest first.
+    pub fn labels(&self, question: Option<&str>) -> Result<Vec<SpanLabel>> {
+        let question = question.map(normalize_question);
+        self.library().store().labels(question.as_deref())
+    }
+
+    fn label_by_id(&self, id: &str) -> Result<SpanLabel> {
+        self.library().store().label(id)?.ok_or_else(|| {
+            Error::NotFound(format!(
+                "no label '{id}' (or the prefix names several): see `ragsift labels list`"
+            ))
+        })
+    }
+
+    /// Removes a label (by id or unique prefix); returns it.
+    pub fn remove_label(&self, id: &str) -> Result<SpanLabel> {
+        let label = self.label_by_id(id)?;
+        self.library().store().remove_label(&label.id)?;
+        Ok(label)
+    }
+
+    /// Sets a label's polarity (by id or unique prefix); it is then yours, as of now.
+    pub fn update_label(&self, id: &str, relevant: bool) -> Result<SpanLabel> {
+        let lib = self.library();
+        let mut label = self.label_by_id(id)?;
+        label.relevant = relevant;
+        label.labelled_by = lib.user();
+        label.labelled_at = now();
+        lib.store().put_label(&label)?;
+        Ok(label)
+    }
+
+    /// The run's candidates as its question's spans label them.
+    pub fn run_span_labels(&self, trace: &Trace) -> Result<SpanRunLabels> {
+        let lib = self.library();
+        let store = lib.store();
+        let question = normalize_question(&trace.query);
+        let spans = store.labels(Some(&question))?;
+        let versions = if spans.is_empty() {
+            HashMap::new()
+        } else {
+            candidate_versions(store, &trace.candidates)?
+        };
+        Ok(match_spans(
+            &trace.run_id,
+            &question,
+            &trace.candidates,
+            &versions,
+            &spans,
+        ))
+    }
+
+    /// [`Workbench::replay`] whose label report comes from the spans of the run's question when the run has no
+    /// explicit relevant ids: what the Replay view calls.
+    pub fn replay_labelled(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
+        let trace = self.run(run_id)?;
+        let expected = ragsift_judge::expected_prompt_version(&trace.judge.judge);
+        if trace.labels.relevant_ids.is_none() {
+            if let Some(labels) = self.run_span_labels(&trace)?.run_labels(&trace.labels) {
+                let mut labelled = (*trace).clone();
+                labelled.labels = labels;
+                return labelled.replay(options, expected.as_deref());
+            }
+        }
+        trace.replay(options, expected.as_deref())
+    }
+
+    /// The labelled questions (one, or all) as rag-jev eval cases: the latest run of each question gives the
+    /// query and the documents (its candidates: id, text, metadata with `ragsift_spans`, the spans on the chunk),
+    /// its spans the relevant ids. A question with labels but no stored run is left out (refused when asked for).
+    pub fn export_labels_as_cases(&self, question: Option<&str>) -> Result<Vec<EvalCase>> {
+        let lib = self.library();
+        let store = lib.store();
+        let asked = question.map(normalize_question);
+        let mut by_question: BTreeMap<String, Vec<SpanLabel>> = BTreeMap::new();
+        for l in store.labels(asked.as_deref())? {
+            by_question.entry(l.question.clone()).or_default().push(l);
+        }
+        if let Some(q) = &asked {
+            if by_question.is_empty() {
+                return Err(Error::NotFound(format!(
+                    "no labels for \"{q}\" (see `ragsift labels list`)"
+                )));
+            }
+        }
+        let runs = store.runs(usize::MAX >> 1)?;
+        let mut cases = Vec::new();
+        for (q, spans) in by_question {
+            let Some(latest) = runs.iter().find(|r| normalize_question(&r.query) == q) else {
+                if asked.is_some() {
+                    return Err(Error::NotFound(format!(
+                        "\"{q}\" has labels but no stored run: ask it first"
+                    )));
+                }
+                continue;
+            };
+            let trace = Trace::load(store, &latest.id)?;
+            let versions = candidate_versions(store, &trace.candidates)?;
+            let derived = match_spans(&trace.run_id, &q, &trace.candidates, &versions, &spans);
+            let documents = (trace.candidates.iter())
+                .map(|c| document(c, &versions, &spans))
+                .collect();
+            cases.push(EvalCase {
+                id: format!("label-{}", &ragsift_core::ids::sha256_hex(q.as_bytes())[..12]),
+                query: trace.query.clone(),
+                documents,
+                relevant_ids: derived.relevant_ids,
+                reference_answer: trace.labels.reference_answer.clone(),
+                baseline_ids: trace.labels.baseline_ids.clone(),
+                retrieval_query: None,
+                family_id: None,
+                evidence_lost: !derived.missed.is_empty(),
+            });
+        }
+        Ok(cases)
+    }
+}
+
+/// A candidate as a rag-jev document: its own metadata (when it has some), where it lies, and the spans on it.
+fn document(c: &Candidate, versions: &HashMap<String, String>, spans: &[SpanLabel]) -> Document {
+    let mut metadata: Map<String, Value> = (c.metadata.as_deref())
+        .and_then(|m| serde_json::from_str::<Value>(m).ok())
+        .and_then(|v| match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let place = serde_json::json!({
+        "document_id": c.document_id,
+        "document": c.document,
+        "title": c.title,
+        "page_start": c.page_start,
+        "page_end": c.page_end,
+        "char_start": c.char_start,
+        "char_end": c.char_end,
+    });
+    if let Value::Object(place) = place {
+        metadata.extend(place);
+    }
+    let on: Vec<Value> = (spans.iter())
+        .filter(|l| versions.get(&c.chunk_id) == Some(&l.checksum) && overlap(c, l) > 0)
+        .map(|l| {
+            serde_json::json!({
+                "id": l.id,
+                "checksum": l.checksum,
+                "page": l.page,
+                "char_start": l.char_start,
+                "char_end": l.char_end,
+                "text": l.text,
+                "relevant": l.relevant,
+                "labelled_by": l.labelled_by,
+                "labelled_at": l.labelled_at,
+            })
+        })
+        .collect();
+    metadata.insert("ragsift_spans".into(), Value::Array(on));
+    Document {
+        id: c.chunk_id.clone(),
+        text: c.text.clone(),
+        metadata,
+        group_id: c.group_id.clone(),
+        pinned: c.pinned,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(id: &str, page: u32, start: u32, end: u32) -> Candidate {
+        Candidate {
+            chunk_id: id.into(),
+            document_id: "d".into(),
+            document: "/d".into(),
+            title: "D".into(),
+            page_start: page,
+            page_end: page,
+            char_start: start,
+            char_end: end,
+            tokens: 10,
+            text: "x".repeat((end - start) as usize),
+            score: 0.0,
+            found_by: Vec::new(),
+            metadata: None,
+            group_id: None,
+            pinned: false,
+        }
+    }
+
+    fn label(page: u32, start: u32, end: u32, relevant: bool) -> SpanLabel {
+        SpanLabel {
+            id: SpanLabel::make_id("q", "sum", page, start, end),
+            question: "q".into(),
+            document_id: "d".into(),
+            checksum: "sum".into(),
+            page,
+            char_start: start,
+            char_end: end,
+            text: String::new(),
+            relevant,
+            labelled_by: "ana".into(),
+            labelled_at: 0,
+            run_id: None,
+        }
+    }
+
+    fn versions(cs: &[Candidate]) -> HashMap<String, String> {
+        cs.iter().map(|c| (c.chunk_id.clone(), "sum".to_string())).collect()
+    }
+
+    #[test]
+    fn spans_label_chunks_of_any_chunking() {
+        // Old chunking: a [0, 1000) and b [900, 2000) on page 1 (100 characters of overlap); a labelled relevant.
+        let old = [candidate("a", 1, 0, 1000), candidate("b", 1, 900, 2000)];
+        let spans = [label(1, 0, 1000, true)];
+        let r = match_spans("r", "q", &old, &versions(&old), &spans);
+        assert_eq!(
+            r.relevant_ids,
+            ["a"],
+            "the neighbour sharing only the overlap is not relevant"
+        );
+        // New, smaller chunks: those mostly inside the span are relevant, the straddler by its majority.
+        let new = [
+            candidate("n0", 1, 0, 400),
+            candidate("n1", 1, 350, 750),
+            candidate("n2", 1, 700, 1100),
+            candidate("n3", 1, 950, 1350),
+            candidate("n4", 1, 0, 400),
+        ];
+        let mut v = versions(&new);
+        v.insert("n4".into(), "another version".into());
+        let r = match_spans("r", "q", &new, &v, &spans);
+        assert_eq!(r.relevant_ids, ["n0", "n1", "n2"]);
+        assert!(r.missed.is_empty());
+        // A quoted phrase marks the chunk holding most of it; a not-relevant span marks the chunks within it.
+        let spans = [label(1, 500, 540, true), label(1, 0, 2000, false)];
+        let r = match_spans("r", "q", &new, &v, &spans);
+        assert_eq!(r.relevant_ids, ["n1"]);
+        assert_eq!(r.not_relevant_ids, ["n0", "n2", "n3"]);
+        // A relevant span on another page is missed evidence, so no "none relevant" is derived.
+        let spans = [label(2, 0, 10, true), label(1, 0, 2000, false)];
+        let r = match_spans("r", "q", &new, &v, &spans);
+        assert!(r.relevant_ids.is_empty() && r.missed.len() == 1);
+        assert_eq!(r.run_labels(&RunLabels::default()), None);
+        let r = match_spans("r", "q", &new, &v, &spans[1..]);
+        assert_eq!(
+            r.run_labels(&RunLabels::default()).unwrap().relevant_ids,
+            Some(Vec::new())
+        );
+        // Explicit labels win.
+        let explicit = RunLabels {
+            relevant_ids: Some(vec!["n3".into()]),
+            ..RunLabels::default()
+        };
+        assert_eq!(r.run_labels(&explicit), None);
+    }
+
+    #[test]
+    fn every_occurrence_of_a_phrase_is_found() {
+        let page = "The warranty is 36 months. the WARRANTY\nis void if dropped.";
+        let found = occurrences(page, "the warranty is");
+        assert_eq!(found.len(), 2);
+        assert_eq!(slice(page, found[1].0, found[1].1), "the WARRANTY\nis");
+        assert!(occurrences(page, "missing phrase").is_empty());
+    }
+}
