@@ -2,16 +2,21 @@
 
 use crate::error::{IpcError, Result};
 use ragsift_engine::error::FieldProblem;
+use ragsift_engine::eval::curves::Curve;
 use ragsift_engine::pipeline::{labels::RunLabels, trace::Replay, Trace};
 use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
+use ragsift_engine::store::SpanLabel;
 use ragsift_engine::store::{DocumentRow, RunSummary};
+use ragsift_engine::workbench::judge_calibration::JudgeCalibrationReport;
 use ragsift_engine::workbench::review::{ReviewLabel, ReviewPacket};
+use ragsift_engine::workbench::tuning::RunAblation;
 use ragsift_engine::workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
     PageView, Workbench,
 };
 use ragsift_engine::{IngestReport, Settings};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::State;
@@ -110,7 +115,7 @@ pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
 #[tauri::command]
 #[specta::specta]
 pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<Replay> {
-    blocking(&wb, move |wb| wb.replay(&run_id, &options)).await
+    blocking(&wb, move |wb| wb.replay_labelled(&run_id, &options)).await
 }
 
 #[tauri::command]
@@ -227,4 +232,74 @@ pub async fn export_review_labels(
     path: String,
 ) -> Result<String> {
     blocking(&wb, move |wb| wb.export_review_labels(&packet, &labels, &path)).await
+}
+
+/// Marks a run's chunk as holding relevant evidence (or not), as spans that survive re-chunking.
+#[tauri::command]
+#[specta::specta]
+pub async fn label_chunk(wb: Wb<'_>, run_id: String, chunk_id: String, relevant: bool) -> Result<Vec<SpanLabel>> {
+    blocking(&wb, move |wb| wb.label_chunk(&run_id, &chunk_id, relevant)).await
+}
+
+/// Marks a character range of a page (the Page view's selection) as evidence for a run's question.
+#[tauri::command]
+#[specta::specta]
+pub async fn label_span(
+    wb: Wb<'_>,
+    run_id: String,
+    document_id: String,
+    page: u32,
+    char_start: u32,
+    char_end: u32,
+) -> Result<SpanLabel> {
+    blocking(&wb, move |wb| {
+        wb.label_span(&run_id, &document_id, page, char_start, char_end, true)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn labels(wb: Wb<'_>, question: Option<String>) -> Result<Vec<SpanLabel>> {
+    blocking(&wb, move |wb| wb.labels(question.as_deref())).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn remove_label(wb: Wb<'_>, id: String) -> Result<SpanLabel> {
+    blocking(&wb, move |wb| wb.remove_label(&id)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn update_label(wb: Wb<'_>, id: String, relevant: bool) -> Result<SpanLabel> {
+    blocking(&wb, move |wb| wb.update_label(&id, relevant)).await
+}
+
+/// Fits each question's calibration for the judges of `kind` from the labelled runs, and stores it.
+#[tauri::command]
+#[specta::specta]
+pub async fn calibrate_judge(wb: Wb<'_>, kind: JudgeKind) -> Result<JudgeCalibrationReport> {
+    blocking(&wb, move |wb| wb.calibrate_judge(kind)).await
+}
+
+/// Per candidate of a run, the calibrated probability per question (empty without a stored fit).
+#[tauri::command]
+#[specta::specta]
+pub async fn calibrated_scores(wb: Wb<'_>, run_id: String) -> Result<Vec<BTreeMap<String, f64>>> {
+    blocking(&wb, move |wb| wb.calibrated_scores(wb.run(&run_id)?.as_ref())).await
+}
+
+/// Operating curves of labelled runs, from their cached judgments.
+#[tauri::command]
+#[specta::specta]
+pub async fn run_curves(wb: Wb<'_>, run_ids: Vec<String>) -> Result<Vec<Curve>> {
+    blocking(&wb, move |wb| wb.run_curves(&run_ids)).await
+}
+
+/// What each query variant of a run adds.
+#[tauri::command]
+#[specta::specta]
+pub async fn ablate(wb: Wb<'_>, run_id: String) -> Result<RunAblation> {
+    blocking(&wb, move |wb| wb.ablate(&run_id)).await
 }

@@ -47,6 +47,15 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::calibrate,
             commands::open_review_packet,
             commands::export_review_labels,
+            commands::label_chunk,
+            commands::label_span,
+            commands::labels,
+            commands::remove_label,
+            commands::update_label,
+            commands::calibrate_judge,
+            commands::calibrated_scores,
+            commands::run_curves,
+            commands::ablate,
         ])
         // The policy's words (reason labels and explanations, question labels and default thresholds), so the UI
         // shows what Rust decides with instead of a copy.

@@ -379,6 +379,69 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     std::thread::sleep(Duration::from_millis(400));
     shots.take(s, "7-evaluation");
 
+    // The tuning loop: label two chunks in the Inspector (kept as spans), calibrate the judge from them, open the
+    // run's operating curve in Replay, click a point, and Replay takes that setting.
+    s.click("[data-testid=nav-inspector]");
+    for row in 1..=2 {
+        s.click(&format!(
+            "[data-testid=judge-row]:nth-child({row}) [data-testid=label-relevant]"
+        ));
+        s.wait(
+            &format!("[data-testid=judge-row]:nth-child({row}) .label-buttons[data-state=relevant]"),
+            Duration::from_secs(20),
+        );
+    }
+    s.click("[data-testid=nav-eval]");
+    s.click("[data-testid=calibrate-judge]");
+    s.wait("[data-testid=judge-calibration-report]", Duration::from_secs(60));
+    let labelled = s.script(
+        "return document.querySelector('[data-testid=judge-calibration-report]').innerText",
+        json!([]),
+    );
+    assert!(
+        labelled.as_str().unwrap_or_default().starts_with("1 labelled"),
+        "the labelled run was calibrated from: {labelled}"
+    );
+    s.click("[data-testid=nav-replay]");
+    s.wait("[data-testid=curve-point]", Duration::from_secs(30));
+    shots.take(s, "10-operating-curve");
+    let picked = s.script(
+        "const p = document.querySelector('[data-testid=curve-point][data-current=false]') \
+           || document.querySelector('[data-testid=curve-point]');\
+         p.dispatchEvent(new MouseEvent('click', {bubbles: true}));\
+         return [document.querySelector('[data-testid=curve-parameter]').value, Number(p.dataset.value)];",
+        json!([]),
+    );
+    let (parameter, value) = (picked[0].as_str().unwrap().to_string(), picked[1].as_f64().unwrap());
+    let slider = match parameter.as_str() {
+        "min_relevance" => "min-relevance".to_string(),
+        "top_n" => "top-n".to_string(),
+        "max_context_tokens" => "token-budget".to_string(),
+        key => format!("threshold-{key}"),
+    };
+    let start = Instant::now();
+    let shown = loop {
+        let v = s.script(
+            "return Number(document.querySelector(`[data-testid=${arguments[0]}]`).value)",
+            json!([slider]),
+        );
+        let v = v.as_f64().unwrap_or(f64::NAN);
+        if (v - value).abs() < 1e-6 || start.elapsed() > Duration::from_secs(10) {
+            break v;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        (shown - value).abs() < 1e-6,
+        "{parameter}: the curve point {value} is not in Replay ({shown})"
+    );
+    assert_eq!(
+        judge.requests().len(),
+        judged,
+        "labels, calibration and curves called the judge"
+    );
+    shots.take(s, "11-curve-picked");
+
     // Import another retriever's candidates from a JSON file (rag-jev's eval case: labels and all), replay the run
     // with its labels (evidence recall shown), then export it as a portable run file.
     let candidates = home.path().join("candidates.json");

@@ -91,6 +91,16 @@ export const api = {
   setRunLabels: (runId: string, labels: T.RunLabels) => unwrap<T.Trace>(() => commands.setRunLabels(runId, labels)),
   exportRun: (runId: string, path: string) => unwrap<string>(() => commands.exportRun(runId, path)),
   importRun: (path: string) => unwrap<T.RunSummary>(() => commands.importRun(path)),
+  labelChunk: (runId: string, chunkId: string, relevant: boolean) => unwrap<T.SpanLabel[]>(() => commands.labelChunk(runId, chunkId, relevant)),
+  labelSpan: (runId: string, documentId: string, page: number, start: number, end: number) =>
+    unwrap<T.SpanLabel>(() => commands.labelSpan(runId, documentId, page, start, end)),
+  labels: (question: string | null) => unwrap<T.SpanLabel[]>(() => commands.labels(question)),
+  removeLabel: (id: string) => unwrap<T.SpanLabel>(() => commands.removeLabel(id)),
+  updateLabel: (id: string, relevant: boolean) => unwrap<T.SpanLabel>(() => commands.updateLabel(id, relevant)),
+  calibrateJudge: (kind: T.JudgeKind) => unwrap<T.JudgeCalibrationReport>(() => commands.calibrateJudge(kind)),
+  calibratedScores: (runId: string) => unwrap<{ [key in string]: number }[]>(() => commands.calibratedScores(runId)),
+  runCurves: (runIds: string[]) => unwrap<T.Curve[]>(() => commands.runCurves(runIds)),
+  ablate: (runId: string) => unwrap<T.RunAblation>(() => commands.ablate(runId)),
   calibrate: (form: T.CalibrateForm, job: string) => unwrap<T.CalibrationView>(() => commands.calibrate(form, job)),
   openReviewPacket: (path: string) => unwrap<T.ReviewPacket>(() => commands.openReviewPacket(path)),
   exportReviewLabels: (packet: T.ReviewPacket, labels: T.ReviewLabel[], path: string) =>

@@ -49,6 +49,21 @@ export const commands = {
 	openReviewPacket: (path: string) => typedError<ReviewPacket, IpcError>(__TAURI_INVOKE("open_review_packet", { path })),
 	/**  Writes the reviewer's labels as CSV at `path`; returns the path. */
 	exportReviewLabels: (packet: ReviewPacket, labels: ReviewLabel[], path: string) => typedError<string, IpcError>(__TAURI_INVOKE("export_review_labels", { packet, labels, path })),
+	/**  Marks a run's chunk as holding relevant evidence (or not), as spans that survive re-chunking. */
+	labelChunk: (runId: string, chunkId: string, relevant: boolean) => typedError<SpanLabel[], IpcError>(__TAURI_INVOKE("label_chunk", { runId, chunkId, relevant })),
+	/**  Marks a character range of a page (the Page view's selection) as evidence for a run's question. */
+	labelSpan: (runId: string, documentId: string, page: number, charStart: number, charEnd: number) => typedError<SpanLabel, IpcError>(__TAURI_INVOKE("label_span", { runId, documentId, page, charStart, charEnd })),
+	labels: (question: string | null) => typedError<SpanLabel[], IpcError>(__TAURI_INVOKE("labels", { question })),
+	removeLabel: (id: string) => typedError<SpanLabel, IpcError>(__TAURI_INVOKE("remove_label", { id })),
+	updateLabel: (id: string, relevant: boolean) => typedError<SpanLabel, IpcError>(__TAURI_INVOKE("update_label", { id, relevant })),
+	/**  Fits each question's calibration for the judges of `kind` from the labelled runs, and stores it. */
+	calibrateJudge: (kind: JudgeKind) => typedError<JudgeCalibrationReport, IpcError>(__TAURI_INVOKE("calibrate_judge", { kind })),
+	/**  Per candidate of a run, the calibrated probability per question (empty without a stored fit). */
+	calibratedScores: (runId: string) => typedError<({ [key in string]: number | null })[], IpcError>(__TAURI_INVOKE("calibrated_scores", { runId })),
+	/**  Operating curves of labelled runs, from their cached judgments. */
+	runCurves: (runIds: string[]) => typedError<Curve[], IpcError>(__TAURI_INVOKE("run_curves", { runIds })),
+	/**  What each query variant of a run adds. */
+	ablate: (runId: string) => typedError<RunAblation, IpcError>(__TAURI_INVOKE("ablate", { runId })),
 };
 
 /* Constants */
@@ -316,6 +331,36 @@ export type CostRates = {
 	generation_output_per_million?: number | null,
 };
 
+/**  One policy mode with one parameter swept. */
+export type Curve = {
+	mode: Mode,
+	/**  [`MIN_RELEVANCE`], [`TOP_N`], [`MAX_CONTEXT_TOKENS`] or a classify threshold's key (`is_relevant`, …). */
+	parameter: string,
+	/**  In increasing `value`. */
+	points: CurvePoint[],
+	/**
+	 *  Index into `points` of the settings in force; `None` when they are another mode or leave the parameter
+	 *  unset (no top-N, no budget).
+	 */
+	current: number | null,
+};
+
+/**  One setting of the swept parameter and what the selection it makes does against the labels. */
+export type CurvePoint = {
+	/**  The parameter's value (a probability, a passage count or a token budget). */
+	value: number | null,
+	/**  Mean evidence recall over the queries with labelled evidence; `None` when none has any. */
+	evidence_recall: number | null,
+	/**  Mean precision (0 for an empty selection); `None` when no query has relevance labels. */
+	precision: number | null,
+	/**  Mean context tokens selected per query. */
+	context_tokens: number | null,
+	/**  Mean passages selected per query. */
+	documents: number | null,
+	/**  The selection options that make this point (set them in Replay to get it). */
+	options: PolicyOptions,
+};
+
 /**  The policy's decision for one chunk. */
 export type Decision = {
 	/**  The chunk's id, from [`ChunkJudgment::chunk_id`]. */
@@ -576,6 +621,17 @@ export type JevRequest =
  */
 "contextual";
 
+/**  What a calibration looked at, found and stored. */
+export type JudgeCalibrationReport = {
+	/**  Runs (or cases) read. */
+	runs_read: number,
+	/**  Those with relevance labels, of the judge asked for. */
+	runs_labelled: number,
+	judges: JudgeReport[],
+	/**  Where the fits were stored (`None`: not stored, e.g. from rag-jev files). */
+	stored: string | null,
+};
+
 /**
  *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
  *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
@@ -642,6 +698,17 @@ export type JudgeOutcome = {
 	not_assessed?: string[],
 	/**  The thresholds this judge's probabilities are read with by default. */
 	defaults?: JudgeDefaults,
+};
+
+/**  One judge's calibration, as reported. */
+export type JudgeReport = {
+	judge: string,
+	model: string,
+	prompt_version: string,
+	/**  Labelled runs (or cases) the labels came from. */
+	runs: number,
+	/**  Per question key: `{n, auc, brier_raw, brier_calibrated, method, bins, bins_calibrated, note}`. */
+	questions: { [key in string]: QuestionCalibration },
 };
 
 /**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
@@ -736,6 +803,9 @@ export type LibraryConfig = {
 	/**  Your name on the runs you make, so a shared library shows who made each (empty: the login name). */
 	user?: string,
 };
+
+/**  How raw probabilities are calibrated. */
+export type Method = "none" | "platt" | "isotonic";
 
 /**  One policy's selection for one case. */
 export type Metrics = {
@@ -850,6 +920,26 @@ export type Provenance = {
 	score: number | null,
 };
 
+/**
+ *  One question's calibration, as reported: `{n, auc, brier_raw, brier_calibrated, method, bins,
+ *  bins_calibrated, note}`.
+ */
+export type QuestionCalibration = {
+	/**  Labelled candidates with a finite probability. */
+	n: number,
+	auc: number | null,
+	brier_raw: number | null,
+	/**  Out-of-fold Brier of the chosen method (the raw Brier for `none`). */
+	brier_calibrated: number | null,
+	method: Method,
+	/**  The reliability diagram of the raw probabilities (empty bins omitted). */
+	bins: ReliabilityBin[],
+	/**  The diagram of the out-of-fold calibrated probabilities. */
+	bins_calibrated: ReliabilityBin[],
+	/**  Why no fit was made, or what the cross-validation compared. */
+	note: string | null,
+};
+
 /**  Why a chunk was kept or dropped; exactly one per chunk. A policy explanation, not a model rationale. */
 export type Reason = 
 /**  Kept: its scores passed the mode's rules. */
@@ -876,6 +966,16 @@ export type Reason =
 "no_evidence" | 
 /**  Kept in its place (Spring's per-passage fail-open, classify only): it lacks the scores its mode needs. */
 "unscored";
+
+/**  One bin of a reliability diagram. */
+export type ReliabilityBin = {
+	/**  Mean predicted probability in the bin. */
+	p_mean: number | null,
+	/**  Fraction of the bin's candidates labelled positive. */
+	frac_positive: number | null,
+	/**  Candidates in the bin (never 0: empty bins are omitted). */
+	n: number,
+};
 
 /**  The result of a replay, with what changed against the run's own selection. */
 export type Replay = {
@@ -947,6 +1047,17 @@ export type ReviewPacket = {
 };
 
 export type Role = "system" | "user" | "assistant";
+
+/**  A run's variant ablation. */
+export type RunAblation = {
+	run_id: string,
+	query: string,
+	/**  Candidates after joining. */
+	candidates: number,
+	/**  Whether the run has relevance labels (else the evidence fields are `None`). */
+	labelled: boolean,
+	variants: VariantAblation[],
+};
 
 /**
  *  A run's labels. `relevant_ids: Some([])` says no candidate is relevant (an unanswerable question); `None` says
@@ -1035,6 +1146,33 @@ export type Source = {
 	page_start: number,
 	page_end: number,
 	text: string,
+};
+
+/**
+ *  One evidence label: `[char_start, char_end)` in characters (code points) of page `page` of the document
+ *  version `checksum`, for the normalised `question`.
+ */
+export type SpanLabel = {
+	/**  sha256 of (question, checksum, page, range), shortened: the same span labelled again keeps its id. */
+	id: string,
+	/**  The question, normalised ([`normalize_question`]). */
+	question: string,
+	/**  The document it was labelled on (its id when labelled; the checksum is what matches). */
+	document_id: string,
+	/**  The document's version: sha256 of its bytes. */
+	checksum: string,
+	page: number,
+	char_start: number,
+	char_end: number,
+	/**  The labelled text, as the page has it. */
+	text: string,
+	/**  Relevant evidence (`true`) or not relevant (`false`). */
+	relevant: boolean,
+	labelled_by: string,
+	/**  Unix seconds. */
+	labelled_at: number,
+	/**  The run it was labelled from, if any. */
+	run_id?: string | null,
 };
 
 /**  A stage of answering, as the app and the CLI report it while it runs. */
@@ -1163,6 +1301,32 @@ export type Usage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  What one query variant contributed to a run. */
+export type VariantAblation = {
+	/**  The variant's index (0 is the first query searched). */
+	variant: number,
+	/**  The query the variant searched. */
+	query: string,
+	/**  Candidates it found (shared or not). */
+	candidates: number,
+	/**  Candidates no other variant found, in candidate order. */
+	unique_ids: string[],
+	/**  Labelled-relevant candidates it found; `None` when the run has no relevance labels. */
+	relevant_found: number | null,
+	/**  Labelled-relevant candidates only it found; `None` when the run has no relevance labels. */
+	unique_relevant_ids: string[] | null,
+	/**  Tokens of every candidate it found. */
+	tokens: number,
+	/**  Tokens of the candidates only it found: what dropping it saves in passages to judge. */
+	unique_tokens: number,
+	/**  Judge tokens (input + output, as recorded in the run) spent on the candidates only it found. */
+	unique_judge_tokens: number,
+	/**  Its own candidates the selection kept, in candidate order. */
+	unique_selected_ids: string[],
+	/**  Their tokens: what it cost in the selected context. */
+	unique_selected_tokens: number,
+};
 
 export type VariantHit = {
 	chunk_id: string,

@@ -20,6 +20,8 @@ export const jobs = signal<Record<string, string>>({});
 /** Bumped when the library changes (ingest/remove), so views can reload. */
 export const libraryVersion = signal(0);
 export const runsVersion = signal(0);
+/** Bumped when labels change anywhere (Inspector, Page, label list), so replays and curves measure again. */
+export const labelsVersion = signal(0);
 
 /** How often the app asks whether another process (the CLI) changed the library. */
 export const FOLLOW_LIBRARY_MS = 1000;

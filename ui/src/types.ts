@@ -106,6 +106,17 @@ export type CalibrationGridRow = { version: string; label: string; policy: Polic
 export type IntervalView = { delta: number; low: number | null; high: number | null; questions: number; independent_units: number; scope: string };
 export type CalibrationView = { grid: CalibrationGridRow[]; frozen_policy: PolicyOptions | null; frozen_label: string | null; reason: string | null; min_recall: number; held_out_baseline: CalibrationMetrics; held_out_frozen: CalibrationMetrics | null; context_token_difference: IntervalView | null; evidence_recall_difference: IntervalView | null; development_questions: number; evaluation_questions: number; freeze_hash: string; frozen_path: string; report_path: string };
 
+export type SpanLabel = { id: string; question: string; document_id: string; checksum: string; page: number; char_start: number; char_end: number; text: string; relevant: boolean; labelled_by: string; labelled_at: number; run_id: string | null };
+export type CurvePoint = { value: number; evidence_recall: number | null; precision: number | null; context_tokens: number; documents: number; options: PolicyOptions };
+export type Curve = { mode: Mode; parameter: string; points: CurvePoint[]; current: number | null };
+export type VariantAblation = { variant: number; query: string; candidates: number; unique_ids: string[]; relevant_found: number | null; unique_relevant_ids: string[] | null; tokens: number; unique_tokens: number; unique_judge_tokens: number; unique_selected_ids: string[]; unique_selected_tokens: number };
+export type RunAblation = { run_id: string; query: string; candidates: number; labelled: boolean; variants: VariantAblation[] };
+export type Method = "none" | "platt" | "isotonic";
+export type ReliabilityBin = { p_mean: number; frac_positive: number; n: number };
+export type QuestionCalibration = { n: number; auc: number | null; brier_raw: number | null; brier_calibrated: number | null; method: Method; bins: ReliabilityBin[]; bins_calibrated: ReliabilityBin[]; note: string | null };
+export type JudgeReport = { judge: string; model: string; prompt_version: string; runs: number; questions: { [key in string]: QuestionCalibration } };
+export type JudgeCalibrationReport = { runs_read: number; runs_labelled: number; judges: JudgeReport[]; stored: string | null };
+
 export type AnswerLabel = "A" | "B";
 export type Verdict = "yes" | "no" | "unclear";
 export type ReviewAnswer = { text: string };

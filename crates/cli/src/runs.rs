@@ -172,7 +172,7 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
     let trace = wb.run(&args.id)?;
     let options = args.policy.apply(trace.policy.clone())?;
     let started = std::time::Instant::now();
-    let replay = wb.replay(&args.id, &options)?;
+    let replay = wb.replay_labelled(&args.id, &options)?;
     let micros = started.elapsed().as_secs_f64() * 1e6;
     if args.json {
         let mut v = serde_json::to_value(&replay).unwrap_or_default();

@@ -298,11 +298,22 @@ impl Workbench {
         for s in summaries.iter().filter(|s| judge_matches(kind, &s.judge)) {
             // Loaded directly, so the trace the app keeps for replay stays cached.
             let trace = Trace::load(lib.store(), &s.id)?;
-            if trace.labels.relevant_ids.is_some() && judge_matches(kind, &trace.judge.judge) {
-                traces.push(trace);
+            if !judge_matches(kind, &trace.judge.judge) {
+                continue;
+            }
+            // Explicit relevant ids first; else the question's span labels, when they label any candidate.
+            let relevant = match &trace.labels.relevant_ids {
+                Some(ids) => Some(ids.clone()),
+                None => {
+                    let spans = self.run_span_labels(&trace)?;
+                    (!spans.relevant_ids.is_empty() || !spans.not_relevant_ids.is_empty()).then_some(spans.relevant_ids)
+                }
+            };
+            if let Some(ids) = relevant {
+                traces.push((trace, ids));
             }
         }
-        let scores = gather((traces.iter()).map(|t| (t, t.labels.relevant_ids.as_deref().unwrap_or_default())));
+        let scores = gather(traces.iter().map(|(t, ids)| (t, ids.as_slice())));
         let (judges, fits) = fit_all(&scores, now());
         let stored = if fits.is_empty() {
             None

@@ -389,18 +389,27 @@ fn summary(config: &CompareConfig, sides: &[&CompareSide]) -> CompareSummary {
 }
 
 impl Workbench {
-    /// Operating curves over stored runs with relevance labels ([`curves_over_runs`]); no judge call.
+    /// Operating curves over stored runs with relevance labels ([`curves_over_runs`]); no judge call. A run
+    /// without explicit relevant ids is labelled by its question's spans.
     pub fn run_curves(&self, run_ids: &[String]) -> Result<Vec<Curve>> {
         let lib = self.library();
         let traces = (run_ids.iter())
-            .map(|id| Trace::load(lib.store(), id))
+            .map(|id| self.with_span_labels(Trace::load(lib.store(), id)?))
             .collect::<Result<Vec<_>>>()?;
         curves_over_runs(&traces)
     }
 
+    /// `trace` with its question's span labels as its relevant ids, when it has none of its own.
+    fn with_span_labels(&self, mut trace: Trace) -> Result<Trace> {
+        if let Some(labels) = self.run_span_labels(&trace)?.run_labels(&trace.labels) {
+            trace.labels = labels;
+        }
+        Ok(trace)
+    }
+
     /// Per query variant of a stored run: the candidates and labelled evidence it alone found, and their tokens.
     pub fn ablate(&self, run_id: &str) -> Result<RunAblation> {
-        let trace = self.run(run_id)?;
+        let trace = self.with_span_labels((*self.run(run_id)?).clone())?;
         Ok(RunAblation {
             run_id: trace.run_id.clone(),
             query: trace.query.clone(),

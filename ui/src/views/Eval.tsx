@@ -6,6 +6,7 @@ import { fmt, fmtInt } from "../logic/format";
 import { sweepGeometry } from "../logic/plot";
 import { endJob, startJob } from "../state";
 import { Calibration } from "../components/Calibration";
+import { JudgeCalibrationPanel, LabelList } from "../components/JudgeCalibration";
 
 const POLICIES: EvalPolicy[] = ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"];
 const METRICS: { key: keyof Summary; label: string; int?: boolean; pct?: boolean }[] = [
@@ -170,6 +171,8 @@ export function Evaluation() {
           </div>
         </div>
       )}
+      <JudgeCalibrationPanel />
+      <LabelList />
       <Calibration browse={(set) => void browse(set)} />
     </section>
   );

@@ -3,6 +3,7 @@ import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
+import { AblationTable, LabelButtons, useCalibrated } from "../components/Tuning";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
 import { go, openSource, pageTarget, pinInReplay } from "../state";
@@ -54,6 +55,7 @@ function JudgeTable(props: { trace: Trace }) {
   }, [t]);
   const thr = t.policy.thresholds;
   const notAssessed = t.judge.not_assessed ?? [];
+  const calibrated = useCalibrated(t.run_id);
   return (
     <div class="table-wrap">
       <table class="table judge-table">
@@ -61,7 +63,7 @@ function JudgeTable(props: { trace: Trace }) {
           <tr>
             <th class="num">#</th><th>Passage</th>
             {QUESTIONS.map((q) => <th key={q.key} class="col-prob" title={`${q.key}: ${q.direction}`}>{q.label}</th>)}
-            <th>Cache</th><th>Decision</th><th>Reason</th><th>Pin</th>
+            <th>Cache</th><th>Decision</th><th>Reason</th><th>Pin</th><th title="Relevant evidence for this question, or not (kept as spans)">Label</th>
           </tr>
         </thead>
         <tbody>
@@ -78,7 +80,8 @@ function JudgeTable(props: { trace: Trace }) {
                 {QUESTIONS.map((q) => (
                   <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
                     ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
-                    : <ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />}</td>
+                    : <><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />
+                      {calibrated[i]?.[q.key] !== undefined && <span class="muted small" data-testid="calibrated" title="calibrated probability (stored fit for this judge)">cal {calibrated[i][q.key].toFixed(2)}</span>}</>}</td>
                 ))}
                 <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
                 <td>{d ? (d.selected === null ? <span class="flagged" title="bypassed: the original context goes through">passed</span> : d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
@@ -86,6 +89,7 @@ function JudgeTable(props: { trace: Trace }) {
                 <td>{t.policy.pinned.includes(c.chunk_id)
                   ? <button type="button" class="btn btn-small" data-testid="inspector-unpin" title="Unpin in Replay and re-select" onClick={() => pinInReplay(t.run_id, c.chunk_id, false)}>Unpin</button>
                   : <button type="button" class="btn btn-small" data-testid="inspector-pin" title="Pin in Replay: always select this passage" onClick={() => pinInReplay(t.run_id, c.chunk_id, true)}>Pin</button>}</td>
+                <td><LabelButtons trace={t} chunkId={c.chunk_id} /></td>
               </tr>
             );
           })}
@@ -151,6 +155,10 @@ export function TraceView(props: { trace: Trace }) {
                 <td class="small">{c.found_by.map((p) => `v${p.variant}:${p.rank}`).join(" ")}</td></tr>
             ))}</tbody>
           </table>
+        </details>
+        <details class="variant" open data-testid="ablation-panel">
+          <summary>What each variant adds <span class="muted small">(from the run's hits and judgments)</span></summary>
+          <AblationTable runId={t.run_id} />
         </details>
       </Stage>
       <Stage n={5} title="Judge" meta={`${j.judge || "none"} · ${j.model || "—"} · ${j.calibrated ? "calibrated" : "uncalibrated"} · prompt ${j.prompt_version || "—"}`}>

@@ -3,7 +3,21 @@ import { api } from "../api";
 import type { PageView as Page } from "../api";
 import { Empty, ErrorBanner } from "../components/common";
 import { splitHighlights } from "../logic/highlight";
-import { pageTarget } from "../state";
+import { currentRunId, labelsVersion, pageTarget } from "../state";
+
+/** The selection inside `el` as code-point offsets into its text (what the page's chunk offsets count), or null. */
+function selectionOffsets(el: HTMLElement | null): { start: number; end: number; text: string } | null {
+  const sel = typeof window === "undefined" ? null : window.getSelection();
+  if (!el || !sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
+  const range = sel.getRangeAt(0);
+  if (!el.contains(range.startContainer) || !el.contains(range.endContainer)) return null;
+  const before = document.createRange();
+  before.setStart(el, 0);
+  before.setEnd(range.startContainer, range.startOffset);
+  const start = Array.from(before.toString()).length;
+  const text = range.toString();
+  return { start, end: start + Array.from(text).length, text };
+}
 
 export function PageView() {
   const target = pageTarget.value;
@@ -12,6 +26,20 @@ export function PageView() {
   const [error, setError] = useState<unknown>(null);
   const [num, setNum] = useState("");
   const markRef = useRef<HTMLElement>(null);
+  const textRef = useRef<HTMLDivElement>(null);
+  const [marked, setMarked] = useState<string | null>(null);
+  const runId = currentRunId.value;
+  const markEvidence = async () => {
+    const s = selectionOffsets(textRef.current);
+    if (!s || !target || !runId) return setMarked("Select the evidence on the page first.");
+    try {
+      const l = await api.labelSpan(runId, target.documentId, target.page, s.start, s.end);
+      labelsVersion.value++;
+      setMarked(`Marked as evidence: “${l.text.slice(0, 80)}${l.text.length > 80 ? "…" : ""}”`);
+    } catch (e) {
+      setError(e);
+    }
+  };
 
   useEffect(() => {
     if (!target) return;
@@ -56,13 +84,16 @@ export function PageView() {
             <span class="muted">of {page?.page_count ?? "…"}</span>
           </form>
           <button type="button" class="btn" onClick={() => goTo(target.page + 1)} disabled={!page || target.page >= page.page_count} aria-label="Next page">Next ›</button>
+          <button type="button" class="btn" data-testid="mark-evidence" disabled={!runId} onClick={() => void markEvidence()}
+            title={runId ? "Label the selected text as answer evidence for the current run's question" : "Open a run first"}>Mark selection as evidence</button>
         </div>
       </header>
       <ErrorBanner error={error} />
+      {marked && <div class="ok small" role="status" data-testid="evidence-marked">{marked}</div>}
       {page && <div class="muted small path-line" title={page.path}>{page.path}</div>}
       {page?.ocr && <div class="banner banner-warning" data-testid="page-ocr" title="This page has no text layer: Tesseract read its image, so expect recognition errors">OCR: text read from the page image</div>}
       <div class={`page-layout${image ? " with-image" : ""}`}>
-        <div class="page-text" tabIndex={0} data-testid="page-text">
+        <div class="page-text" tabIndex={0} data-testid="page-text" ref={textRef}>
           {segments.map((s, i) =>
             s.target ? (
               <mark key={i} data-testid="chunk-highlight" ref={markRef as any}>{s.text}</mark>

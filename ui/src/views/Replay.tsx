@@ -6,12 +6,13 @@ import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
+import { OperatingCurves } from "../components/Curves";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
-import { endJob, openSource, pinRequest, policyRequest, rememberTrace, startJob } from "../state";
+import { endJob, labelsVersion, openSource, pinRequest, policyRequest, rememberTrace, startJob } from "../state";
 import { SourcesList } from "./Chat";
 
 
@@ -142,6 +143,7 @@ function ReplayPanel(props: { trace: Trace }) {
   const [{ selection, changes, labels: report }, setResult] =
     useState<{ selection: Selection; changes: Change[]; labels: LabelReport | null }>({ selection: t.selection, changes: [], labels: null });
   const [labels, setLabels] = useState<RunLabels>(t.labels);
+  const [ownLabels, setOwnLabels] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
@@ -185,16 +187,19 @@ function ReplayPanel(props: { trace: Trace }) {
       setPin(request.chunkId, request.pinned);
     }
   }, [request, t.run_id]);
-  // The run's own selection measured against its labels (Rust computes the report): one replay on opening.
+  // The run's own selection measured against its labels or span labels (Rust computes the report): one replay on opening.
+  const labelled = labelsVersion.value;
   useEffect(() => {
-    if (t.labels.relevant_ids !== null || t.labels.baseline_ids !== null) scheduler.schedule(optionsRef.current);
-  }, [t.run_id]);
+    scheduler.schedule(optionsRef.current);
+  }, [t.run_id, labelled]);
   const relevantIds = useMemo(() => labels.relevant_ids ?? [], [labels]);
   const setRelevant = async (id: string, on: boolean) => {
     const next: RunLabels = { ...labels, relevant_ids: on ? [...relevantIds.filter((x) => x !== id), id] : relevantIds.filter((x) => x !== id) };
     try {
       const nt = await api.setRunLabels(t.run_id, next);
       setLabels(nt.labels);
+      setOwnLabels((v) => v + 1);
+      labelsVersion.value++;
       rememberTrace(nt);
       scheduler.schedule(optionsRef.current);
     } catch (e) {
@@ -302,6 +307,7 @@ function ReplayPanel(props: { trace: Trace }) {
         </div>
       </div>
       <LabelSummary report={report} labelled={labels.relevant_ids !== null || labels.baseline_ids !== null} />
+      <OperatingCurves runId={t.run_id} mode={options.mode} version={ownLabels + labelled} onPick={(o) => update(withDefaults(o, t))} />
       {regen && (
         <div class="compare panel" data-testid="regenerate-compare">
           <div class="compare-col">

@@ -189,6 +189,28 @@ try {
   check(exported?.[0] === "imported-run" && exported?.[1] === "/tmp/run.json", `Export writes the shown run to the typed path (${exported})`);
   await page.screenshot({ path: join(shots, "replay-labels-light.png") });
 
+  // ---- Tuning: label in the Inspector, variant ablation, operating curve → Replay, judge calibration ----
+  await page.click('[data-testid="nav-replay"]');
+  await page.locator('[data-testid="view-replay"] [data-testid="run-item"][data-run-id="fixture-run"]').click();
+  await page.click('[data-testid="nav-inspector"]');
+  await page.waitForSelector('[data-testid="ablation"] tbody tr');
+  await page.locator('[data-testid="judge-row"] [data-testid="label-relevant"]').first().click();
+  await page.waitForFunction(() => (window.__MOCK_LABELS__ || []).length === 1);
+  check(true, "the Inspector labels a chunk relevant (label_chunk)");
+  const cal = await page.locator('[data-testid="calibrated"]').count();
+  check(cal > 0, `the Inspector shows calibrated probabilities beside raw (${cal})`);
+  await page.click('[data-testid="nav-replay"]');
+  await page.waitForSelector('[data-testid="curve-point"][data-current="true"]');
+  await page.locator('[data-testid="curve-point"][data-value="0.75"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="threshold-is_relevant"]')?.value === "0.75");
+  check(true, "clicking a curve point sets that threshold in Replay");
+  await page.screenshot({ path: join(shots, "replay-curve-light.png"), fullPage: true });
+  await page.click('[data-testid="nav-eval"]');
+  await page.click('[data-testid="calibrate-judge"]');
+  await page.waitForSelector('[data-testid="reliability-after"] circle');
+  check((await page.locator('[data-testid="label-row"]').count()) === 1, "the label list shows the stored span");
+  await page.locator('[data-testid="judge-calibration"]').screenshot({ path: join(shots, "judge-calibration-light.png") });
+
   // ---- Calibration in the Evaluation view: grid, frozen choice, held-out intervals ----
   await page.click('[data-testid="nav-eval"]');
   await page.fill('[data-testid="cal-dev"]', "/dev.json");
