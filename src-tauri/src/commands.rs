@@ -8,9 +8,9 @@ use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
 use ragsift_engine::store::SpanLabel;
 use ragsift_engine::store::{DocumentRow, RunSummary};
-use ragsift_engine::workbench::judge_calibration::JudgeCalibrationReport;
+use ragsift_engine::workbench::judge_calibration::{JudgeCalibrationReport, RawThresholds};
 use ragsift_engine::workbench::review::{ReviewLabel, ReviewPacket};
-use ragsift_engine::workbench::tuning::RunAblation;
+use ragsift_engine::workbench::tuning::{CompareReport, RunAblation};
 use ragsift_engine::workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
     PageView, Workbench,
@@ -302,4 +302,18 @@ pub async fn run_curves(wb: Wb<'_>, run_ids: Vec<String>) -> Result<Vec<Curve>> 
 #[specta::specta]
 pub async fn ablate(wb: Wb<'_>, run_id: String) -> Result<RunAblation> {
     blocking(&wb, move |wb| wb.ablate(&run_id)).await
+}
+
+/// Thresholds set in calibrated probability, as the raw thresholds the policy applies to the run's judge.
+#[tauri::command]
+#[specta::specta]
+pub async fn raw_thresholds(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<RawThresholds> {
+    blocking(&wb, move |wb| wb.run_raw_thresholds(&run_id, &options)).await
+}
+
+/// Two configurations (JSON) over the same labelled questions, judgments reused through the cache.
+#[tauri::command]
+#[specta::specta]
+pub async fn compare(wb: Wb<'_>, cases_path: String, a: String, b: String, job: String) -> Result<CompareReport> {
+    blocking(&wb, move |wb| wb.compare_json(&cases_path, &a, &b, &job)).await
 }

@@ -56,6 +56,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::calibrated_scores,
             commands::run_curves,
             commands::ablate,
+            commands::raw_thresholds,
+            commands::compare,
         ])
         // The policy's words (reason labels and explanations, question labels and default thresholds), so the UI
         // shows what Rust decides with instead of a copy.

@@ -64,6 +64,10 @@ export const commands = {
 	runCurves: (runIds: string[]) => typedError<Curve[], IpcError>(__TAURI_INVOKE("run_curves", { runIds })),
 	/**  What each query variant of a run adds. */
 	ablate: (runId: string) => typedError<RunAblation, IpcError>(__TAURI_INVOKE("ablate", { runId })),
+	/**  Thresholds set in calibrated probability, as the raw thresholds the policy applies to the run's judge. */
+	rawThresholds: (runId: string, options: PolicyOptions) => typedError<RawThresholds, IpcError>(__TAURI_INVOKE("raw_thresholds", { runId, options })),
+	/**  Two configurations (JSON) over the same labelled questions, judgments reused through the cache. */
+	compare: (casesPath: string, a: string, b: string, job: string) => typedError<CompareReport, IpcError>(__TAURI_INVOKE("compare", { casesPath, a, b, job })),
 };
 
 /* Constants */
@@ -315,6 +319,80 @@ export type ChatSettings = {
 	threads?: number,
 };
 
+/**  One side of a comparison: a name, the answer options, and the chunk size it expects (`None`: the library's). */
+export type CompareConfig = {
+	name: string,
+	chunk_tokens: number | null,
+	options: AskOptions,
+};
+
+/**  B − A on one question. */
+export type CompareDelta = {
+	evidence_recall: number | null,
+	precision: number | null,
+	context_tokens: number,
+};
+
+/**  One question under both configurations, and the labelled evidence one found and the other lost. */
+export type CompareQuestion = {
+	id: string,
+	query: string,
+	/**  Labelled evidence chunks retrieved by A or B. */
+	evidence: number,
+	a: CompareSide,
+	b: CompareSide,
+	delta: CompareDelta,
+	/**  Evidence in A's context and not in B's. */
+	kept_only_a: EvidenceRef[],
+	kept_only_b: EvidenceRef[],
+	/**  Evidence A retrieved and B did not. */
+	retrieved_only_a: EvidenceRef[],
+	retrieved_only_b: EvidenceRef[],
+};
+
+export type CompareReport = {
+	cases: number,
+	/**  What recall is measured against. */
+	recall_scope: string,
+	a: CompareSummary,
+	b: CompareSummary,
+	questions: CompareQuestion[],
+};
+
+/**  One configuration on one question. */
+export type CompareSide = {
+	run_id: string,
+	/**
+	 *  Labelled evidence in the context / the question's evidence (pooled over both sides); `None` when the
+	 *  question has none (unanswerable).
+	 */
+	evidence_recall: number | null,
+	/**  Labelled evidence in the context / passages in the context; 0 for an empty context. */
+	precision: number | null,
+	/**  Tokens of the context handed to the answer. */
+	context_tokens: number,
+	documents: number,
+	candidates: number,
+	/**  Passages sent to the judge (not found in the cache). */
+	fresh_judgments: number,
+	cached_judgments: number,
+	judge_input_tokens: number,
+	judge_output_tokens: number,
+};
+
+/**  One configuration over all questions: query-level means and judge totals. */
+export type CompareSummary = {
+	config: CompareConfig,
+	evidence_recall: number | null,
+	precision: number | null,
+	context_tokens: number | null,
+	documents: number | null,
+	fresh_judgments: number,
+	cached_judgments: number,
+	judge_input_tokens: number,
+	judge_output_tokens: number,
+};
+
 /**  A run's estimated cost; each part `None` when a rate it needs is not configured. */
 export type CostEstimate = {
 	judging: number | null,
@@ -457,6 +535,13 @@ export type EvalRequest = {
 export type EvalView = {
 	report: EvalReport,
 	sweep: Sweep,
+};
+
+/**  A labelled passage, named for people. */
+export type EvidenceRef = {
+	chunk_id: string,
+	document: string,
+	page_start: number,
 };
 
 /**
@@ -938,6 +1023,14 @@ export type QuestionCalibration = {
 	bins_calibrated: ReliabilityBin[],
 	/**  Why no fit was made, or what the cross-validation compared. */
 	note: string | null,
+};
+
+/**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
+export type RawThresholds = {
+	/**  The policy with `thresholds` and `min_relevance` in raw probability. */
+	policy: PolicyOptions,
+	/**  Thresholds left as they were (no fit for their question) or with no exact raw equivalent. */
+	notes: string[],
 };
 
 /**  Why a chunk was kept or dropped; exactly one per chunk. A policy explanation, not a model rationale. */

@@ -117,6 +117,15 @@ export type QuestionCalibration = { n: number; auc: number | null; brier_raw: nu
 export type JudgeReport = { judge: string; model: string; prompt_version: string; runs: number; questions: { [key in string]: QuestionCalibration } };
 export type JudgeCalibrationReport = { runs_read: number; runs_labelled: number; judges: JudgeReport[]; stored: string | null };
 
+export type RawThresholds = { policy: PolicyOptions; notes: string[] };
+export type CompareConfig = { name: string; chunk_tokens: number | null; options: AskOptions };
+export type EvidenceRef = { chunk_id: string; document: string; page_start: number };
+export type CompareSide = { run_id: string; evidence_recall: number | null; precision: number; context_tokens: number; documents: number; candidates: number; fresh_judgments: number; cached_judgments: number; judge_input_tokens: number; judge_output_tokens: number };
+export type CompareDelta = { evidence_recall: number | null; precision: number; context_tokens: number };
+export type CompareQuestion = { id: string; query: string; evidence: number; a: CompareSide; b: CompareSide; delta: CompareDelta; kept_only_a: EvidenceRef[]; kept_only_b: EvidenceRef[]; retrieved_only_a: EvidenceRef[]; retrieved_only_b: EvidenceRef[] };
+export type CompareSummary = { config: CompareConfig; evidence_recall: number | null; precision: number | null; context_tokens: number; documents: number; fresh_judgments: number; cached_judgments: number; judge_input_tokens: number; judge_output_tokens: number };
+export type CompareReport = { cases: number; recall_scope: string; a: CompareSummary; b: CompareSummary; questions: CompareQuestion[] };
+
 export type AnswerLabel = "A" | "B";
 export type Verdict = "yes" | "no" | "unclear";
 export type ReviewAnswer = { text: string };

@@ -78,7 +78,8 @@ enum Command {
     /// Score and select any retriever's candidates: reads rag-jev's request JSON (FILE, or - for stdin), prints
     /// rag-jev's result JSON.
     Select(select::SelectArgs),
-    /// Choose a policy on development cases, freeze it, then assess it on held-out cases (rag-jev's calibrate).
+    /// Choose a policy on development cases, freeze it, then assess it on held-out cases (rag-jev's calibrate:
+    /// `calibrate DEV HELDOUT`); or, without them, calibrate a judge's probabilities from labels (`--judge`).
     Calibrate(calibrate::CalibrateArgs),
     /// Blinded human review of baseline against selected answers: a packet, then the reviewers' labels checked
     /// and unblinded.

@@ -357,6 +357,12 @@ impl Workbench {
             .collect())
     }
 
+    /// [`Workbench::raw_thresholds`] for a stored run's judge.
+    pub fn run_raw_thresholds(&self, run_id: &str, calibrated: &PolicyOptions) -> Result<RawThresholds> {
+        let t = self.run(run_id)?;
+        self.raw_thresholds(&t.judge.judge, &t.judge.model, &t.judge.prompt_version, calibrated)
+    }
+
     /// `calibrated` (thresholds set in calibrated probability) as the raw thresholds the policy applies to this
     /// judge's probabilities; unchanged, with a note, without a stored fit.
     pub fn raw_thresholds(

@@ -407,6 +407,23 @@ impl Workbench {
         Ok(trace)
     }
 
+    /// [`Workbench::compare`] from the two configurations' JSON (what the app's form sends); `{}` is the saved
+    /// defaults.
+    pub fn compare_json(&self, cases_path: &str, a: &str, b: &str, job: &str) -> Result<CompareReport> {
+        let parse = |name: &str, text: &str| -> Result<CompareConfig> {
+            let text = if text.trim().is_empty() { "{}" } else { text };
+            let value: Value = serde_json::from_str(text)
+                .map_err(|e| Error::Invalid(format!("configuration {name} is not JSON: {e}")))?;
+            self.compare_config(name, &value)
+        };
+        let request = CompareRequest {
+            cases_path: cases_path.trim().to_string(),
+            a: parse("A", a)?,
+            b: parse("B", b)?,
+        };
+        self.compare(&request, job)
+    }
+
     /// Per query variant of a stored run: the candidates and labelled evidence it alone found, and their tokens.
     pub fn ablate(&self, run_id: &str) -> Result<RunAblation> {
         let trace = self.with_span_labels((*self.run(run_id)?).clone())?;

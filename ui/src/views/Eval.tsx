@@ -7,6 +7,7 @@ import { sweepGeometry } from "../logic/plot";
 import { endJob, startJob } from "../state";
 import { Calibration } from "../components/Calibration";
 import { JudgeCalibrationPanel, LabelList } from "../components/JudgeCalibration";
+import { ComparePanel } from "../components/Compare";
 
 const POLICIES: EvalPolicy[] = ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"];
 const METRICS: { key: keyof Summary; label: string; int?: boolean; pct?: boolean }[] = [
@@ -174,6 +175,7 @@ export function Evaluation() {
       <JudgeCalibrationPanel />
       <LabelList />
       <Calibration browse={(set) => void browse(set)} />
+      <ComparePanel browse={(set) => void browse(set)} />
     </section>
   );
 }

@@ -7,6 +7,7 @@ import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag } from "../components
 import { RunView } from "../components/RunView";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { OperatingCurves } from "../components/Curves";
+import { useCalibrated } from "../components/Tuning";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
 import { diffSelections } from "../logic/replayDiff";
@@ -148,10 +149,17 @@ function ReplayPanel(props: { trace: Trace }) {
   const [saved, setSaved] = useState<string | null>(null);
   const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
   const measure = useRef(false);
+  // Thresholds set in calibrated probability: Rust turns them into the raw thresholds the policy applies.
+  const calibratedFit = useCalibrated(t.run_id).length > 0;
+  const [inCalibrated, setInCalibrated] = useState(false);
+  const inCalibratedRef = useRef(false);
+  const [calNotes, setCalNotes] = useState<string[]>([]);
 
   const scheduler = useMemo(
     () => createLatestScheduler(
-      (o: PolicyOptions) => api.replay(t.run_id, forWire(o)),
+      (o: PolicyOptions) => inCalibratedRef.current
+        ? api.rawThresholds(t.run_id, forWire(o)).then((r) => { setCalNotes(r.notes); return api.replay(t.run_id, r.policy); })
+        : api.replay(t.run_id, forWire(o)),
       (r) => { setResult({ selection: r.selection, changes: r.changes, labels: r.labels }); setError(null); },
       (e) => { setError(e); measure.current = false; },
     ),
@@ -261,6 +269,11 @@ function ReplayPanel(props: { trace: Trace }) {
           </label>
         </div>
         <div class="muted small" data-testid="defaults-source">Default thresholds: {defaultsSource(t)}.</div>
+        {calibratedFit && (
+          <label class="check small"><input type="checkbox" data-testid="thresholds-calibrated" checked={inCalibrated}
+            onChange={(e) => { const on = (e.target as HTMLInputElement).checked; inCalibratedRef.current = on; setInCalibrated(on); update({}); }} />
+            {" "}thresholds in calibrated probability (the stored fit for this judge maps them to raw){calNotes.length > 0 && inCalibrated ? ` — ${calNotes.join("; ")}` : ""}</label>
+        )}
         <div class="sliders">
           {THRESHOLD_KEYS.map((key) => {
             const q = QUESTIONS.find((x) => x.key === key)!;

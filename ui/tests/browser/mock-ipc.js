@@ -265,6 +265,14 @@
       items: [{ item_id: "item-1", query: trace.query, reference_answers: ["The DC isolation check failed."],
         full_candidate_evidence: sources.map((s) => ({ number: s.number, title: s.title, pages: `p. ${s.page_start}`, text: s.text })),
         answers: { A: { text: "It means the DC isolation check failed [1]." }, B: { text: "Reset the inverter." } } }] }),
+    raw_thresholds: (a) => ({ policy: { ...a.options, thresholds: Object.fromEntries(Object.entries(a.options.thresholds).map(([k, v]) => [k, r3(v * 0.9)])) }, notes: [] }),
+    compare: (a) => {
+      const side = (id, r, t, fresh) => ({ run_id: id, evidence_recall: r, precision: 0.5, context_tokens: t, documents: 3, candidates: 4, fresh_judgments: fresh, cached_judgments: 4 - fresh, judge_input_tokens: fresh * 100, judge_output_tokens: fresh });
+      const sum = (name, r, t, fresh) => ({ config: { name, chunk_tokens: null, options: { ...settings, policy } }, evidence_recall: r, precision: 0.5, context_tokens: t, documents: 3, fresh_judgments: fresh, cached_judgments: 8 - fresh, judge_input_tokens: fresh * 100, judge_output_tokens: fresh });
+      return { cases: 2, recall_scope: "labelled evidence either config retrieved", a: sum("A", 1, 900, 8), b: sum("B", 0.5, 400, 0),
+        questions: [{ id: "q1", query: trace.query, evidence: 2, a: side("ra", 1, 900, 4), b: side("rb", 0.5, 400, 0), delta: { evidence_recall: -0.5, precision: 0, context_tokens: -500 },
+          kept_only_a: [{ chunk_id: "chunk-001", document: "/library/warranty-terms.pdf", page_start: 8 }], kept_only_b: [], retrieved_only_a: [], retrieved_only_b: [] }] };
+    },
     label_chunk: (a) => { (window.__MOCK_LABELS__ ||= []).push([a.runId, a.chunkId, a.relevant]); return []; },
     label_span: (a) => ({ id: "s1", question: "q", document_id: a.documentId, checksum: "c", page: a.page, char_start: a.charStart, char_end: a.charEnd, text: "span", relevant: true, labelled_by: "alice", labelled_at: 1, run_id: a.runId }),
     labels: () => [{ id: "s1", question: "what does fault code e1xx mean?", document_id: "doc-a", checksum: "c", page: 3, char_start: 10, char_end: 40, text: "the DC isolation check failed", relevant: true, labelled_by: "alice", labelled_at: 1, run_id: RUN_ID }],

@@ -204,11 +204,20 @@ try {
   await page.locator('[data-testid="curve-point"][data-value="0.75"]').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="threshold-is_relevant"]')?.value === "0.75");
   check(true, "clicking a curve point sets that threshold in Replay");
+  await page.check('[data-testid="thresholds-calibrated"]');
+  await page.waitForFunction(() => window.__MOCK_IPC_CALLS__.includes("raw_thresholds"));
+  check(true, "thresholds in calibrated probability are mapped to raw by Rust before the replay");
   await page.screenshot({ path: join(shots, "replay-curve-light.png"), fullPage: true });
   await page.click('[data-testid="nav-eval"]');
   await page.click('[data-testid="calibrate-judge"]');
   await page.waitForSelector('[data-testid="reliability-after"] circle');
   check((await page.locator('[data-testid="label-row"]').count()) === 1, "the label list shows the stored span");
+  await page.fill('[data-testid="cmp-cases"]', "/cases.json");
+  await page.click('[data-testid="cmp-run"]');
+  await page.waitForSelector('[data-testid="compare-questions"] tbody tr');
+  const only = await page.locator('[data-testid="compare-questions"] tbody tr').first().textContent();
+  check(/warranty-terms\.pdf p\. 8/.test(only ?? ""), `compare shows the evidence only A kept (${only})`);
+  await page.locator('[data-testid="compare"]').screenshot({ path: join(shots, "compare-light.png") });
   await page.locator('[data-testid="judge-calibration"]').screenshot({ path: join(shots, "judge-calibration-light.png") });
 
   // ---- Calibration in the Evaluation view: grid, frozen choice, held-out intervals ----

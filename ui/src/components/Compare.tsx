@@ -1,0 +1,97 @@
+import { useState } from "preact/hooks";
+import { api } from "../api";
+import type { CompareReport, CompareSummary, EvidenceRef } from "../api";
+import { fmt, fmtInt, fmtPct, fmtSigned, pages } from "../logic/format";
+import { endJob, startJob } from "../state";
+import { ErrorBanner } from "./common";
+
+const A_EXAMPLE = `{"name": "A", "top_k": 4}`;
+const B_EXAMPLE = `{"name": "B", "top_k": 4, "policy": {"mode": "filter", "min_relevance": 0.5}}`;
+
+function refs(list: EvidenceRef[]): string {
+  return list.map((e) => `${e.document.split(/[\\/]/).pop()} ${pages(e.page_start, e.page_start)}`).join("; ");
+}
+
+function Summary(props: { s: CompareSummary }) {
+  const s = props.s;
+  return (
+    <>
+      <td class="num">{s.evidence_recall === null ? "—" : fmtPct(s.evidence_recall)}</td>
+      <td class="num">{fmt(s.precision, 3)}</td>
+      <td class="num">{fmtInt(s.context_tokens)}</td>
+      <td class="num">{fmt(s.documents, 1)}</td>
+      <td class="num">{s.fresh_judgments} fresh / {s.cached_judgments} cached</td>
+    </>
+  );
+}
+
+/** Two pipeline configurations over the same labelled questions: metrics side by side, per-question differences,
+ * and the labelled evidence one kept and the other lost. Judgments come from the cache wherever they match, so
+ * a policy-only difference costs no judge call. */
+export function ComparePanel(props: { browse: (set: (s: string) => void) => void }) {
+  const [cases, setCases] = useState("");
+  const [a, setA] = useState(A_EXAMPLE);
+  const [b, setB] = useState(B_EXAMPLE);
+  const [job, setJob] = useState<string | null>(null);
+  const [report, setReport] = useState<CompareReport | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const run = async () => {
+    const id = startJob("Comparing");
+    setJob(id);
+    setError(null);
+    try {
+      setReport(await api.compare(cases.trim(), a, b, id));
+    } catch (e) {
+      setError(e);
+    } finally {
+      endJob(id);
+      setJob(null);
+    }
+  };
+  return (
+    <div class="panel" data-testid="compare">
+      <div class="panel-head"><h2>Compare two configurations</h2>
+        <span class="muted small">any answer option (top_k, mode, variants, judge, policy…) over your saved defaults; both run on the same labelled questions</span></div>
+      <div class="field">
+        <label for="cmp-cases">Labelled questions (library cases, as <code>ragsift eval --from-library</code> reads)</label>
+        <div class="inline">
+          <input id="cmp-cases" class="input" data-testid="cmp-cases" value={cases} placeholder="/path/to/cases.json" onInput={(e) => setCases((e.target as HTMLInputElement).value)} />
+          <button type="button" class="btn" onClick={() => props.browse(setCases)}>Browse…</button>
+        </div>
+      </div>
+      <div class="compare">
+        <div class="compare-col"><label for="cmp-a">Configuration A</label>
+          <textarea id="cmp-a" class="input mono" rows={4} data-testid="cmp-a" value={a} onInput={(e) => setA((e.target as HTMLTextAreaElement).value)} /></div>
+        <div class="compare-col"><label for="cmp-b">Configuration B</label>
+          <textarea id="cmp-b" class="input mono" rows={4} data-testid="cmp-b" value={b} onInput={(e) => setB((e.target as HTMLTextAreaElement).value)} /></div>
+      </div>
+      {job ? <button type="button" class="btn btn-danger" onClick={() => api.cancel(job).catch(() => {})}>Cancel</button>
+        : <button type="button" class="btn btn-primary" data-testid="cmp-run" disabled={!cases.trim()} onClick={() => void run()}>Compare</button>}
+      <ErrorBanner error={error} onDismiss={() => setError(null)} />
+      {report && (
+        <div data-testid="compare-report">
+          <table class="table compact">
+            <thead><tr><th /><th class="num">Recall</th><th class="num">Precision</th><th class="num">Tokens</th><th class="num">Passages</th><th class="num">Judgments</th></tr></thead>
+            <tbody>
+              <tr><th scope="row">{report.a.config.name}</th><Summary s={report.a} /></tr>
+              <tr><th scope="row">{report.b.config.name}</th><Summary s={report.b} /></tr>
+            </tbody>
+          </table>
+          <div class="muted small">{report.cases} questions · {report.recall_scope}</div>
+          <table class="table compact" data-testid="compare-questions">
+            <thead><tr><th>Question</th><th class="num">Δ recall (B−A)</th><th class="num">Δ tokens</th><th>Kept only by A</th><th>Kept only by B</th></tr></thead>
+            <tbody>{report.questions.map((q) => (
+              <tr key={q.id}>
+                <td>{q.query}</td>
+                <td class="num">{q.delta.evidence_recall === null ? "—" : `${q.delta.evidence_recall >= 0 ? "+" : ""}${(q.delta.evidence_recall * 100).toFixed(0)} pts`}</td>
+                <td class="num">{fmtSigned(q.delta.context_tokens)}</td>
+                <td class="small">{refs(q.kept_only_a) || "—"}</td>
+                <td class="small">{refs(q.kept_only_b) || "—"}</td>
+              </tr>
+            ))}</tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
