@@ -1,6 +1,7 @@
 //! `ragsift compare`: two configurations side by side over the same labelled questions — summary metrics, the
 //! per-question differences, and the labelled evidence one found and the other lost. Judgments go through the
-//! cache, so a policy-only difference makes no judge call.
+//! cache, so a policy-only difference makes no judge call; a different chunk size runs against a derived library
+//! (the same files re-chunked under `<home>/derived/`, with its own judgment cache).
 
 use crate::chat::ModelArgs;
 use crate::print_json;
@@ -15,7 +16,8 @@ pub struct CompareArgs {
     /// document file names), as `ragsift eval --from-library` reads them.
     cases: PathBuf,
     /// A configuration (JSON): any of the answer options (`top_k`, `mode`, `variants`, `rewrite`, `judge`,
-    /// `jev_request`, `policy`, …) over the saved defaults, plus `name` and `chunk_tokens`. Give it twice: A, then B.
+    /// `jev_request`, `policy`, …) over the saved defaults, plus `name` and `chunk_tokens` (another chunk size than the library's runs against a derived library kept under
+    /// `<home>/derived/`). Give it twice: A, then B.
     #[arg(long = "config", value_name = "CONFIG.json", num_args = 1, required = true)]
     configs: Vec<PathBuf>,
     #[command(flatten)]
@@ -47,7 +49,8 @@ pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
         a: read(a, "A")?,
         b: read(b, "B")?,
     };
-    let report = wb.compare(&request, "cli-compare")?;
+    // A side with another chunk size brings its derived library up to date first: say so on stderr.
+    let report = wb.compare_with_progress(&request, "cli-compare", &|line| eprintln!("{line}"))?;
     if args.json {
         print_json(&serde_json::to_value(&report).map_err(invalid)?);
         return Ok(ExitCode::SUCCESS);

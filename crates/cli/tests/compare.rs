@@ -1,6 +1,6 @@
 //! `ragsift compare` over a library with a mock Jev: two configurations that differ only in their policy, so B
-//! makes no judge request; per-question differences and the evidence one kept and the other lost; a different
-//! chunk size refused. Then `ragsift ablate` on one of the runs it made.
+//! makes no judge request; per-question differences and the evidence one kept and the other lost. Then `ragsift
+//! ablate` on one of the runs it made. A different chunk size runs against a derived library, kept and reused.
 
 mod common;
 #[path = "../../engine/tests/common/http.rs"]
@@ -29,20 +29,6 @@ fn a_policy_only_difference_reuses_every_judgment() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let cases = fixture("eval/library-cases.json");
-
-    // A chunk size the library was not built with is refused before anything is judged.
-    let out = with_jev(ragsift(home.path()).arg("compare"), &server)
-        .args([&cases, "--config", &fixture("tuning/a.json"), "--config"])
-        .arg(fixture("tuning/chunks-128.json"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("chunk_tokens 128 differs") && err.contains("second library"),
-        "{err}"
-    );
-    assert_eq!(server.requests().len(), 0);
 
     let (code, v) = run_json(
         with_jev(ragsift(home.path()).arg("compare"), &server)
@@ -99,4 +85,129 @@ fn a_policy_only_difference_reuses_every_judgment() {
         ablation["candidates"].as_u64().unwrap()
     );
     assert_eq!(server.requests().len() as u64, judged, "ablation calls no judge");
+}
+
+/// A run's trace from the library in `home`.
+fn trace(home: &std::path::Path, run_id: &str) -> serde_json::Value {
+    let (code, t) = run_json(ragsift(home).args(["runs", "show", run_id]));
+    assert_eq!(code, 0, "{t}");
+    t
+}
+
+#[test]
+fn another_chunk_size_runs_against_a_derived_library_kept_for_next_time() {
+    let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.60, 0.80, 0.70));
+    let home = tempfile::tempdir().unwrap();
+    let out = ragsift(home.path())
+        .arg("ingest")
+        .arg(fixture("pdf/multipage.pdf"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cases = fixture("eval/library-cases.json");
+    let compare = || {
+        let out = with_jev(ragsift(home.path()).arg("compare"), &server)
+            .args([&cases, "--config", &fixture("tuning/a.json"), "--config"])
+            .args([fixture("tuning/chunks-128.json"), "--json".into()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v, stderr)
+    };
+
+    let (v, stderr) = compare();
+    let derived = home.path().join("derived").join("chunks-128-32");
+    assert!(derived.join("settings.json").is_file(), "{stderr}");
+    assert!(stderr.contains("1 ingested, 0 unchanged"), "{stderr}");
+    let judged_a = v["a"]["fresh_judgments"].as_u64().unwrap();
+    let judged_b = v["b"]["fresh_judgments"].as_u64().unwrap();
+    assert!(judged_a > 0 && judged_b > 0, "B's chunks are new to the judge: {v}");
+    assert_eq!(server.requests().len() as u64, judged_a + judged_b);
+    assert_eq!(v["b"]["config"]["name"], "smaller chunks");
+    assert!(v["recall_scope"].as_str().unwrap().contains("page"), "{v}");
+    // Both sides measured: Jev's relevance 0.60 keeps every passage, so each keeps all the evidence it found.
+    let warranty = &v["questions"][0];
+    assert_eq!(warranty["a"]["evidence_recall"], 1.0, "{warranty}");
+    assert!(warranty["b"]["evidence_recall"].as_f64().unwrap() > 0.0, "{warranty}");
+    assert!(v["a"]["evidence_recall"].is_f64() && v["b"]["evidence_recall"].is_f64());
+
+    // B's runs live in the derived library, over its own, smaller chunks (a short page is one chunk under both
+    // sizes, with the same content-derived id).
+    let (ta, tb) = (
+        trace(home.path(), warranty["a"]["run_id"].as_str().unwrap()),
+        trace(&derived, warranty["b"]["run_id"].as_str().unwrap()),
+    );
+    let ids = |t: &serde_json::Value| -> Vec<String> {
+        (t["candidates"].as_array().unwrap().iter())
+            .map(|c| c["chunk_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (ids_a, ids_b) = (ids(&ta), ids(&tb));
+    assert!(
+        !ids_b.is_empty() && ids_b.iter().any(|id| !ids_a.contains(id)),
+        "{ids_a:?} {ids_b:?}"
+    );
+    let max_tokens = |t: &serde_json::Value| {
+        (t["candidates"].as_array().unwrap().iter())
+            .map(|c| c["tokens"].as_u64().unwrap())
+            .max()
+            .unwrap()
+    };
+    assert!(
+        max_tokens(&tb) <= 128 && max_tokens(&ta) > 128,
+        "{} {}",
+        max_tokens(&ta),
+        max_tokens(&tb)
+    );
+    let chunks = |h: &std::path::Path| {
+        let (code, l) = run_json(ragsift(h).args(["library", "list", "--json"]));
+        assert_eq!(code, 0, "{l}");
+        (
+            l["documents"].as_array().unwrap().len(),
+            l["store"]["chunks"].as_u64().unwrap(),
+        )
+    };
+    let ((docs_main, chunks_main), (docs_derived, chunks_derived)) = (chunks(home.path()), chunks(&derived));
+    assert_eq!((docs_main, docs_derived), (1, 1));
+    assert!(chunks_derived > chunks_main, "{chunks_derived} vs {chunks_main}");
+    assert!(!home.path().join("derived").join("chunks-256-32").exists());
+
+    // Again: the derived library is reused (nothing re-ingested) and every judgment comes from the caches.
+    let before = server.requests().len();
+    let (again, stderr) = compare();
+    assert!(stderr.contains("0 ingested, 1 unchanged"), "{stderr}");
+    assert_eq!(server.requests().len(), before, "no judge request on either side");
+    assert_eq!(
+        (
+            again["a"]["fresh_judgments"].as_u64(),
+            again["b"]["fresh_judgments"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(again["b"]["cached_judgments"].as_u64(), Some(judged_b));
+    assert_eq!(chunks(&derived), (docs_derived, chunks_derived));
+    assert_eq!(
+        again["questions"][0]["b"]["evidence_recall"],
+        warranty["b"]["evidence_recall"]
+    );
+
+    // Evidence named by chunk id cannot follow a re-chunking: refused, naming the case.
+    let by_id = home.path().join("by-id.json");
+    let case = serde_json::json!([{ "id": "by-chunk", "query": "battery warranty", "relevant_ids": [ids_a[0]] }]);
+    std::fs::write(&by_id, case.to_string()).unwrap();
+    let out = with_jev(ragsift(home.path()).arg("compare"), &server)
+        .arg(&by_id)
+        .args(["--config", &fixture("tuning/a.json"), "--config"])
+        .arg(fixture("tuning/chunks-128.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("case `by-chunk`") && err.contains("chunk ids do not survive"),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), before);
 }

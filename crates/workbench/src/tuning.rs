@@ -6,12 +6,18 @@
 //! - [`Workbench::ablate`]: per query variant, what it alone found and what it cost ([`ablation::ablate`]).
 //! - [`Workbench::compare`]: two [`CompareConfig`]s run over the same labelled questions through `ask`, so judgments
 //!   go through the judgment cache (keyed by question, chunk text, judge and prompt version): a configuration that
-//!   differs only in its policy makes no judge request. A different chunk size would need a second library, which
-//!   is refused, not faked.
+//!   differs only in its policy makes no judge request. A side with another chunk size runs against a derived
+//!   library (the same files re-chunked in `<home>/derived/`, see [`derived`]) with its own judgment cache; its
+//!   evidence is then compared by (document, page), since chunk ids do not survive re-chunking.
+
+mod derived;
+mod report;
 
 use super::Workbench;
 use crate::answers::{AskOptions, AskRequest};
 use crate::{Error, Result};
+pub use derived::Note;
+use derived::{chunk_units, page_units, Units};
 use ragsift_eval::curves::{
     budget_grid, build_curve, mean_point, threshold_keys, top_n_grid, Curve, CurvePoint, Observation,
     MAX_CONTEXT_TOKENS, MIN_RELEVANCE, TOP_N,
@@ -23,6 +29,10 @@ use ragsift_pipeline::answer::AnswerMode;
 use ragsift_pipeline::join::Candidate;
 use ragsift_pipeline::Trace;
 use ragsift_policy::{Mode, PolicyOptions, IS_RELEVANT, USEFUL};
+pub use report::{
+    CompareConfig, CompareDelta, CompareQuestion, CompareReport, CompareRequest, CompareSide, CompareSummary,
+    EvidenceRef,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
@@ -132,109 +142,6 @@ pub struct RunAblation {
     pub variants: Vec<VariantAblation>,
 }
 
-/// One side of a comparison: a name, the answer options, and the chunk size it expects (`None`: the library's).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareConfig {
-    pub name: String,
-    pub chunk_tokens: Option<u32>,
-    pub options: AskOptions,
-}
-
-/// Two configurations over the labelled questions in `cases_path` (the library case format `eval
-/// --from-library` reads: `id`, `query`, `relevant_ids` naming chunk ids or document file names or paths).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareRequest {
-    pub cases_path: String,
-    pub a: CompareConfig,
-    pub b: CompareConfig,
-}
-
-/// A labelled passage, named for people.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct EvidenceRef {
-    pub chunk_id: String,
-    pub document: String,
-    pub page_start: u32,
-}
-
-/// One configuration on one question.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareSide {
-    pub run_id: String,
-    /// Labelled evidence in the context / the question's evidence (pooled over both sides); `None` when the
-    /// question has none (unanswerable).
-    pub evidence_recall: Option<f64>,
-    /// Labelled evidence in the context / passages in the context; 0 for an empty context.
-    pub precision: f64,
-    /// Tokens of the context handed to the answer.
-    pub context_tokens: u64,
-    pub documents: usize,
-    pub candidates: usize,
-    /// Passages sent to the judge (not found in the cache).
-    pub fresh_judgments: usize,
-    pub cached_judgments: usize,
-    pub judge_input_tokens: u64,
-    pub judge_output_tokens: u64,
-}
-
-/// B − A on one question.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareDelta {
-    pub evidence_recall: Option<f64>,
-    pub precision: f64,
-    pub context_tokens: i64,
-}
-
-/// One question under both configurations, and the labelled evidence one found and the other lost.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareQuestion {
-    pub id: String,
-    pub query: String,
-    /// Labelled evidence chunks retrieved by A or B.
-    pub evidence: usize,
-    pub a: CompareSide,
-    pub b: CompareSide,
-    pub delta: CompareDelta,
-    /// Evidence in A's context and not in B's.
-    pub kept_only_a: Vec<EvidenceRef>,
-    pub kept_only_b: Vec<EvidenceRef>,
-    /// Evidence A retrieved and B did not.
-    pub retrieved_only_a: Vec<EvidenceRef>,
-    pub retrieved_only_b: Vec<EvidenceRef>,
-}
-
-/// One configuration over all questions: query-level means and judge totals.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareSummary {
-    pub config: CompareConfig,
-    pub evidence_recall: Option<f64>,
-    pub precision: Option<f64>,
-    pub context_tokens: f64,
-    pub documents: f64,
-    pub fresh_judgments: usize,
-    pub cached_judgments: usize,
-    pub judge_input_tokens: u64,
-    pub judge_output_tokens: u64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CompareReport {
-    pub cases: usize,
-    /// What recall is measured against.
-    pub recall_scope: String,
-    pub a: CompareSummary,
-    pub b: CompareSummary,
-    pub questions: Vec<CompareQuestion>,
-}
-
 /// A labelled question of the library case format (other fields are ignored).
 #[derive(Deserialize)]
 struct CompareCase {
@@ -290,9 +197,9 @@ fn is_evidence(c: &Candidate, named: &[String]) -> bool {
         .any(|n| *n == c.chunk_id || *n == c.document || (!file.is_empty() && *n == file))
 }
 
-fn refs(trace: &Trace, ids: &BTreeSet<&str>, not_in: &BTreeSet<&str>) -> Vec<EvidenceRef> {
-    (trace.candidates.iter())
-        .filter(|c| ids.contains(c.chunk_id.as_str()) && !not_in.contains(c.chunk_id.as_str()))
+fn refs(list: &[&Candidate], others: &BTreeSet<String>, units: Units) -> Vec<EvidenceRef> {
+    (list.iter())
+        .filter(|c| !units(c).iter().all(|u| others.contains(u)))
         .map(|c| EvidenceRef {
             chunk_id: c.chunk_id.clone(),
             document: c.document.clone(),
@@ -306,26 +213,26 @@ fn context(trace: &Trace) -> BTreeSet<&str> {
     trace.selection.returned_ids.iter().map(String::as_str).collect()
 }
 
-fn side(trace: &Trace, evidence: &BTreeSet<&str>, answerable: bool) -> CompareSide {
-    let kept = context(trace);
-    let hits = kept.intersection(evidence).count();
+/// One side: `kept` is its labelled evidence in the context, `covered` the evidence units they cover.
+fn side(trace: &Trace, kept: usize, covered: usize, pooled: usize, answerable: bool) -> CompareSide {
+    let ctx = context(trace);
     CompareSide {
         run_id: trace.run_id.clone(),
-        evidence_recall: if evidence.is_empty() {
+        evidence_recall: if pooled == 0 {
             answerable.then_some(0.0)
         } else {
-            Some(hits as f64 / evidence.len() as f64)
+            Some(covered as f64 / pooled as f64)
         },
-        precision: if kept.is_empty() {
+        precision: if ctx.is_empty() {
             0.0
         } else {
-            hits as f64 / kept.len() as f64
+            kept as f64 / ctx.len() as f64
         },
         context_tokens: (trace.candidates.iter())
-            .filter(|c| kept.contains(c.chunk_id.as_str()))
+            .filter(|c| ctx.contains(c.chunk_id.as_str()))
             .map(|c| u64::from(c.tokens))
             .sum(),
-        documents: kept.len(),
+        documents: ctx.len(),
         candidates: trace.candidates.len(),
         fresh_judgments: trace.judge.fresh_passages,
         cached_judgments: trace.judge.cached_passages,
@@ -334,31 +241,33 @@ fn side(trace: &Trace, evidence: &BTreeSet<&str>, answerable: bool) -> CompareSi
     }
 }
 
-/// One question's comparison from A's and B's runs.
-fn question(case: &CompareCase, a: &Trace, b: &Trace) -> CompareQuestion {
-    let found = |t: &Trace| -> BTreeSet<String> {
-        (t.candidates.iter())
-            .filter(|c| is_evidence(c, &case.relevant_ids))
-            .map(|c| c.chunk_id.clone())
-            .collect()
-    };
-    let (found_a, found_b) = (found(a), found(b));
-    let pooled: BTreeSet<&str> = found_a.union(&found_b).map(String::as_str).collect();
+/// `trace`'s labelled evidence, once per chunk: retrieved, or (`in_context`) handed on.
+fn evidence_in<'t>(trace: &'t Trace, named: &[String], in_context: bool) -> Vec<&'t Candidate> {
+    let ctx = context(trace);
+    let mut seen = HashSet::new();
+    (trace.candidates.iter())
+        .filter(|c| is_evidence(c, named) && (!in_context || ctx.contains(c.chunk_id.as_str())))
+        .filter(|c| seen.insert(c.chunk_id.as_str()))
+        .collect()
+}
+
+/// One question's comparison from A's and B's runs, evidence counted in `units`.
+fn question(case: &CompareCase, a: &Trace, b: &Trace, units: Units) -> CompareQuestion {
+    let found = |t| evidence_in(t, &case.relevant_ids, false);
+    let kept = |t| evidence_in(t, &case.relevant_ids, true);
+    let cover = |list: &[&Candidate]| -> BTreeSet<String> { list.iter().flat_map(|c| units(c)).collect() };
+    let (found_a, found_b, kept_a, kept_b) = (found(a), found(b), kept(a), kept(b));
+    let (ra, rb, ka, kb) = (cover(&found_a), cover(&found_b), cover(&kept_a), cover(&kept_b));
+    let pooled = ra.union(&rb).count();
     let answerable = !case.relevant_ids.is_empty();
-    let (sa, sb) = (side(a, &pooled, answerable), side(b, &pooled, answerable));
-    let kept = |t: &Trace| -> BTreeSet<&str> {
-        let ctx = context(t);
-        pooled.iter().filter(|id| ctx.contains(*id)).copied().collect()
-    };
-    let (kept_a, kept_b) = (kept(a), kept(b));
-    let (ra, rb): (BTreeSet<&str>, BTreeSet<&str>) = (
-        found_a.iter().map(String::as_str).collect(),
-        found_b.iter().map(String::as_str).collect(),
+    let (sa, sb) = (
+        side(a, kept_a.len(), ka.len(), pooled, answerable),
+        side(b, kept_b.len(), kb.len(), pooled, answerable),
     );
     CompareQuestion {
         id: case.id.clone(),
         query: case.query.clone(),
-        evidence: pooled.len(),
+        evidence: pooled,
         delta: CompareDelta {
             evidence_recall: sa.evidence_recall.zip(sb.evidence_recall).map(|(x, y)| y - x),
             precision: sb.precision - sa.precision,
@@ -366,10 +275,10 @@ fn question(case: &CompareCase, a: &Trace, b: &Trace) -> CompareQuestion {
         },
         a: sa,
         b: sb,
-        kept_only_a: refs(a, &kept_a, &kept_b),
-        kept_only_b: refs(b, &kept_b, &kept_a),
-        retrieved_only_a: refs(a, &ra, &rb),
-        retrieved_only_b: refs(b, &rb, &ra),
+        kept_only_a: refs(&kept_a, &kb, units),
+        kept_only_b: refs(&kept_b, &ka, units),
+        retrieved_only_a: refs(&found_a, &rb, units),
+        retrieved_only_b: refs(&found_b, &ra, units),
     }
 }
 
@@ -480,28 +389,44 @@ impl Workbench {
     }
 
     /// Runs A, then B, over every question through `ask` (extractive answers, so no answer is generated);
-    /// judgments are shared through the cache. Refuses a chunk size other than the library's.
+    /// judgments are shared through the cache. A side whose `chunk_tokens` differs from the library's runs against
+    /// a derived library ([`Workbench::compare_with_progress`], progress dropped).
     pub fn compare(&self, request: &CompareRequest, job: &str) -> Result<CompareReport> {
+        self.compare_with_progress(request, job, &|_| {})
+    }
+
+    /// [`Workbench::compare`], with a line in `note` for each step of bringing a derived library up to date.
+    /// Cases naming evidence by chunk id are refused for a side on a derived library (its chunk ids differ).
+    pub fn compare_with_progress(&self, request: &CompareRequest, job: &str, note: Note) -> Result<CompareReport> {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
         let library_chunks = self.settings().library.chunk_tokens;
         for c in [&request.a, &request.b] {
-            if let Some(n) = c.chunk_tokens.filter(|&n| n as usize != library_chunks) {
-                return Err(Error::Invalid(format!(
-                    "config {}: chunk_tokens {n} differs from this library's {library_chunks}: comparing chunk sizes \
-                     needs a second library chunked that way, which compare does not build; ingest the files into \
-                     another --home with chunk_tokens {n} and compare configurations there",
-                    c.name
-                )));
-            }
             c.options
                 .policy
                 .validate()
                 .map_err(|e| Error::Invalid(format!("config {}: {e}", c.name)))?;
         }
         let cases = read_cases(&request.cases_path)?;
+        let chunks = |c: &CompareConfig| c.chunk_tokens.map_or(library_chunks, |n| n as usize);
+        let (chunks_a, chunks_b) = (chunks(&request.a), chunks(&request.b));
+        if chunks_a != library_chunks || chunks_b != library_chunks {
+            let size = if chunks_a != library_chunks { chunks_a } else { chunks_b };
+            self.evidence_by_document(&cases, size)?;
+        }
+        let mut derived: Vec<(usize, Workbench)> = Vec::new();
+        for (n, c) in [&request.a, &request.b].into_iter().enumerate() {
+            let size = [chunks_a, chunks_b][n];
+            if size != library_chunks && !derived.iter().any(|(s, _)| *s == size) {
+                let wb = (self.derived_library(size, &cancel, note))
+                    .map_err(|e| Error::Invalid(format!("config {}: {e}", c.name)))?;
+                derived.push((size, wb));
+            }
+        }
         let mut runs: [Vec<Trace>; 2] = [Vec::new(), Vec::new()];
         for (n, config) in [&request.a, &request.b].into_iter().enumerate() {
+            let size = [chunks_a, chunks_b][n];
+            let wb = (derived.iter().find(|(s, _)| *s == size)).map_or(self, |(_, wb)| wb);
             let mut options = config.options.clone();
             options.answer_mode = AnswerMode::Extractive;
             for (i, case) in cases.iter().enumerate() {
@@ -513,17 +438,29 @@ impl Workbench {
                     history: Vec::new(),
                     options: Some(options.clone()),
                 };
-                let trace = self.ask(&ask, &format!("{job}/{n}/{i}"), Arc::new(|_| {}))?;
+                let trace = wb.ask(&ask, &format!("{job}/{n}/{i}"), Arc::new(|_| {}))?;
                 runs[n].push(trace);
             }
         }
+        let (units, recall_scope): (Units, &str) = if chunks_a == chunks_b {
+            (
+                chunk_units,
+                "labelled evidence retrieved by either configuration for the question",
+            )
+        } else {
+            (
+                page_units,
+                "labelled evidence pages (document, page) retrieved by either configuration for the question: the \
+                 sides are chunked differently, so their chunks are matched by the pages they cover",
+            )
+        };
         let questions: Vec<CompareQuestion> = (cases.iter().zip(runs[0].iter().zip(&runs[1])))
-            .map(|(case, (a, b))| question(case, a, b))
+            .map(|(case, (a, b))| question(case, a, b, units))
             .collect();
         let sides = |f: fn(&CompareQuestion) -> &CompareSide| questions.iter().map(f).collect::<Vec<_>>();
         Ok(CompareReport {
             cases: cases.len(),
-            recall_scope: "labelled evidence retrieved by either configuration for the question".into(),
+            recall_scope: recall_scope.into(),
             a: summary(&request.a, &sides(|q| &q.a)),
             b: summary(&request.b, &sides(|q| &q.b)),
             questions,
@@ -532,151 +469,4 @@ impl Workbench {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ragsift_pipeline::join::Provenance;
-    use ragsift_pipeline::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
-    use ragsift_pipeline::labels::RunLabels;
-    use ragsift_pipeline::trace::VariantHits;
-    use ragsift_policy::{CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE};
-    use std::collections::BTreeMap;
-
-    /// A labelled run over candidates c0.. with these (relevance = evidence = usefulness) scores, 10·(i+1) tokens.
-    fn run(scores: &[f64], relevant: &[&str], policy: &PolicyOptions) -> Trace {
-        let candidates: Vec<Candidate> = (0..scores.len())
-            .map(|i| Candidate {
-                chunk_id: format!("c{i}"),
-                document_id: "d".into(),
-                document: "d.pdf".into(),
-                title: "d".into(),
-                page_start: 1,
-                page_end: 1,
-                char_start: 0,
-                char_end: 1,
-                tokens: 10 * (i as u32 + 1),
-                text: format!("passage {i}"),
-                score: 0.5,
-                found_by: vec![Provenance {
-                    variant: 0,
-                    rank: i + 1,
-                    score: 0.5,
-                }],
-                metadata: None,
-                group_id: None,
-                pinned: false,
-            })
-            .collect();
-        let judgments = (candidates.iter().zip(scores))
-            .map(|(c, &p)| CandidateJudgment {
-                chunk_id: c.chunk_id.clone(),
-                answers: BTreeMap::from([
-                    (CONTAINS_PROMPT_INJECTION.to_string(), 0.01),
-                    (CONTRADICTS_QUERY_PREMISE.to_string(), 0.01),
-                    (IS_RELEVANT.to_string(), p),
-                    (CONTAINS_ANSWER_EVIDENCE.to_string(), p),
-                    (USEFUL.to_string(), p),
-                ]),
-                model: "m".into(),
-                cached: false,
-                input_tokens: 100,
-                output_tokens: 1,
-                latency_ms: 1.0,
-            })
-            .collect();
-        let judge = JudgeOutcome {
-            judge: "test".into(),
-            model: "m".into(),
-            prompt_version: "v".into(),
-            calibrated: true,
-            status: JudgeStatus::Judged,
-            error_code: None,
-            error: None,
-            judgments,
-            fresh_passages: scores.len(),
-            cached_passages: 0,
-            unscreened_passages: 0,
-            input_tokens: 0,
-            output_tokens: 0,
-            latency_ms: 0.0,
-            not_assessed: Vec::new(),
-            defaults: Default::default(),
-        };
-        let variant = VariantHits {
-            query: "q".into(),
-            hits: Vec::new(),
-        };
-        let labels = RunLabels {
-            relevant_ids: Some(relevant.iter().map(|s| s.to_string()).collect()),
-            ..RunLabels::default()
-        };
-        Trace::imported("q", variant, candidates, judge, policy, labels).unwrap()
-    }
-
-    #[test]
-    fn run_curves_are_replays_and_mark_the_runs_setting() {
-        let policy = PolicyOptions {
-            mode: Mode::Filter,
-            min_relevance: Some(0.5),
-            ..PolicyOptions::default()
-        };
-        let runs = [
-            run(&[0.9, 0.6, 0.3, 0.1], &["c0", "c2"], &policy),
-            run(&[0.8, 0.2], &["c1"], &policy),
-        ];
-        let curves = curves_over_runs(&runs).unwrap();
-        let find = |mode: Mode, p: &str| curves.iter().find(|c| c.mode == mode && c.parameter == p).unwrap();
-        // Every point is the mean of the runs' replays at its options.
-        for c in &curves {
-            for p in &c.points {
-                let reports: Vec<_> = (runs.iter())
-                    .map(|t| t.replay(&p.options, None).unwrap().labels.unwrap())
-                    .collect();
-                let tokens = reports.iter().map(|r| r.selected_tokens as f64).sum::<f64>() / 2.0;
-                assert_eq!(p.context_tokens, tokens, "{:?} {} at {}", c.mode, c.parameter, p.value);
-                let recall: Vec<f64> = reports.iter().filter_map(|r| r.evidence_recall).collect();
-                assert_eq!(
-                    p.evidence_recall,
-                    Some(recall.iter().sum::<f64>() / recall.len() as f64)
-                );
-            }
-        }
-        // Filter at 0.5: run 1 keeps c0, c1 (recall 1/2, precision 1/2), run 2 keeps c0 (recall 0, precision 0).
-        let filter = find(Mode::Filter, MIN_RELEVANCE);
-        let marked = &filter.points[filter.current.unwrap()];
-        assert_eq!(
-            (marked.value, marked.evidence_recall, marked.precision),
-            (0.5, Some(0.25), Some(0.25))
-        );
-        assert_eq!(marked.context_tokens, (30.0 + 10.0) / 2.0);
-        // Classify sweeps its four thresholds; the run filtered, so no classify point is marked.
-        let keys: Vec<&str> = (curves.iter().filter(|c| c.mode == Mode::Classify))
-            .map(|c| c.parameter.as_str())
-            .filter(|p| p.starts_with("con") || p.starts_with("is_"))
-            .collect();
-        assert_eq!(keys.len(), 4, "{keys:?}");
-        assert!(curves
-            .iter()
-            .filter(|c| c.mode != Mode::Filter)
-            .all(|c| c.current.is_none()));
-        let budget = find(Mode::Rerank, MAX_CONTEXT_TOKENS);
-        assert_eq!(
-            budget.points.last().unwrap().value,
-            100.0,
-            "up to the largest run's candidates"
-        );
-        assert!(find(Mode::Fusion, TOP_N).points.len() == 4);
-
-        let mut unlabelled = runs[1].clone();
-        unlabelled.labels = RunLabels::default();
-        let err = curves_over_runs(&[runs[0].clone(), unlabelled]).unwrap_err();
-        assert!(err.to_string().contains("no relevance labels"), "{err}");
-    }
-
-    #[test]
-    fn evidence_is_named_by_chunk_id_or_document() {
-        let t = run(&[0.9], &[], &PolicyOptions::default());
-        let c = &t.candidates[0];
-        assert!(is_evidence(c, &["d.pdf".into()]) && is_evidence(c, &["c0".into()]));
-        assert!(!is_evidence(c, &["other.pdf".into()]));
-    }
-}
+mod tests;

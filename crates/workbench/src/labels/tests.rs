@@ -1,0 +1,100 @@
+//! Tests of span matching across chunkings and of finding a phrase.
+
+use super::*;
+
+fn candidate(id: &str, page: u32, start: u32, end: u32) -> Candidate {
+    Candidate {
+        chunk_id: id.into(),
+        document_id: "d".into(),
+        document: "/d".into(),
+        title: "D".into(),
+        page_start: page,
+        page_end: page,
+        char_start: start,
+        char_end: end,
+        tokens: 10,
+        text: "x".repeat((end - start) as usize),
+        score: 0.0,
+        found_by: Vec::new(),
+        metadata: None,
+        group_id: None,
+        pinned: false,
+    }
+}
+
+fn label(page: u32, start: u32, end: u32, relevant: bool) -> SpanLabel {
+    SpanLabel {
+        id: SpanLabel::make_id("q", "sum", page, start, end),
+        question: "q".into(),
+        document_id: "d".into(),
+        checksum: "sum".into(),
+        page,
+        char_start: start,
+        char_end: end,
+        text: String::new(),
+        relevant,
+        labelled_by: "ana".into(),
+        labelled_at: 0,
+        run_id: None,
+    }
+}
+
+fn versions(cs: &[Candidate]) -> HashMap<String, String> {
+    cs.iter().map(|c| (c.chunk_id.clone(), "sum".to_string())).collect()
+}
+
+#[test]
+fn spans_label_chunks_of_any_chunking() {
+    // Old chunking: a [0, 1000) and b [900, 2000) on page 1 (100 characters of overlap); a labelled relevant.
+    let old = [candidate("a", 1, 0, 1000), candidate("b", 1, 900, 2000)];
+    let spans = [label(1, 0, 1000, true)];
+    let r = match_spans("r", "q", &old, &versions(&old), &spans);
+    assert_eq!(
+        r.relevant_ids,
+        ["a"],
+        "the neighbour sharing only the overlap is not relevant"
+    );
+    // New, smaller chunks: those mostly inside the span are relevant, the straddler by its majority.
+    let new = [
+        candidate("n0", 1, 0, 400),
+        candidate("n1", 1, 350, 750),
+        candidate("n2", 1, 700, 1100),
+        candidate("n3", 1, 950, 1350),
+        candidate("n4", 1, 0, 400),
+    ];
+    let mut v = versions(&new);
+    v.insert("n4".into(), "another version".into());
+    let r = match_spans("r", "q", &new, &v, &spans);
+    assert_eq!(r.relevant_ids, ["n0", "n1", "n2"]);
+    assert!(r.missed.is_empty());
+    // A quoted phrase marks the chunk holding most of it; a not-relevant span marks the chunks within it.
+    let spans = [label(1, 500, 540, true), label(1, 0, 2000, false)];
+    let r = match_spans("r", "q", &new, &v, &spans);
+    assert_eq!(r.relevant_ids, ["n1"]);
+    assert_eq!(r.not_relevant_ids, ["n0", "n2", "n3"]);
+    // A relevant span on another page is missed evidence, so no "none relevant" is derived.
+    let spans = [label(2, 0, 10, true), label(1, 0, 2000, false)];
+    let r = match_spans("r", "q", &new, &v, &spans);
+    assert!(r.relevant_ids.is_empty() && r.missed.len() == 1);
+    assert_eq!(r.run_labels(&RunLabels::default()), None);
+    let r = match_spans("r", "q", &new, &v, &spans[1..]);
+    assert_eq!(
+        r.run_labels(&RunLabels::default()).unwrap().relevant_ids,
+        Some(Vec::new())
+    );
+    // Explicit labels win.
+    let explicit = RunLabels {
+        relevant_ids: Some(vec!["n3".into()]),
+        ..RunLabels::default()
+    };
+    assert_eq!(r.run_labels(&explicit), None);
+}
+
+#[test]
+fn every_occurrence_of_a_phrase_is_found() {
+    let page = "The warranty is 36 months. the WARRANTY\nis void if dropped.";
+    let found = occurrences(page, "the warranty is");
+    assert_eq!(found.len(), 2);
+    assert_eq!(slice(page, found[1].0, found[1].1), "the WARRANTY\nis");
+    assert!(occurrences(page, "missing phrase").is_empty());
+}
