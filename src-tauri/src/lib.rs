@@ -86,6 +86,8 @@ pub fn run() {
             std::process::exit(1);
         }
     };
+    // Models idle for the configured time are unloaded; the next job reloads them with progress.
+    workbench.start_idle_unloader(std::time::Duration::from_secs(30));
     let builder = specta_builder();
     let started = std::time::Instant::now();
     let probe = std::env::var_os("RAGSIFT_STARTUP_PROBE").is_some();

@@ -1228,6 +1228,11 @@ export type Settings = {
 	policy?: PolicyOptions,
 	/**  Per-million-token prices for cost estimates (judging and generation); unset parts are reported unknown. */
 	rates?: CostRates,
+	/**
+	 *  Unload the embedding and language models after this many seconds without use (they reload on the next job,
+	 *  with progress); 0 keeps them loaded.
+	 */
+	idle_unload_secs?: number,
 } & LibraryConfig;
 
 /**  One numbered source in the prompt. */

@@ -85,7 +85,7 @@ export type AnsweredBy = "extractive" | "completion" | "chat" | "no_evidence" | 
 export type PipelineDefaults = { rewrite: boolean; variants: number; mode: SearchMode; answer_mode: AnswerMode };
 export type FieldProblem = { field: string; message: string };
 export type LibraryConfig = { embedding_model: string; embedding_endpoint: string; embedding_server_model: string; embedding_api_key_env: string; chunk_tokens: number; overlap_tokens: number; max_file_mb: number; extract_timeout_secs: number; embed_batch: number; embed_threads: number; top_k: number; similarity_threshold: number; expansion_search: number; ocr: boolean; ocr_languages: string; store: string; user: string; spring_table: string };
-export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults; rates: CostRates };
+export type Settings = LibraryConfig & { chat: ChatSettings; judge: JudgeSettings; policy: PolicyOptions; pipeline: PipelineDefaults; rates: CostRates; idle_unload_secs: number };
 
 export type EvalRequest = { cases_path: string; traces_path: string | null; from_library: boolean; top_k: number; judge: JudgeKind; scoring: ScoringStrategy; min_relevance: number; top_n: number | null };
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key in string]: JsonValue };

@@ -325,3 +325,54 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
         "the empty selection asked no model (only the pinned one did)"
     );
 }
+
+/// Idle models are unloaded after the configured time (never while a job runs) and reload on the next ask, which
+/// reports the model's loading progress again.
+#[test]
+fn idle_models_unload_and_reload_on_the_next_ask() {
+    let server = jev_server();
+    let (_dir, wb) = workbench(&server);
+    let mut s = wb.settings();
+    s.idle_unload_secs = 1;
+    wb.save_settings(s).unwrap();
+    ingest(&wb, "pdf/multipage.pdf");
+    let ask = |wb: &Workbench| {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink = events.clone();
+        let request = AskRequest {
+            question: "How long is the battery warranty?".into(),
+            history: Vec::new(),
+            options: options(wb),
+        };
+        wb.ask(&request, "job-idle", Arc::new(move |e| sink.lock().unwrap().push(e)))
+            .unwrap();
+        let loading = events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, AskEvent::ModelLoading { .. }));
+        loading
+    };
+    assert!(ask(&wb), "the first ask loads the model with progress");
+    let loaded = wb.loaded_models();
+    assert!(loaded.embedder && loaded.language_model, "{loaded:?}");
+    // Not yet idle long enough: nothing unloads.
+    assert!(!wb.unload_idle().language_model);
+    // A running job keeps the models however long it takes.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let _token = wb.jobs.start("long-job");
+    assert!(!wb.unload_idle().language_model, "never while a job runs");
+    wb.jobs.cancel("long-job");
+    drop(wb.jobs.finish_on_drop("long-job"));
+    let unloaded = wb.unload_idle();
+    assert!(unloaded.embedder && unloaded.language_model, "{unloaded:?}");
+    assert_eq!(
+        wb.loaded_models(),
+        ragsift_engine::workbench::idle::LoadedModels {
+            embedder: false,
+            language_model: false
+        }
+    );
+    assert!(ask(&wb), "the next ask reloads the model, with progress");
+    assert!(wb.loaded_models().language_model);
+}

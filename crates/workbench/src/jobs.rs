@@ -24,6 +24,11 @@ impl Jobs {
         Finish { jobs: self, id }
     }
 
+    /// How many jobs are running.
+    pub fn running(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     /// Cancels `id`; false when no such job is running.
     pub fn cancel(&self, id: &str) -> bool {
         match self.0.lock().unwrap_or_else(|e| e.into_inner()).get(id) {

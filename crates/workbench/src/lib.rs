@@ -7,6 +7,7 @@ mod calibration_view;
 mod candidates;
 pub mod embedders;
 mod evaluation;
+pub mod idle;
 mod jobs;
 pub mod judge_calibration;
 pub mod labels;
@@ -86,6 +87,8 @@ pub struct Workbench {
     remote_embedder: Mutex<Option<Arc<dyn Embedder>>>,
     model: Mutex<Option<Arc<dyn LanguageModel>>>,
     last_trace: Mutex<Option<Arc<Trace>>>,
+    /// When a model was last handed out (see [`idle`]).
+    last_used: Mutex<std::time::Instant>,
     pub jobs: Jobs,
 }
 
@@ -104,6 +107,7 @@ impl Workbench {
             remote_embedder: Mutex::new(None),
             model: Mutex::new(None),
             last_trace: Mutex::new(None),
+            last_used: Mutex::new(std::time::Instant::now()),
             jobs: Jobs::default(),
         })
     }
@@ -318,6 +322,7 @@ impl Workbench {
 
     /// The embedder, loaded on first use.
     pub fn embedder(&self) -> Result<Arc<FastEmbedder>> {
+        self.touch();
         let mut slot = self.embedder.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = slot.as_ref() {
             return Ok(e.clone());
@@ -352,6 +357,7 @@ impl Workbench {
 
     /// The language model, loaded on first use; `progress` sees the load's fraction done.
     pub fn model(&self, progress: Option<LoadProgress>) -> Result<Arc<dyn LanguageModel>> {
+        self.touch();
         let mut slot = self.model.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = slot.as_ref() {
             return Ok(m.clone());

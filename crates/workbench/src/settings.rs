@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Every setting, stored as `settings.json` in the library home; every field has a default.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct Settings {
@@ -27,6 +27,29 @@ pub struct Settings {
     pub policy: PolicyOptions,
     /// Per-million-token prices for cost estimates (judging and generation); unset parts are reported unknown.
     pub rates: ragsift_pipeline::cost::CostRates,
+    /// Unload the embedding and language models after this many seconds without use (they reload on the next job,
+    /// with progress); 0 keeps them loaded.
+    #[serde(default = "default_idle_unload")]
+    pub idle_unload_secs: u32,
+}
+
+/// Ten minutes.
+fn default_idle_unload() -> u32 {
+    600
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            library: LibraryConfig::default(),
+            chat: ChatSettings::default(),
+            judge: JudgeSettings::default(),
+            pipeline: PipelineDefaults::default(),
+            policy: PolicyOptions::default(),
+            rates: ragsift_pipeline::cost::CostRates::default(),
+            idle_unload_secs: default_idle_unload(),
+        }
+    }
 }
 
 /// Which judge scores retrieved passages.

@@ -141,7 +141,11 @@ export function Settings() {
             </div>
             <span class="field-hint muted">Stored runs keep their own judgments and still replay.</span>
           </div>
-                  <fieldset class="rates">
+                  <Field label="Unload idle models after (seconds)" name="idle_unload_secs" errors={errors} hint="0 keeps them loaded; the next job reloads them, with progress">
+            <input {...a("idle_unload_secs")} class="input input-num" type="number" min={0} step={60} value={s.idle_unload_secs}
+              onInput={(e) => set((d) => (d.idle_unload_secs = Math.max(0, Math.round(num(e)) || 0)))} />
+          </Field>
+          <fieldset class="rates">
             <legend class="small">Cost rates per million tokens (empty: unknown; runs then show the cost as unknown)</legend>
             <div class="field-row">
               {([["judge_input_per_million", "Judge input"], ["judge_output_per_million", "Judge output"], ["generation_input_per_million", "Generation input"], ["generation_output_per_million", "Generation output"]] as const).map(([k, label]) => (

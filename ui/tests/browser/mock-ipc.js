@@ -148,6 +148,7 @@
     embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng", store: "", user: "", spring_table: "", embedding_endpoint: "", embedding_server_model: "", embedding_api_key_env: "RAGSIFT_API_KEY",
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
     judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
+    idle_unload_secs: 600,
     rates: { judge_input_per_million: null, judge_output_per_million: null, generation_input_per_million: null, generation_output_per_million: null },
   };
   const judgeInfo = { kind: "jev", model: "jev-small", calibrated: true, key_set: true, not_assessed: [],
