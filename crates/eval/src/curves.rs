@@ -10,13 +10,11 @@
 //! the current value is added to the grid when it is not on it. The workbench builds the same curves over stored
 //! runs with [`build_curve`].
 
-use std::collections::{BTreeMap, HashMap};
-
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::{estimate_tokens, measure, summarize, Metrics};
-use crate::{pair, threshold_grid, Document, EvalCase, EvalError, EvalOptions, RagJevTrace, SWEEP_STEP};
-use ragsift_policy::{select, ChunkJudgment, Mode, PolicyOptions, DEFAULT_THRESHOLDS, USEFUL};
+use crate::{pair, threshold_grid, EvalCase, EvalError, EvalOptions, RagJevTrace, SWEEP_STEP};
+use ragsift_policy::{Mode, PolicyOptions, DEFAULT_THRESHOLDS};
 
 /// The parameter name of the filter modes' minimum usefulness.
 pub const MIN_RELEVANCE: &str = "min_relevance";
@@ -169,7 +167,7 @@ pub fn curves(cases: &[EvalCase], traces: &[RagJevTrace], options: &EvalOptions)
         .unwrap_or(0);
     let point = |value: f64, o: PolicyOptions| -> Result<CurvePoint, EvalError> {
         let rows: Vec<Metrics> = (pairs.iter())
-            .map(|&(case, trace)| measure(case, &selection(case, trace, &o), o.top_n))
+            .map(|&(case, trace)| measure(case, &crate::handed_on(case, trace, &o), o.top_n))
             .collect();
         let s = summarize(rows.iter());
         Ok(CurvePoint {
@@ -209,27 +207,6 @@ pub fn curves(cases: &[EvalCase], traces: &[RagJevTrace], options: &EvalOptions)
         )?);
     }
     Ok(out)
-}
-
-/// What `options` hand downstream for a checked case/trace pair, as [`crate::evaluate`]'s selection does (the
-/// original context when bypassed), with the token budget counted in estimated tokens.
-fn selection<'a>(case: &'a EvalCase, trace: &RagJevTrace, options: &PolicyOptions) -> Vec<&'a Document> {
-    let judgments: Vec<ChunkJudgment> = (case.documents.iter().zip(&trace.judgments).enumerate())
-        .map(|(i, (d, j))| ChunkJudgment {
-            chunk_id: d.id.clone(),
-            input_index: i,
-            tokens: u32::try_from(estimate_tokens(&d.text)).unwrap_or(u32::MAX),
-            characters: u32::try_from(d.text.chars().count()).unwrap_or(u32::MAX),
-            pinned: d.pinned,
-            group: d.group_id.clone(),
-            scores: BTreeMap::from([(USEFUL.to_string(), j.relevance)]),
-            not_assessed: Vec::new(),
-        })
-        .collect();
-    let by_id: HashMap<&str, &Document> = case.documents.iter().map(|d| (d.id.as_str(), d)).collect();
-    (select(&judgments, options).returned_ids.iter())
-        .filter_map(|id| by_id.get(id.as_str()).copied())
-        .collect()
 }
 
 #[cfg(test)]

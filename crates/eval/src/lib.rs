@@ -341,6 +341,21 @@ fn selection<'a>(
                 .collect(),
         };
     };
+    let policy_options = PolicyOptions {
+        mode,
+        min_relevance: matches!(mode, Mode::Filter | Mode::FilterAndRerank).then_some(options.min_relevance),
+        top_n: options.top_n,
+        max_context_tokens: None,
+        shadow: false,
+        keep_groups_together: true,
+        ..PolicyOptions::default()
+    };
+    handed_on(case, trace, &policy_options)
+}
+
+/// What `options` hand downstream for a checked case/trace pair, in final order: rag-jev's selection, or the
+/// original context when bypassed; tokens are estimated ([`estimate_tokens`]).
+pub(crate) fn handed_on<'a>(case: &'a EvalCase, trace: &RagJevTrace, options: &PolicyOptions) -> Vec<&'a Document> {
     let judgments: Vec<ChunkJudgment> = (case.documents.iter().zip(&trace.judgments).enumerate())
         .map(|(i, (d, j))| ChunkJudgment {
             chunk_id: d.id.clone(),
@@ -353,18 +368,8 @@ fn selection<'a>(
             not_assessed: Vec::new(),
         })
         .collect();
-    let policy_options = PolicyOptions {
-        mode,
-        min_relevance: matches!(mode, Mode::Filter | Mode::FilterAndRerank).then_some(options.min_relevance),
-        top_n: options.top_n,
-        max_context_tokens: None,
-        shadow: false,
-        keep_groups_together: true,
-        ..PolicyOptions::default()
-    };
     let by_id: HashMap<&str, &Document> = case.documents.iter().map(|d| (d.id.as_str(), d)).collect();
-    // What rag-jev hands on: the selection, or the original context when bypassed.
-    let chosen = select(&judgments, &policy_options).returned_ids;
+    let chosen = select(&judgments, options).returned_ids;
     chosen.iter().filter_map(|id| by_id.get(id.as_str()).copied()).collect()
 }
 
