@@ -3,7 +3,7 @@
 use crate::error::{IpcError, Result};
 use ragsift_engine::error::FieldProblem;
 use ragsift_engine::eval::curves::Curve;
-use ragsift_engine::pipeline::{labels::RunLabels, trace::Replay, Trace};
+use ragsift_engine::pipeline::{labels::RunLabels, replay_delta::ReplayDelta, Trace};
 use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
 use ragsift_engine::store::SpanLabel;
@@ -111,11 +111,12 @@ pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
 }
 
 /// Async, so never on the UI thread: a replay of the cached run is a pure function of cached judgments
-/// (microseconds), but another run is loaded from SQLite first.
+/// (microseconds), but another run is loaded from SQLite first. Only what differs from the run's stored
+/// selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds.
 #[tauri::command]
 #[specta::specta]
-pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<Replay> {
-    blocking(&wb, move |wb| wb.replay_labelled(&run_id, &options)).await
+pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<ReplayDelta> {
+    blocking(&wb, move |wb| wb.replay_delta(&run_id, &options)).await
 }
 
 #[tauri::command]

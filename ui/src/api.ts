@@ -76,7 +76,8 @@ export const api = {
     unwrap<T.Trace>(() => commands.ask(request, job, channel(onEvent) as never)),
   runs: (limit: number) => unwrap<T.RunSummary[]>(() => commands.runs(limit)),
   run: (id: string) => unwrap<T.Trace>(() => commands.run(id)),
-  replay: (runId: string, options: PolicyOptions) => unwrap<T.Replay>(() => commands.replay(runId, options)),
+  /** Only what differs from the run's stored selection: lay it over the trace with logic/replayDelta.ts. */
+  replay: (runId: string, options: PolicyOptions) => unwrap<T.ReplayDelta>(() => commands.replay(runId, options)),
   regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: (e: AskEvent) => void) =>
     unwrap<T.Trace>(() => commands.regenerate(runId, options, job, channel(onEvent) as never)),
   settings: () => unwrap<T.Settings>(() => commands.settings()),

@@ -20,9 +20,10 @@ export const commands = {
 	run: (id: string) => typedError<Trace, IpcError>(__TAURI_INVOKE("run", { id })),
 	/**
 	 *  Async, so never on the UI thread: a replay of the cached run is a pure function of cached judgments
-	 *  (microseconds), but another run is loaded from SQLite first.
+	 *  (microseconds), but another run is loaded from SQLite first. Only what differs from the run's stored
+	 *  selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds.
 	 */
-	replay: (runId: string, options: PolicyOptions) => typedError<Replay, IpcError>(__TAURI_INVOKE("replay", { runId, options })),
+	replay: (runId: string, options: PolicyOptions) => typedError<ReplayDelta, IpcError>(__TAURI_INVOKE("replay", { runId, options })),
 	regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: Channel<AskEvent>) => typedError<Trace, IpcError>(__TAURI_INVOKE("regenerate", { runId, options, job, onEvent })),
 	settings: () => __TAURI_INVOKE<Settings>("settings"),
 	/**  Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy. */
@@ -861,7 +862,10 @@ export type LibraryConfig = {
 	max_file_mb?: number,
 	/**  Extraction of one file is abandoned after this long. */
 	extract_timeout_secs?: number,
-	/**  Texts per embedding call. */
+	/**
+	 *  At most this many texts per inference batch; batches are also cut by length (about 250 tokens padded),
+	 *  so long chunks run one at a time and short texts many together.
+	 */
 	embed_batch?: number,
 	/**  Threads for ONNX Runtime (0 = all cores). */
 	embed_threads?: number,
@@ -1070,15 +1074,18 @@ export type ReliabilityBin = {
 	n: number,
 };
 
-/**  The result of a replay, with what changed against the run's own selection. */
-export type Replay = {
+/**
+ *  A [`Replay`] as a delta on the run's stored trace: what the app's `replay` command returns (the CLI keeps
+ *  the full [`Replay`]).
+ */
+export type ReplayDelta = {
 	run_id: string,
 	options: PolicyOptions,
-	selection: Selection,
+	selection: SelectionDelta,
 	changes: Change[],
 	/**
-	 *  The selection against the run's labels (evidence recall, labelled evidence dropped, baseline → selected
-	 *  tokens); `None` when the run has no labels.
+	 *  The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
+	 *  labels.
 	 */
 	labels: LabelReport | null,
 };
@@ -1214,6 +1221,37 @@ export type Selection = {
 	policy_version: string,
 	/**  Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied. */
 	warnings?: IntegrityWarning[],
+};
+
+/**  A replayed [`Selection`] less what the run's stored selection already says (see the module's notes). */
+export type SelectionDelta = {
+	/**
+	 *  The replayed decisions that differ from the stored decision of their chunk (`rank` and `returned` aside),
+	 *  in the replayed order.
+	 */
+	decisions: Decision[],
+	/**
+	 *  The replayed decisions' chunk ids in order, when they are not the stored ones in the stored order; `None`
+	 *  when they are (the stored order applies).
+	 */
+	order: string[] | null,
+	/**
+	 *  The selected decisions' positions in the decision list, in their final order, when that is not the
+	 *  decision order (the reranking modes); `None` otherwise.
+	 */
+	selected_order: number[] | null,
+	/**  Whether the selection was applied, only reported (shadow), or bypassed. */
+	status: Status,
+	/**  Total tokens of the selected chunks; `None` when bypassed. */
+	selected_tokens: number | null,
+	/**  Total characters of the selected chunks; `None` when bypassed. */
+	selected_characters: number | null,
+	/**  Number of chunks per reason; reasons that no chunk got are absent. */
+	counts: Partial<{ [key in Reason]: number }>,
+	/**  The policy version of the options the selection was made with. */
+	policy_version: string,
+	/**  Threshold-integrity warnings. */
+	warnings: IntegrityWarning[],
 };
 
 /**  Every setting, stored as `settings.json` in the library home; every field has a default. */

@@ -66,6 +66,11 @@ export type WarningKind = "threshold_decides_nothing" | "flat_scores" | "against
 export type IntegrityWarning = { kind: WarningKind; subject: string; message: string };
 export type Selection = { decisions: Decision[]; selected_ids: string[] | null; returned_ids: string[]; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
+/** What the `replay` command sends: the replayed selection as a delta on the run's stored one (Rust's `ReplayDelta`;
+ * logic/replayDelta.ts lays it over the trace). */
+export type SelectionDelta = { decisions: Decision[]; order: string[] | null; selected_order: number[] | null; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
+export type ReplayDelta = { run_id: string; options: PolicyOptions; selection: SelectionDelta; changes: Change[]; labels: LabelReport | null };
+/** A replay in full (Rust's `Replay`, which no longer crosses IPC): what applyReplayDelta rebuilds. */
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[]; labels: LabelReport | null };
 export type RunLabels = { relevant_ids: string[] | null; baseline_ids: string[] | null; reference_answer: string | null };
 export type LabelReport = { relevant: number | null; evidence_recall: number | null; precision: number | null; relevant_dropped: string[]; correctly_empty: boolean | null; baseline_ids: string[]; baseline_labelled: boolean; baseline_tokens: number; selected_tokens: number };

@@ -6,9 +6,12 @@ mod app;
 mod embed;
 mod extract;
 mod fuzz;
+mod ingest;
 mod judge;
 mod judge_fit;
+mod library;
 mod llm;
+mod memory;
 mod pgvector;
 mod qaset;
 mod reingest;
@@ -35,10 +38,35 @@ enum Command {
     },
     /// Embedding chunks/s end to end vs a raw ONNX Runtime session on the same pre-tokenised batches.
     Embed {
-        #[arg(long, default_value_t = 256)]
+        /// At most this many chunks.
+        #[arg(long, default_value_t = 1000)]
         chunks: usize,
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Generated English-like 254-token chunks instead of the labelled set's real papers.
+        #[arg(long)]
+        synthetic: bool,
+    },
+    /// A generated 1,000-PDF library: ingest throughput curve and memory, per-file steps at a tenth and at full
+    /// size, vector / keyword / hybrid search p50 and p95.
+    Library {
+        #[arg(long, default_value_t = 1000)]
+        docs: usize,
+        /// Chunk window in tokens.
+        #[arg(long, default_value_t = 48)]
+        chunk_tokens: usize,
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+    },
+    /// The workbench's resident memory when opened, during and after a job, and after the idle unload.
+    Memory,
+    /// `ragsift ingest` end to end (wall time, peak memory) vs pypdf + Python fastembed on the same files and model.
+    Ingest {
+        /// Runs of each, alternated; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// PDFs or folders (default: fixtures/qa/documents).
+        paths: Vec<PathBuf>,
     },
     /// usearch QPS and recall@10 vs an exact scan.
     Search {
@@ -118,7 +146,22 @@ fn main() {
     println!("machine: {}", machine());
     let result = match cli.command {
         Command::Extract { paths } => extract::run(&paths),
-        Command::Embed { chunks, threads } => embed::run(chunks, threads),
+        Command::Embed {
+            chunks,
+            threads,
+            synthetic,
+        } => embed::run(chunks, threads, synthetic),
+        Command::Ingest { runs, paths } => ingest::run(runs, &paths),
+        Command::Memory => memory::run(),
+        Command::Library {
+            docs,
+            chunk_tokens,
+            queries,
+        } => library::run(&library::Options {
+            docs,
+            chunk_tokens,
+            queries,
+        }),
         Command::Search { vectors, queries } => search::run(vectors, queries),
         Command::Pgvector { vectors, queries } => pgvector::run(vectors, queries),
         Command::Reingest { copies } => reingest::run(copies),
@@ -144,7 +187,7 @@ fn main() {
         }),
         Command::App { runs } => app::run(runs),
         Command::All => extract::run(&[])
-            .and_then(|_| embed::run(256, 0))
+            .and_then(|_| embed::run(1000, 0, false))
             .and_then(|_| search::run(100_000, 1000))
             .and_then(|_| reingest::run(8))
             .and_then(|_| llm::run())
@@ -166,6 +209,8 @@ fn main() {
                     configs: answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect(),
                 })
             })
+            .and_then(|_| ingest::run(3, &[]))
+            .and_then(|_| memory::run())
             .and_then(|_| app::run(5)),
     };
     if let Err(e) = result {
@@ -175,7 +220,7 @@ fn main() {
 }
 
 /// CPU model and core count, for the record.
-fn machine() -> String {
+pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

@@ -260,6 +260,76 @@ fn removing_a_document_removes_its_chunks_and_vectors(backend: Backend) {
     assert_consistent(&lib);
 }
 
+/// The next file is prepared (extracted, chunked) while the current one embeds; the events still come file by
+/// file in order, and cancelling mid-batch stops the preparing thread, keeps the files done and reports the rest.
+#[test]
+fn a_cancelled_batch_keeps_the_files_done_and_events_stay_in_file_order() {
+    use ragsift_engine::progress::IngestEvent;
+    use ragsift_engine::CancelToken;
+    let docs = temp_docs(&[
+        fixture("pdf/multipage.pdf"),
+        fixture("text/notes.md"),
+        fixture("pdf/encrypted_empty_pw.pdf"),
+        fixture("pdf/corrupt.pdf"),
+    ]);
+    let env = Env::new(Backend::Sqlite);
+    let lib = env.open();
+    let events = std::sync::Mutex::new(Vec::new());
+    let report = lib
+        .ingest(embedder(), &[docs.path().to_path_buf()], &|e| {
+            events.lock().unwrap().push(e.clone());
+        })
+        .unwrap();
+    assert_eq!(report.files.len(), 4);
+    assert_eq!(report.failed(), 1, "{report:?}");
+    // Per file: started, (extracted, embedding…), finished — never another file's event in between.
+    let mut current = 0;
+    for e in events.into_inner().unwrap() {
+        match e {
+            IngestEvent::FileStarted { file, .. } => {
+                assert_eq!(file, current + 1);
+                current = file;
+            }
+            IngestEvent::Extracted { file, .. }
+            | IngestEvent::Embedding { file, .. }
+            | IngestEvent::Ocr { file, .. }
+            | IngestEvent::FileFinished { file, .. } => assert_eq!(file, current, "{e:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(current, 4);
+
+    // A fresh library, cancelled once the second file is done (sorted: corrupt.pdf fails, then
+    // encrypted_empty_pw.pdf is ingested; multipage.pdf and notes.md are never started).
+    let env = Env::new(Backend::Sqlite);
+    let lib = env.open();
+    let cancel = CancelToken::new();
+    let report = lib
+        .ingest_cancellable(
+            embedder(),
+            &[docs.path().to_path_buf()],
+            &|e| {
+                if let IngestEvent::FileFinished { file: 2, .. } = e {
+                    cancel.cancel();
+                }
+            },
+            &cancel,
+        )
+        .unwrap();
+    let status: Vec<IngestStatus> = report.files.iter().map(|f| f.status).collect();
+    assert_eq!(
+        status,
+        [
+            IngestStatus::Failed,
+            IngestStatus::Ingested,
+            IngestStatus::Cancelled,
+            IngestStatus::Cancelled
+        ]
+    );
+    assert_eq!(lib.documents().unwrap().len(), 1);
+    assert_consistent(&lib);
+}
+
 #[test]
 fn open_repairs_an_index_that_lost_vectors_or_kept_stale_ones() {
     let env = Env::new(Backend::Sqlite);

@@ -273,6 +273,26 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
         "judge tokens were used and no judge rate is configured"
     );
     assert!(chat.requests().is_empty(), "importing answers nothing");
+    // The app's replay crosses IPC as a delta on the stored run: laid over it, it is the full replay (labels too).
+    let stored = wb.run(&run.run_id).unwrap();
+    for options in [
+        run.policy.clone(),
+        PolicyOptions::default(),
+        PolicyOptions {
+            mode: ragsift_engine::policy::Mode::Rerank,
+            top_n: Some(2),
+            ..PolicyOptions::default()
+        },
+        PolicyOptions {
+            shadow: true,
+            min_relevance: Some(0.95),
+            ..run.policy.clone()
+        },
+    ] {
+        let delta = wb.replay_delta(&run.run_id, &options).unwrap();
+        let full = wb.replay_labelled(&run.run_id, &options).unwrap();
+        assert_eq!(delta.apply(&stored), Some(full), "{options:?}");
+    }
     // An invalid import is refused with rag-jev's messages and stores nothing.
     let bad = wb.import_candidates(r#"{"query": "q", "documents": [], "mode": "filter"}"#, JudgeKind::Auto);
     assert!(bad.unwrap_err().to_string().contains("min_relevance is required"));

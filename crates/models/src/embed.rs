@@ -126,9 +126,17 @@ impl Embedder for FastEmbedder {
             .model
             .lock()
             .map_err(|_| Error::Model("embedding model poisoned".into()))?;
-        let mut out = model
-            .embed(texts, Some(self.batch))
-            .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
+        let order = length_order(texts);
+        let mut out = vec![Vec::new(); texts.len()];
+        for batch in length_batches(texts, &order, self.batch, BATCH_CHARS) {
+            let sorted: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
+            let vectors = model
+                .embed(&sorted, Some(sorted.len()))
+                .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
+            for (v, &i) in vectors.into_iter().zip(batch) {
+                out[i] = v;
+            }
+        }
         for v in &mut out {
             normalize(v);
             if v.len() != self.manifest.dimensions {
@@ -143,10 +151,70 @@ impl Embedder for FastEmbedder {
     }
 }
 
+/// Characters per inference batch (about 250 tokens). Batches of long texts outgrow the CPU caches: measured on
+/// real 250-token chunks, one chunk per run is faster than 32 and peaks at a fifth of the memory, while short
+/// texts (sentences, questions) still run many to a batch.
+pub const BATCH_CHARS: usize = 1_000;
+
+/// Splits `order` (indices of `texts`, shortest first) into batches of at most `max_count` texts whose padded size
+/// — count × longest member, in characters — stays within `max_chars`; a text longer than that runs alone.
+pub fn length_batches<'o>(texts: &[&str], order: &'o [usize], max_count: usize, max_chars: usize) -> Vec<&'o [usize]> {
+    let mut batches = Vec::new();
+    let mut start = 0;
+    for k in 0..order.len() {
+        let count = k - start + 1;
+        let longest = texts[order[k]].len(); // sorted: the newest member is the longest
+        if count > 1 && (count > max_count.max(1) || count * longest > max_chars) {
+            batches.push(&order[start..k]);
+            start = k;
+        }
+    }
+    if start < order.len() {
+        batches.push(&order[start..]);
+    }
+    batches
+}
+
+/// The indices of `texts` from shortest to longest (by characters, a proxy for tokens), so that each batch is
+/// padded only to a length close to its own members' and not to the longest text of the call.
+pub fn length_order(texts: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    order
+}
+
 /// Scales a vector to unit length (a zero vector stays zero).
 pub fn normalize(v: &mut [f32]) {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if n > 0.0 {
         v.iter_mut().for_each(|x| *x /= n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_follow_length_and_budget() {
+        let texts = [
+            "a".repeat(900),
+            "b".repeat(10),
+            "c".repeat(400),
+            "d".repeat(20),
+            "e".repeat(5000),
+        ];
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let order = length_order(&refs);
+        assert_eq!(order, vec![1, 3, 2, 0, 4]);
+        // 3 × 400 ≤ 2000 but 4 × 900 > 2000; the 5000-character text runs alone.
+        let batches = length_batches(&refs, &order, 32, 2_000);
+        assert_eq!(batches, vec![&[1, 3, 2][..], &[0][..], &[4][..]]);
+        // The count cap holds too.
+        assert_eq!(
+            length_batches(&refs, &order, 2, 1_000_000),
+            vec![&[1, 3][..], &[2, 0][..], &[4][..]]
+        );
+        assert!(length_batches(&refs, &[], 8, 100).is_empty());
     }
 }

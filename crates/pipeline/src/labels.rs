@@ -5,7 +5,7 @@
 use super::join::Candidate;
 use ragsift_policy::Selection;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A run's labels. `relevant_ids: Some([])` says no candidate is relevant (an unanswerable question); `None` says
 /// nobody labelled the run.
@@ -77,10 +77,13 @@ impl RunLabels {
             return None;
         }
         let selected: HashSet<&str> = selection.selected().iter().map(String::as_str).collect();
+        // One lookup per id (a run may hold thousands of candidates); the first candidate of an id counts.
+        let mut tokens_of: HashMap<&str, u32> = HashMap::with_capacity(candidates.len());
+        for c in candidates {
+            tokens_of.entry(c.chunk_id.as_str()).or_insert(c.tokens);
+        }
         let tokens = |ids: &mut dyn Iterator<Item = &str>| -> u64 {
-            ids.filter_map(|id| candidates.iter().find(|c| c.chunk_id == id))
-                .map(|c| u64::from(c.tokens))
-                .sum()
+            ids.filter_map(|id| tokens_of.get(id)).map(|&t| u64::from(t)).sum()
         };
         let baseline_ids: Vec<String> = match &self.baseline_ids {
             Some(ids) => ids.clone(),

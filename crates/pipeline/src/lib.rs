@@ -12,6 +12,7 @@ pub mod labels;
 pub mod portable;
 pub mod query;
 mod regenerate;
+pub mod replay_delta;
 pub mod trace;
 
 pub use ragsift_core::{Error, Result};

@@ -283,6 +283,14 @@ impl Trace {
     /// inputs no longer match its fingerprint, or when its judgments were made with another prompt version than
     /// `expected_prompt_version` (when given).
     pub fn replay(&self, options: &PolicyOptions, expected_prompt_version: Option<&str>) -> Result<Replay> {
+        self.check_replayable(expected_prompt_version)?;
+        self.reselect(options)
+    }
+
+    /// Whether [`Trace::replay`] may re-select this trace: not when its inputs no longer match its fingerprint
+    /// (which hashes every candidate's text), nor when its judgments were made with another prompt version than
+    /// `expected_prompt_version` (when given).
+    pub fn check_replayable(&self, expected_prompt_version: Option<&str>) -> Result<()> {
         if fingerprint(&self.query, &self.candidates) != self.fingerprint {
             return Err(Error::Stale(format!(
                 "run {}: its inputs do not match its fingerprint; it cannot be replayed, ask again",
@@ -297,6 +305,12 @@ impl Trace {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// [`Trace::replay`] of a trace [`Trace::check_replayable`] already passed (the workbench checks the run it holds
+    /// once, not on every slider move).
+    pub fn reselect(&self, options: &PolicyOptions) -> Result<Replay> {
         let options = options.resolved(&self.judge.defaults);
         options.validate_resolved().map_err(Error::Invalid)?;
         let selection = select(&self.policy_input(&options), &options);

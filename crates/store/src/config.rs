@@ -27,7 +27,8 @@ pub struct LibraryConfig {
     pub max_file_mb: u64,
     /// Extraction of one file is abandoned after this long.
     pub extract_timeout_secs: u64,
-    /// Texts per embedding call.
+    /// At most this many texts per inference batch; batches are also cut by length (about 250 tokens padded),
+    /// so long chunks run one at a time and short texts many together.
     pub embed_batch: usize,
     /// Threads for ONNX Runtime (0 = all cores).
     pub embed_threads: usize,

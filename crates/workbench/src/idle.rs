@@ -44,6 +44,9 @@ impl Workbench {
         let embedder = self.embedder.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
         self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner()).take();
         let language_model = self.model.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
+        if embedder || language_model {
+            trim_heap();
+        }
         LoadedModels {
             embedder,
             language_model,
@@ -62,5 +65,16 @@ impl Workbench {
                 None => return,
             }
         });
+    }
+}
+
+/// Hands the heap's free pages back to the system: glibc keeps freed memory in its arenas, so without this the
+/// process's resident memory would stay at its peak after the models are dropped.
+#[allow(unsafe_code)] // the one FFI call below; there is no safe wrapper
+fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator's own arenas; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }

@@ -87,6 +87,9 @@ pub struct Workbench {
     remote_embedder: Mutex<Option<Arc<dyn Embedder>>>,
     model: Mutex<Option<Arc<dyn LanguageModel>>>,
     last_trace: Mutex<Option<Arc<Trace>>>,
+    /// The last trace that passed [`Trace::check_replayable`]: a replay of it re-selects without hashing every
+    /// candidate's text again.
+    replayable: Mutex<Option<Arc<Trace>>>,
     /// When a model was last handed out (see [`idle`]).
     last_used: Mutex<std::time::Instant>,
     pub jobs: Jobs,
@@ -107,6 +110,7 @@ impl Workbench {
             remote_embedder: Mutex::new(None),
             model: Mutex::new(None),
             last_trace: Mutex::new(None),
+            replayable: Mutex::new(None),
             last_used: Mutex::new(std::time::Instant::now()),
             jobs: Jobs::default(),
         })
@@ -218,6 +222,17 @@ impl Workbench {
         let trace = Arc::new(Trace::load(self.library().store(), id)?);
         *last = Some(trace.clone());
         Ok(trace)
+    }
+
+    /// Checks once per loaded trace that it can be replayed (its fingerprint, its judge's prompt version).
+    fn check_replayable(&self, trace: &Arc<Trace>) -> Result<()> {
+        let mut checked = self.replayable.lock().unwrap_or_else(|e| e.into_inner());
+        if checked.as_ref().is_some_and(|t| Arc::ptr_eq(t, trace)) {
+            return Ok(());
+        }
+        trace.check_replayable(ragsift_judge::expected_prompt_version(&trace.judge.judge).as_deref())?;
+        *checked = Some(trace.clone());
+        Ok(())
     }
 
     /// Validates and stores settings; the library reopens, and the model reloads on next use when its settings

@@ -1,8 +1,11 @@
 export const fmt = (v: number | null | undefined, digits = 2): string =>
   v == null || !Number.isFinite(v) ? "—" : v.toFixed(digits);
 
+/** One formatter for every number shown with grouping (toLocaleString builds one per call: slow in a repaint). */
+const GROUPED = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
+
 export const fmtInt = (v: number | null | undefined): string =>
-  v == null || !Number.isFinite(v) ? "—" : Math.round(v).toLocaleString("en-US");
+  v == null || !Number.isFinite(v) ? "—" : GROUPED.format(Math.round(v));
 
 /** A fraction as a whole percentage ("67%"). */
 export const fmtPct = (v: number | null | undefined): string =>
@@ -10,7 +13,7 @@ export const fmtPct = (v: number | null | undefined): string =>
 
 export function fmtSigned(v: number): string {
   if (v === 0) return "±0";
-  return (v > 0 ? "+" : "−") + Math.abs(v).toLocaleString("en-US");
+  return (v > 0 ? "+" : "−") + GROUPED.format(Math.abs(v));
 }
 
 export function fmtTime(unixSeconds: number): string {

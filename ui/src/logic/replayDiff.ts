@@ -38,22 +38,32 @@ function countOf(sel: Selection, r: Reason): number {
  */
 export function diffSelections(before: Selection, now: Selection, changes: Change[]): SelectionDiff {
   const changed = new Set(changes.map((c) => c.chunk_id));
-  const byId = new Map<string, DiffRow>();
-  for (const d of before.decisions) {
-    byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: d, now: null, changed: changed.has(d.chunk_id) });
+  const b = before.decisions;
+  const n = now.decisions;
+  let rows: DiffRow[];
+  if (b.length === n.length && b.every((d, i) => d.chunk_id === n[i].chunk_id)) {
+    // The usual case (a replay of a stored run): the same chunks in the same order, paired by position.
+    rows = n.map((d, i) => ({ chunk_id: d.chunk_id, input_index: d.input_index, before: b[i], now: d, changed: changed.has(d.chunk_id) }));
+  } else {
+    const byId = new Map<string, DiffRow>();
+    for (const d of b) {
+      byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: d, now: null, changed: changed.has(d.chunk_id) });
+    }
+    for (const d of n) {
+      const row = byId.get(d.chunk_id);
+      if (row) row.now = d;
+      else byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: null, now: d, changed: changed.has(d.chunk_id) });
+    }
+    rows = [...byId.values()];
   }
-  for (const d of now.decisions) {
-    const row = byId.get(d.chunk_id);
-    if (row) row.now = d;
-    else byId.set(d.chunk_id, { chunk_id: d.chunk_id, input_index: d.input_index, before: null, now: d, changed: changed.has(d.chunk_id) });
-  }
-  const rows = [...byId.values()].sort((a, b) => a.input_index - b.input_index);
+  // Decisions come in input order: sort only when they do not (thousands of rows on every slider move).
+  if (rows.some((r, i) => i > 0 && r.input_index < rows[i - 1].input_index)) rows.sort((a, b) => a.input_index - b.input_index);
   const counts = REASONS.map((reason) => ({ reason, now: countOf(now, reason), before: countOf(before, reason) })).filter(
     (c) => c.now > 0 || c.before > 0,
   );
   return {
     rows,
-    changed: rows.filter((r) => r.changed).length,
+    changed: rows.reduce((k, r) => k + (r.changed ? 1 : 0), 0),
     counts,
     tokens: sides(now.selected_tokens, before.selected_tokens),
     characters: sides(now.selected_characters, before.selected_characters),

@@ -3,6 +3,7 @@ import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag } from "../components/common";
 import { RunView } from "../components/RunView";
+import { VirtualTable } from "../components/VirtualRows";
 import { AblationTable, LabelButtons, useCalibrated } from "../components/Tuning";
 import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
@@ -55,47 +56,44 @@ function JudgeTable(props: { trace: Trace }) {
   }, [t]);
   const thr = t.policy.thresholds;
   const notAssessed = t.judge.not_assessed ?? [];
+  const pinned = useMemo(() => new Set(t.policy.pinned), [t]);
   const calibrated = useCalibrated(t.run_id);
   return (
-    <div class="table-wrap">
-      <table class="table judge-table">
-        <thead>
-          <tr>
-            <th class="num">#</th><th>Passage</th>
-            {QUESTIONS.map((q) => <th key={q.key} class="col-prob" title={`${q.key}: ${q.direction}`}>{q.label}</th>)}
-            <th>Cache</th><th>Decision</th><th>Reason</th><th>Pin</th><th title="Relevant evidence for this question, or not (kept as spans)">Label</th>
+    <VirtualTable items={t.candidates} rowKey={(c) => c.chunk_id} columns={QUESTIONS.length + 7} tableClass="table judge-table"
+      wrapClass="judge-table-wrap" label="Candidates with the judge's answers" testid="judge-table"
+      head={
+        <tr>
+          <th class="num">#</th><th>Passage</th>
+          {QUESTIONS.map((q) => <th key={q.key} class="col-prob" title={`${q.key}: ${q.direction}`}>{q.label}</th>)}
+          <th>Cache</th><th>Decision</th><th>Reason</th><th>Pin</th><th title="Relevant evidence for this question, or not (kept as spans)">Label</th>
+        </tr>
+      }
+      renderRow={(c, i) => {
+        const j = byId.j.get(c.chunk_id);
+        const d = byId.d.get(c.chunk_id);
+        return (
+          <tr key={c.chunk_id} data-testid="judge-row" aria-rowindex={i + 2} data-chunk-id={c.chunk_id} data-reason={d?.reason}
+            class={d ? (d.selected === false ? "row-dropped" : "row-kept") : ""}>
+            <td class="num">{i + 1}</td>
+            <td class="passage">{t.origin === "imported"
+              ? <span title={c.text.slice(0, 400)}>{c.title} <span class="muted small">{c.chunk_id}</span></span>
+              : <button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button>} <span class="muted">{pages(c.page_start, c.page_end)}</span>{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
+            {QUESTIONS.map((q) => (
+              <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
+                ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
+                : <><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />
+                  {calibrated[i]?.[q.key] !== undefined && <span class="muted small" data-testid="calibrated" title="calibrated probability (stored fit for this judge)">cal {calibrated[i][q.key].toFixed(2)}</span>}</>}</td>
+            ))}
+            <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
+            <td>{d ? (d.selected === null ? <span class="flagged" title="bypassed: the original context goes through">passed</span> : d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
+            <td title={d ? REASON_EXPLAIN[d.reason] + skippedText(d) : undefined}><ReasonTag reason={d?.reason} /></td>
+            <td>{pinned.has(c.chunk_id)
+              ? <button type="button" class="btn btn-small" data-testid="inspector-unpin" title="Unpin in Replay and re-select" onClick={() => pinInReplay(t.run_id, c.chunk_id, false)}>Unpin</button>
+              : <button type="button" class="btn btn-small" data-testid="inspector-pin" title="Pin in Replay: always select this passage" onClick={() => pinInReplay(t.run_id, c.chunk_id, true)}>Pin</button>}</td>
+            <td><LabelButtons trace={t} chunkId={c.chunk_id} /></td>
           </tr>
-        </thead>
-        <tbody>
-          {t.candidates.map((c, i) => {
-            const j = byId.j.get(c.chunk_id);
-            const d = byId.d.get(c.chunk_id);
-            return (
-              <tr key={c.chunk_id} data-testid="judge-row" data-chunk-id={c.chunk_id} data-reason={d?.reason}
-                class={d ? (d.selected === false ? "row-dropped" : "row-kept") : ""}>
-                <td class="num">{i + 1}</td>
-                <td class="passage">{t.origin === "imported"
-                  ? <span title={c.text.slice(0, 400)}>{c.title} <span class="muted small">{c.chunk_id}</span></span>
-                  : <button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button>} <span class="muted">{pages(c.page_start, c.page_end)}</span>{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
-                {QUESTIONS.map((q) => (
-                  <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
-                    ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
-                    : <><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />
-                      {calibrated[i]?.[q.key] !== undefined && <span class="muted small" data-testid="calibrated" title="calibrated probability (stored fit for this judge)">cal {calibrated[i][q.key].toFixed(2)}</span>}</>}</td>
-                ))}
-                <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
-                <td>{d ? (d.selected === null ? <span class="flagged" title="bypassed: the original context goes through">passed</span> : d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
-                <td title={d ? REASON_EXPLAIN[d.reason] + skippedText(d) : undefined}><ReasonTag reason={d?.reason} /></td>
-                <td>{t.policy.pinned.includes(c.chunk_id)
-                  ? <button type="button" class="btn btn-small" data-testid="inspector-unpin" title="Unpin in Replay and re-select" onClick={() => pinInReplay(t.run_id, c.chunk_id, false)}>Unpin</button>
-                  : <button type="button" class="btn btn-small" data-testid="inspector-pin" title="Pin in Replay: always select this passage" onClick={() => pinInReplay(t.run_id, c.chunk_id, true)}>Pin</button>}</td>
-                <td><LabelButtons trace={t} chunkId={c.chunk_id} /></td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      }} />
   );
 }
 
@@ -134,12 +132,11 @@ export function TraceView(props: { trace: Trace }) {
           {t.variants.map((v, vi) => (
             <details key={vi} class="variant" open={v.hits.length <= 8}>
               <summary><span class="tag">v{vi}</span> {v.query} <span class="muted small">({v.hits.length} hits)</span></summary>
-              <table class="table compact">
-                <thead><tr><th class="num">Rank</th><th>Chunk</th><th class="num">Similarity</th><th class="num">BM25</th><th class="num">Score</th></tr></thead>
-                <tbody>{v.hits.map((h) => (
-                  <tr key={h.chunk_id}><td class="num">{h.rank}</td><td class="mono small">{h.chunk_id}</td><td class="num">{fmt(h.similarity, 3)}</td><td class="num">{fmt(h.bm25, 2)}</td><td class="num">{fmt(h.score, 3)}</td></tr>
-                ))}</tbody>
-              </table>
+              <VirtualTable items={v.hits} rowKey={(h) => h.chunk_id} columns={5} tableClass="table compact" label={`Hits of variant ${vi}`}
+                head={<tr><th class="num">Rank</th><th>Chunk</th><th class="num">Similarity</th><th class="num">BM25</th><th class="num">Score</th></tr>}
+                renderRow={(h, i) => (
+                  <tr key={h.chunk_id} aria-rowindex={i + 2}><td class="num">{h.rank}</td><td class="mono small">{h.chunk_id}</td><td class="num">{fmt(h.similarity, 3)}</td><td class="num">{fmt(h.bm25, 2)}</td><td class="num">{fmt(h.score, 3)}</td></tr>
+                )} />
             </details>
           ))}
         </div>
@@ -147,14 +144,13 @@ export function TraceView(props: { trace: Trace }) {
       <Stage n={4} title="Joined candidates" meta={`${t.candidates.length}`}>
         <details open={t.candidates.length <= 12}>
           <summary>Candidates with provenance</summary>
-          <table class="table compact">
-            <thead><tr><th class="num">#</th><th>Passage</th><th class="num">Tokens</th><th class="num">Score</th><th>Found by (variant:rank)</th></tr></thead>
-            <tbody>{t.candidates.map((c, i) => (
-              <tr key={c.chunk_id}><td class="num">{i + 1}</td><td>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+          <VirtualTable items={t.candidates} rowKey={(c) => c.chunk_id} columns={5} tableClass="table compact" label="Joined candidates"
+            head={<tr><th class="num">#</th><th>Passage</th><th class="num">Tokens</th><th class="num">Score</th><th>Found by (variant:rank)</th></tr>}
+            renderRow={(c, i) => (
+              <tr key={c.chunk_id} aria-rowindex={i + 2}><td class="num">{i + 1}</td><td>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
                 <td class="num">{c.tokens}</td><td class="num">{fmt(c.score, 3)}</td>
                 <td class="small">{c.found_by.map((p) => `v${p.variant}:${p.rank}`).join(" ")}</td></tr>
-            ))}</tbody>
-          </table>
+            )} />
         </details>
         <details class="variant" open data-testid="ablation-panel">
           <summary>What each variant adds <span class="muted small">(from the run's hits and judgments)</span></summary>

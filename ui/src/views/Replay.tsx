@@ -8,8 +8,10 @@ import { RunView } from "../components/RunView";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { OperatingCurves } from "../components/Curves";
 import { useCalibrated } from "../components/Tuning";
+import { VirtualTable } from "../components/VirtualRows";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
+import { applyReplayDelta } from "../logic/replayDelta";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
@@ -41,6 +43,8 @@ export function defaultsSource(t: Trace): string {
 
 type RowProps = {
   index: number;
+  /** Its position in the table (aria-rowindex is this + 2: the header is row 1). */
+  row: number;
   candidate: Candidate;
   reason: Reason | null;
   /** `null` when the selection was bypassed: nothing selected, the passage goes through unfiltered. */
@@ -61,7 +65,7 @@ type RowProps = {
 class ReplayRow extends Component<RowProps> {
   shouldComponentUpdate(n: RowProps) {
     const p = this.props;
-    return n.reason !== p.reason || n.selected !== p.selected || n.rank !== p.rank || n.score !== p.score ||
+    return n.row !== p.row || n.reason !== p.reason || n.selected !== p.selected || n.rank !== p.rank || n.score !== p.score ||
       n.changed !== p.changed || n.candidate !== p.candidate || n.origReason !== p.origReason || n.pinned !== p.pinned ||
       n.relevant !== p.relevant;
   }
@@ -69,7 +73,7 @@ class ReplayRow extends Component<RowProps> {
     const p = this.props;
     const c = p.candidate;
     return (
-      <tr data-testid="replay-row" data-chunk-id={c.chunk_id} data-reason={p.reason ?? undefined} data-changed={p.changed ? "true" : "false"}
+      <tr data-testid="replay-row" aria-rowindex={p.row + 2} data-chunk-id={c.chunk_id} data-reason={p.reason ?? undefined} data-changed={p.changed ? "true" : "false"}
         class={`${p.changed ? "row-changed " : ""}${p.selected ? "row-kept" : "row-dropped"}`}>
         <td class="num">{p.index + 1}</td>
         <td><input type="checkbox" data-testid="replay-pin" aria-label={`Pin passage ${p.index + 1}`} title="Pin: always select this passage"
@@ -87,7 +91,8 @@ class ReplayRow extends Component<RowProps> {
   }
 }
 
-/** The candidate table; re-renders only when the diff changes (not on every slider value). */
+/** The candidate table (windowed above a hundred rows); re-renders only when the diff changes (not on every slider
+ * value). */
 type TableProps = {
   diff: SelectionDiff; candidates: Map<string, Candidate>; pinned: string[]; onPin: (chunkId: string, pinned: boolean) => void;
   relevant: string[]; onRelevant: (chunkId: string, relevant: boolean) => void;
@@ -98,24 +103,17 @@ class ReplayTable extends Component<TableProps> {
   }
   render() {
     const { diff, candidates, pinned, onPin, relevant, onRelevant } = this.props;
+    const rows = diff.rows.every((r) => candidates.has(r.chunk_id)) ? diff.rows : diff.rows.filter((r) => candidates.has(r.chunk_id));
     return (
-      <div class="table-wrap replay-table-wrap">
-        <table class="table replay-table">
-          <thead><tr><th class="num">#</th><th>Pin</th><th title="Labelled as holding relevant evidence">Relevant</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr></thead>
-          <tbody>
-            {diff.rows.map((r) => {
-              const c = candidates.get(r.chunk_id);
-              if (!c) return null;
-              return (
-                <ReplayRow key={r.chunk_id} index={r.input_index} candidate={c} reason={r.now?.reason ?? null} selected={r.now ? r.now.selected : false}
-                  rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
-                  origSelected={r.before ? r.before.selected : false} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin}
-                  relevant={relevant.includes(r.chunk_id)} onRelevant={onRelevant} />
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <VirtualTable items={rows} rowKey={(r) => r.chunk_id} columns={9} tableClass="table replay-table" wrapClass="replay-table-wrap"
+        label="Candidates, replayed" testid="replay-table"
+        head={<tr><th class="num">#</th><th>Pin</th><th title="Labelled as holding relevant evidence">Relevant</th><th class="num">Rank</th><th>Passage</th><th class="num">Key score</th><th>Reason now</th><th>Reason in run</th><th>Now</th></tr>}
+        renderRow={(r, row) => (
+          <ReplayRow key={r.chunk_id} index={r.input_index} row={row} candidate={candidates.get(r.chunk_id)!} reason={r.now?.reason ?? null}
+            selected={r.now ? r.now.selected : false} rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
+            origSelected={r.before ? r.before.selected : false} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin}
+            relevant={relevant.includes(r.chunk_id)} onRelevant={onRelevant} />
+        )} />
     );
   }
 }
@@ -157,22 +155,30 @@ function ReplayPanel(props: { trace: Trace }) {
 
   const scheduler = useMemo(
     () => createLatestScheduler(
-      (o: PolicyOptions) => inCalibratedRef.current
+      // Only what differs from the run's stored selection crosses IPC; laid over the trace here (a mismatch is an error).
+      (o: PolicyOptions) => (inCalibratedRef.current
         ? api.rawThresholds(t.run_id, forWire(o)).then((r) => { setCalNotes(r.notes); return api.replay(t.run_id, r.policy); })
-        : api.replay(t.run_id, forWire(o)),
+        : api.replay(t.run_id, forWire(o))).then((d) => { performance.mark("replay-answered"); return applyReplayDelta(t, d); }),
       (r) => { setResult({ selection: r.selection, changes: r.changes, labels: r.labels }); setError(null); },
       (e) => { setError(e); measure.current = false; },
     ),
     [t.run_id],
   );
 
-  // Input → painted frame: marked at the input event, measured in the frame after the commit.
+  // Input → painted frame: marked at the input event, measured in the frame after the commit; with its parts (the
+  // IPC round trip to the answer, the answer laid over the trace and rendered, the wait for the frame).
   useLayoutEffect(() => {
     if (!measure.current) return;
     measure.current = false;
+    performance.mark("replay-committed");
     requestAnimationFrame(() => {
       performance.mark("replay-painted");
-      try { performance.measure("replay-repaint", "replay-input", "replay-painted"); } catch { /* no input mark */ }
+      try {
+        performance.measure("replay-repaint", "replay-input", "replay-painted");
+        performance.measure("replay-ipc", "replay-input", "replay-answered");
+        performance.measure("replay-render", "replay-answered", "replay-committed");
+        performance.measure("replay-frame", "replay-committed", "replay-painted");
+      } catch { /* no input mark */ }
     });
   }, [selection]);
 
@@ -225,6 +231,12 @@ function ReplayPanel(props: { trace: Trace }) {
   const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } });
 
   const candidates = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
+  // The curves change with the mode and the labels, not with every replay: not re-rendered on each slider move.
+  // (`update` reads the current options through refs, so the first one is as good as the latest.)
+  const curves = useMemo(
+    () => <OperatingCurves runId={t.run_id} mode={options.mode} version={ownLabels + labelled} onPick={(o) => update(withDefaults(o, t))} />,
+    [t, options.mode, ownLabels + labelled],
+  );
   const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
   const classify = options.mode === "classify";
 
@@ -320,7 +332,7 @@ function ReplayPanel(props: { trace: Trace }) {
         </div>
       </div>
       <LabelSummary report={report} labelled={labels.relevant_ids !== null || labels.baseline_ids !== null} />
-      <OperatingCurves runId={t.run_id} mode={options.mode} version={ownLabels + labelled} onPick={(o) => update(withDefaults(o, t))} />
+      {curves}
       {regen && (
         <div class="compare panel" data-testid="regenerate-compare">
           <div class="compare-col">

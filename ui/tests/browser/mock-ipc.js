@@ -1,9 +1,12 @@
 // Injected before the app's scripts (Playwright addInitScript): a mock of Tauri's IPC boundary
 // (window.__TAURI_INTERNALS__) serving a deterministic fixture. The `replay` handler below contains a SMALL
-// STAND-IN for the Rust policy (crates/engine/src/policy) — test fixture only; the app has no policy logic.
+// STAND-IN for the Rust policy (crates/engine/src/policy) — test fixture only; the app has no policy logic — and
+// answers as Rust's `replay` command does: a delta on the run's stored selection (crates/pipeline/src/replay_delta.rs).
+// Besides the 200-candidate run there is "big-run" (2,000 candidates, not listed; open #/replay?run=big-run).
 (() => {
   const RUN_ID = "fixture-run";
   const N = 200;
+  const BIG = 2000;
   const KEYS = ["contains_prompt_injection", "contradicts_query_premise", "is_relevant", "contains_answer_evidence"];
   const DEFAULTS = { contains_prompt_injection: 0.7, contradicts_query_premise: 0.7, is_relevant: 0.45, contains_answer_evidence: 0.55 };
 
@@ -22,12 +25,14 @@
     { id: "doc-b", path: "/library/warranty-terms.pdf", title: "Warranty Terms and Conditions", pages: 12 },
     { id: "doc-c", path: "/library/field-notes.pdf", title: "Field Notes — Café Installations ☀️", pages: 7 },
   ];
+  /** `n` candidates with their judgments, ids `prefix` + the zero-padded index. */
+  function makeCandidates(n, prefix, width) {
   const candidates = [];
   const judgments = [];
-  for (let i = 0; i < N; i++) {
+  for (let i = 0; i < n; i++) {
     const d = docs[i % 3];
     const page = 1 + ((i * 7) % d.pages);
-    const id = `chunk-${String(i).padStart(3, "0")}`;
+    const id = `${prefix}${String(i).padStart(width, "0")}`;
     const rel = r3(Math.pow(rand(), 0.8));
     const evi = r3(Math.min(1, rel * (0.5 + rand() * 0.7)));
     const con = r3(rand() < 0.06 ? 0.72 + rand() * 0.27 : rand() * 0.3);
@@ -45,13 +50,17 @@
       model: "jev-small", cached: i % 4 !== 0, input_tokens: 310, output_tokens: 5, latency_ms: 12.5,
     });
   }
+  return { candidates, judgments };
+  }
+  const { candidates, judgments } = makeCandidates(N, "chunk-", 3);
+  const big = makeCandidates(BIG, "big-", 4);
 
   // ---- STAND-IN for the Rust policy (select): enough to move reasons as thresholds change. ----
   const KEPT = new Set(["retained", "pinned", "group_retained", "bypassed", "conflicting", "unscored"]);
-  function select(options, pool = candidates) {
+  function select(options, pool = candidates, judged = judgments) {
     const t = { ...DEFAULTS, ...(options.thresholds || {}) };
     const rows = pool.map((c, i) => {
-      const a = judgments[i].answers;
+      const a = judged[i].answers;
       let reason, score;
       if (options.mode === "classify") {
         if (a.contains_prompt_injection > t.contains_prompt_injection) [reason, score] = ["injection", a.contains_prompt_injection];
@@ -80,7 +89,7 @@
     }
     const decisions = rows.map((r) => ({
       chunk_id: r.c.chunk_id, input_index: r.i, selected: KEPT.has(r.reason), returned: KEPT.has(r.reason),
-      rank: r.rank ?? null, score: r.score, reason: r.reason, conflicting: r.reason === "conflicting", skipped_rules: [],
+      rank: r.rank ?? null, score: r.score, jev_rank: null, fusion_score: null, reason: r.reason, conflicting: r.reason === "conflicting", skipped_rules: [],
     }));
     const sel = decisions.filter((d) => d.selected);
     const counts = {};
@@ -138,7 +147,37 @@
       correctly_empty: rel && rel.length === 0 ? chosen.size === 0 : null, baseline_ids: base, baseline_labelled: t.labels.baseline_ids !== null,
       baseline_tokens: tok(base), selected_tokens: tok([...chosen]) };
   };
-  const runsById = () => ({ [RUN_ID]: trace, "imported-run": imported });
+  // 2,000 candidates, as imported from another retriever: one variant holding every hit.
+  const bigRun = { ...trace, run_id: "big-run", origin: "imported", candidates: big.candidates, answer: "", answered_by: "not_answered", sources: [], prompt: "", citations: [],
+    variants: [{ query: trace.query, hits: big.candidates.map((c, k) => ({ chunk_id: c.chunk_id, rank: k + 1, score: c.score, similarity: null, bm25: null })) }],
+    judge: { ...trace.judge, judgments: big.judgments, fresh_passages: BIG, cached_passages: 0 } };
+  bigRun.selection = select(policy, big.candidates, big.judgments);
+  const runsById = () => ({ [RUN_ID]: trace, "imported-run": imported, "big-run": bigRun });
+
+  // What Rust's replay command sends (ReplayDelta): the selection's summary, the decisions that differ from the
+  // stored ones (rank and returned aside: derived), the final order when it is not the decision order, the changes,
+  // and the label report without a baseline that is every candidate.
+  const sameButDerived = (a, b) => a.chunk_id === b.chunk_id && a.input_index === b.input_index && a.selected === b.selected &&
+    a.score === b.score && a.jev_rank === b.jev_rank && a.fusion_score === b.fusion_score && a.reason === b.reason &&
+    a.conflicting === b.conflicting && a.skipped_rules.join() === b.skipped_rules.join();
+  function replayDelta(t, options) {
+    const judged = t.judge.judgments;
+    const selection = select(options, t.candidates, judged);
+    const before = new Map(t.selection.decisions.map((d) => [d.chunk_id, d]));
+    const changes = selection.decisions
+      .filter((d) => { const b = before.get(d.chunk_id); return !b || b.reason !== d.reason || b.selected !== d.selected; })
+      .map((d) => ({ chunk_id: d.chunk_id, before_reason: before.get(d.chunk_id)?.reason ?? null, after_reason: d.reason, now_selected: d.selected }));
+    const ranked = selection.decisions.flatMap((d, i) => (d.rank == null ? [] : [[d.rank, i]])).sort((a, b) => a[0] - b[0]);
+    const inOrder = ranked.every(([, i], k) => k === 0 || ranked[k - 1][1] < i);
+    const labels = labelReport(t, selection);
+    if (labels && !labels.baseline_labelled) labels.baseline_ids = [];
+    const { decisions, selected_ids: _s, returned_ids: _r, ...summary } = selection;
+    return {
+      run_id: t.run_id, options, changes, labels,
+      selection: { ...summary, decisions: decisions.filter((d) => { const b = before.get(d.chunk_id); return !b || !sameButDerived(b, d); }),
+        order: null, selected_order: inOrder ? null : ranked.map(([, i]) => i) },
+    };
+  }
   const runsList = [
     { id: RUN_ID, created_at: 1735000000, query: trace.query, judge: "jev", prompt_version: "jev-spring-1", made_by: "alice" },
     { id: "older-run", created_at: 1734900000, query: "Is the warranty void after self-repair?", judge: "local", prompt_version: "local-1+jev-spring-1", made_by: "bob" },
@@ -218,6 +257,14 @@
   }
   const tokens = (text) => text.match(/\S+\s*|\s+/g).map((t) => ({ event: "token", text: t }));
   window.__MOCK_IPC_CALLS__ = [];
+  /** JSON bytes of a replay sent whole (as before) and as the delta, for the figures. */
+  window.__MOCK_REPLAY_SIZES__ = (runId, options) => {
+    const t = runsById()[runId];
+    const selection = select(options, t.candidates, t.judge.judgments);
+    const d = replayDelta(t, options);
+    const full = { ...d, selection, labels: labelReport(t, selection) };
+    return { full_bytes: JSON.stringify(full).length, delta_bytes: JSON.stringify(d).length, decisions_sent: d.selection.decisions.length, changes: d.changes.length };
+  };
   window.__MOCK_SETTINGS__ = settings;
   const handlers = {
     app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, store: { kind: "sqlite", location: "/home/user/.local/share/ragsift/ragsift.db" }, store_mb: 1.2, problems: [] }),
@@ -232,14 +279,12 @@
     runs: () => runsList,
     run: (a) => { const t = runsById()[a.id]; if (t) return t; throw { code: "not_found", message: `no run '${a.id}'` }; },
     replay: (a) => {
-      const t = runsById()[a.runId] ?? trace;
-      const selection = select(a.options, t.candidates);
-      // What Rust's replay reports: the chunks whose reason or kept/dropped differ from the run's selection.
-      const before = new Map(t.selection.decisions.map((d) => [d.chunk_id, d]));
-      const changes = selection.decisions
-        .filter((d) => { const b = before.get(d.chunk_id); return !b || b.reason !== d.reason || b.selected !== d.selected; })
-        .map((d) => ({ chunk_id: d.chunk_id, before_reason: before.get(d.chunk_id)?.reason ?? null, after_reason: d.reason, now_selected: d.selected }));
-      return { run_id: a.runId, options: a.options, selection, changes, labels: labelReport(t, selection) };
+      const t = runsById()[a.runId];
+      if (!t) throw { code: "not_found", message: `no run '${a.runId}'` };
+      // Through JSON, as Tauri's IPC carries it (its cost counts in the repaint measure).
+      const json = JSON.stringify(replayDelta(t, a.options));
+      (window.__MOCK_REPLAY_BYTES__ ||= []).push(json.length);
+      return JSON.parse(json);
     },
     import_candidates: (a) => {
       const req = JSON.parse(a.json);
@@ -279,7 +324,7 @@
     labels: () => [{ id: "s1", question: "what does fault code e1xx mean?", document_id: "doc-a", checksum: "c", page: 3, char_start: 10, char_end: 40, text: "the DC isolation check failed", relevant: true, labelled_by: "alice", labelled_at: 1, run_id: RUN_ID }],
     remove_label: () => null,
     update_label: () => null,
-    calibrated_scores: () => judgments.map((j) => ({ is_relevant: r3(j.answers.is_relevant * 0.8), contains_answer_evidence: r3(j.answers.contains_answer_evidence * 0.9) })),
+    calibrated_scores: (a) => (runsById()[a.runId] ?? trace).judge.judgments.map((j) => ({ is_relevant: r3(j.answers.is_relevant * 0.8), contains_answer_evidence: r3(j.answers.contains_answer_evidence * 0.9) })),
     calibrate_judge: () => ({ runs_read: 2, runs_labelled: 1, stored: "/home/user/.local/share/ragsift/judge-calibration.json", judges: [{ judge: "jev", model: "jev-small", prompt_version: "p", runs: 1,
       questions: { is_relevant: { n: 200, auc: 0.81, brier_raw: 0.21, brier_calibrated: 0.16, method: "platt", note: null,
         bins: [0.1, 0.3, 0.5, 0.7, 0.9].map((p) => ({ p_mean: p, frac_positive: p * 0.6, n: 40 })), bins_calibrated: [0.1, 0.3, 0.5, 0.7, 0.9].map((p) => ({ p_mean: p * 0.6, frac_positive: p * 0.6, n: 40 })) } } }] }),

@@ -1,20 +1,24 @@
 //! Ingest: files and folders into the library — skip unchanged files before any embedding, replace changed ones
 //! in one write each, report every file, stop between files when cancelled.
 
+use super::prepare::{FreshFile, Prefetch, Prepared};
 use super::Library;
 use crate::store::{DocumentRow, NewChunk};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
-use ragsift_ingest::chunk::{Chunker, TokenChunker};
-use ragsift_ingest::extract::{self, Limits, Loader};
+use ragsift_ingest::chunk::TokenChunker;
+use ragsift_ingest::extract::{self, Loader};
 use ragsift_models::embed::Embedder;
 use ragsift_models::llm::CancelToken;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const PERSIST_EVERY: Duration = Duration::from_secs(30);
+/// Chunks embedded between two progress events (at least one embedding batch).
+const PROGRESS_EVERY: usize = 16;
 
 /// What happened to one input file.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -115,89 +119,108 @@ impl Library {
             .filter(|o| extract::ocr_available(&o.languages));
         let mut report = IngestReport { files: Vec::new() };
         let mut last_persist = Instant::now();
-        for (i, file) in files.iter().enumerate() {
-            let shown = match file {
-                Ok(p) => p.display().to_string(),
-                Err(e) => e.clone(),
+        let current = AtomicUsize::new(0);
+        std::thread::scope(|scope| -> Result<()> {
+            let prefetch = Prefetch {
+                chunker: &chunker,
+                ocr: ocr.as_ref(),
+                model_id: embedder.id(),
+                progress,
+                current: &current,
             };
-            let (n, total) = (i + 1, files.len());
-            if cancel.is_cancelled() {
-                report.files.push(FileReport {
-                    path: shown,
-                    status: IngestStatus::Cancelled,
-                    pages: 0,
-                    chunks: 0,
-                    error: None,
-                    error_code: None,
-                    warning: None,
+            let mut prepared = Some(self.prefetch(scope, &files, prefetch));
+            for (i, file) in files.iter().enumerate() {
+                let shown = match file {
+                    Ok(p) => p.display().to_string(),
+                    Err(e) => e.clone(),
+                };
+                let (n, total) = (i + 1, files.len());
+                if cancel.is_cancelled() {
+                    prepared = None; // stops the preparing thread
+                    report.files.push(FileReport {
+                        path: shown,
+                        status: IngestStatus::Cancelled,
+                        pages: 0,
+                        chunks: 0,
+                        error: None,
+                        error_code: None,
+                        warning: None,
+                    });
+                    continue;
+                }
+                current.store(n, Ordering::Release);
+                progress(&IngestEvent::FileStarted {
+                    file: n,
+                    total,
+                    path: shown.clone(),
                 });
-                continue;
+                let result = match file {
+                    Ok(_) => match prepared.as_ref().map(|rx| rx.recv()) {
+                        Some(Ok((at, ready))) if at == i => {
+                            ready.and_then(|p| self.embed_and_store(embedder, p, n, progress))
+                        }
+                        _ => Err(Error::Invalid("the file preparation thread stopped".into())),
+                    },
+                    Err(e) => Err(Error::NotFound(e.clone())),
+                };
+                let entry = file_report(&shown, result);
+                progress(&IngestEvent::FileFinished {
+                    file: n,
+                    total,
+                    path: shown,
+                    status: entry.status,
+                });
+                report.files.push(entry);
+                if last_persist.elapsed() > PERSIST_EVERY {
+                    self.index.persist()?;
+                    last_persist = Instant::now();
+                }
             }
-            progress(&IngestEvent::FileStarted {
-                file: n,
-                total,
-                path: shown.clone(),
-            });
-            let result = match file {
-                Ok(path) => self.ingest_file(embedder, &chunker, path, (n, ocr.as_ref()), progress),
-                Err(e) => Err(Error::NotFound(e.clone())),
-            };
-            let entry = file_report(&shown, result);
-            progress(&IngestEvent::FileFinished {
-                file: n,
-                total,
-                path: shown,
-                status: entry.status,
-            });
-            report.files.push(entry);
-            if last_persist.elapsed() > PERSIST_EVERY {
-                self.index.persist()?;
-                last_persist = Instant::now();
-            }
-        }
+            Ok(())
+        })?;
         progress(&IngestEvent::Saving);
         self.index.persist()?;
         Ok(report)
     }
 
-    fn ingest_file(
+    /// The second half of ingesting a file: embed its chunks in batches of similar length, then replace the
+    /// document in the store and the index.
+    fn embed_and_store(
         &self,
         embedder: &dyn Embedder,
-        chunker: &dyn Chunker,
-        path: &Path,
-        (n, ocr): (usize, Option<&extract::OcrOptions>),
+        prepared: Prepared,
+        n: usize,
         progress: Progress<'_>,
     ) -> Result<(DocumentRow, bool)> {
-        let canonical = path.canonicalize().map_err(|e| Error::io(path, e))?;
-        let canonical_str = canonical.to_string_lossy().to_string();
-        let bytes = std::fs::read(&canonical).map_err(|e| Error::io(&canonical, e))?;
-        let checksum = ids::sha256_hex(&bytes);
-        drop(bytes);
-        if let Some(doc) = self.store.document_by_path(&canonical_str)? {
-            if doc.checksum == checksum && doc.embedding_model == embedder.id() {
-                return Ok((doc, false));
-            }
-        }
-        let limits = Limits {
-            max_file_mb: self.settings.max_file_mb,
-            timeout: Duration::from_secs(self.settings.extract_timeout_secs),
+        let FreshFile {
+            canonical,
+            checksum,
+            extracted,
+            drafts,
+        } = match prepared {
+            Prepared::Unchanged(doc) => return Ok((doc, false)),
+            Prepared::Fresh(f) => f,
         };
-        let extracted = extract::extract_file_with_ocr(&canonical, limits, ocr, &|page, pages| {
-            progress(&IngestEvent::Ocr { file: n, page, pages });
-        })?;
-        let drafts = chunker.chunk(&extracted.pages)?;
+        let canonical_str = canonical.to_string_lossy().to_string();
         progress(&IngestEvent::Extracted {
             file: n,
             pages: extracted.pages.len(),
             chunks: drafts.len(),
         });
-        let mut vectors = Vec::with_capacity(drafts.len());
-        for batch in drafts.chunks(self.settings.embed_batch) {
-            let texts: Vec<&str> = batch.iter().map(|d| d.text.as_str()).collect();
-            vectors.extend(embedder.embed(&texts)?);
+        // Batches of similar length: each is padded only to its own longest chunk.
+        let texts: Vec<&str> = drafts.iter().map(|d| d.text.as_str()).collect();
+        let order = ragsift_models::embed::length_order(&texts);
+        let mut vectors = vec![Vec::new(); drafts.len()];
+        let mut done = 0;
+        for batch in order.chunks(self.settings.embed_batch.max(PROGRESS_EVERY)) {
+            let texts: Vec<&str> = batch.iter().map(|&i| drafts[i].text.as_str()).collect();
+            for (v, &i) in embedder.embed(&texts)?.into_iter().zip(batch) {
+                vectors[i] = v;
+            }
+            done += batch.len();
             progress(&IngestEvent::Embedding {
                 file: n,
-                done: vectors.len(),
+                done,
                 total: drafts.len(),
             });
         }

@@ -8,6 +8,7 @@
 //! ([`Library::refresh`]); the index file is only ever saved under the writer lock, from a current index.
 
 mod ingest;
+mod prepare;
 
 pub use ingest::{FileReport, IngestReport};
 

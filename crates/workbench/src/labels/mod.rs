@@ -17,12 +17,14 @@ use ragsift_eval::ragjev::{Document, EvalCase};
 use ragsift_eval::spans::{locate, ChunkExtent, Span};
 use ragsift_pipeline::join::Candidate;
 use ragsift_pipeline::labels::RunLabels;
+use ragsift_pipeline::replay_delta::ReplayDelta;
 use ragsift_pipeline::{trace::Replay, Trace};
 use ragsift_policy::PolicyOptions;
 use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 pub use ragsift_store::store::{normalize_question, SpanLabel};
 
@@ -356,18 +358,27 @@ impl Workbench {
     /// [`Workbench::replay`] whose label report comes from the spans of the run's question when the run has no
     /// explicit relevant ids: what the Replay view calls.
     pub fn replay_labelled(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
-        let trace = self.run(run_id)?;
-        let expected = ragsift_judge::expected_prompt_version(&trace.judge.judge);
-        if trace.labels.relevant_ids.is_none() {
-            if let Some(labels) = self.run_span_labels(&trace)?.run_labels(&trace.labels) {
-                let mut labelled = (*trace).clone();
-                labelled.labels = labels;
-                return labelled.replay(options, expected.as_deref());
-            }
-        }
-        trace.replay(options, expected.as_deref())
+        self.replay_with_span_labels(&self.run(run_id)?, options)
     }
 
+    /// [`Workbench::replay_labelled`] as a delta on the run's stored trace (only the decisions that differ from
+    /// its selection, see [`ReplayDelta`]): what the Replay view calls, as it holds the trace.
+    pub fn replay_delta(&self, run_id: &str, options: &PolicyOptions) -> Result<ReplayDelta> {
+        let trace = self.run(run_id)?;
+        let replay = self.replay_with_span_labels(&trace, options)?;
+        Ok(ReplayDelta::new(&trace, replay))
+    }
+
+    fn replay_with_span_labels(&self, trace: &Arc<Trace>, options: &PolicyOptions) -> Result<Replay> {
+        self.check_replayable(trace)?;
+        let mut replay = trace.reselect(options)?;
+        if trace.labels.relevant_ids.is_none() {
+            if let Some(labels) = self.run_span_labels(trace)?.run_labels(&trace.labels) {
+                replay.labels = labels.report(&trace.candidates, &replay.selection);
+            }
+        }
+        Ok(replay)
+    }
     /// The labelled questions (one, or all) as rag-jev eval cases: the latest run of each question gives the
     /// query and the documents (its candidates: id, text, metadata with `ragsift_spans`, the spans on the chunk),
     /// its spans the relevant ids. A question with labels but no stored run is left out (refused when asked for).

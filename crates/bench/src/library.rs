@@ -1,0 +1,308 @@
+//! `ragsift-bench library`: a generated corpus of PDFs of varied sizes (written to a temp dir, never to git)
+//! ingested into one library with progress — the throughput curve per tenth of the files, which must stay flat,
+//! and peak memory — then searched at that size (vector through the usearch HNSW index, keyword through SQLite
+//! FTS5, hybrid: p50/p95), and the per-file steps timed at a tenth of the size and at full size (list, remove,
+//! re-ingest), so that no step grows with the library.
+
+use ragsift_engine::progress::IngestEvent;
+use ragsift_engine::{Error, Library, LibraryConfig, LibraryRetriever, Result, Retriever, SearchMode, SearchRequest};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+pub struct Options {
+    pub docs: usize,
+    /// The chunker's window in tokens (small windows reach ≥ 100,000 chunks in reasonable time on 2 cores).
+    pub chunk_tokens: usize,
+    pub queries: usize,
+}
+
+pub fn run(o: &Options) -> Result<()> {
+    let tmp = tempfile::tempdir().map_err(err)?;
+    let corpus = tmp.path().join("corpus");
+    std::fs::create_dir_all(&corpus).map_err(err)?;
+    let t = Instant::now();
+    let files: Vec<PathBuf> = (0..o.docs).map(|i| write_doc(&corpus, i)).collect::<Result<_>>()?;
+    let bytes: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "\n## library at scale: {} generated PDFs ({:.1} MB, written in {:.1} s), chunk window {} tokens ({})",
+        files.len(),
+        bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64(),
+        o.chunk_tokens,
+        crate::machine()
+    );
+    let embedder = crate::embedder(0)?;
+    let config = LibraryConfig {
+        chunk_tokens: o.chunk_tokens,
+        overlap_tokens: o.chunk_tokens / 8,
+        ..LibraryConfig::default()
+    };
+    let home = tmp.path().join("home");
+    let lib = Library::open(&home, config.clone())?;
+    // A tenth first: the per-file steps are timed at this size, then again at full size.
+    let tenth = (files.len() / 10).max(1);
+    let finished = Mutex::new(Vec::<Instant>::new());
+    let progress = |e: &IngestEvent| {
+        if let IngestEvent::FileFinished { .. } = e {
+            if let Ok(mut f) = finished.lock() {
+                f.push(Instant::now());
+                if f.len() % 100 == 0 {
+                    eprintln!("ingested {} of {} files", f.len(), files.len());
+                }
+            }
+        }
+    };
+    let started = Instant::now();
+    let first = lib.ingest(&embedder, &files[..tenth], &progress)?;
+    let paused = Instant::now();
+    let small = steps(&lib, &embedder, &files[0])?;
+    let resumed = Instant::now();
+    let rest = lib.ingest(&embedder, &files[tenth..], &progress)?;
+    let total_s = started.elapsed().as_secs_f64() - resumed.duration_since(paused).as_secs_f64();
+    let reports: Vec<_> = first.files.iter().chain(&rest.files).collect();
+    let chunks: usize = reports.iter().map(|f| f.chunks as usize).sum();
+    let failed = reports.iter().filter(|f| f.error.is_some()).count();
+    println!(
+        "ingested {} files ({failed} failed), {chunks} chunks in {total_s:.0} s: {:.1} chunks/s; peak memory {:.0} MiB",
+        reports.len(),
+        chunks as f64 / total_s,
+        peak_mib()
+    );
+    // Throughput per tenth of the files (the small-size steps ran between the first tenth and the rest).
+    let times = finished
+        .into_inner()
+        .map_err(|_| Error::Invalid("progress lock".into()))?;
+    println!("| files | chunks | chunks/s |");
+    println!("| --- | ---: | ---: |");
+    let mut rates = Vec::new();
+    for d in 0..10 {
+        let (a, b) = (d * reports.len() / 10, ((d + 1) * reports.len() / 10).min(times.len()));
+        if b <= a {
+            continue;
+        }
+        // Each tenth from the end of the one before; the steps timed after the first tenth are left out.
+        let from = match a {
+            0 => started,
+            a if a == tenth => resumed,
+            a => times[a - 1],
+        };
+        let secs = times[b - 1].duration_since(from).as_secs_f64().max(1e-9);
+        let n: usize = reports[a..b].iter().map(|f| f.chunks as usize).sum();
+        let rate = n as f64 / secs;
+        rates.push(rate);
+        println!("| {}–{} | {n} | {rate:.1} |", a + 1, b);
+    }
+    if let (Some(first), Some(last)) = (rates.first(), rates.last()) {
+        println!("last tenth / first tenth throughput: {:.2}", last / first);
+    }
+    let large = steps(&lib, &embedder, &files[0])?;
+    println!("| per-file step | at {} files | at {} files |", tenth, reports.len());
+    println!("| --- | ---: | ---: |");
+    for (name, a, b) in [
+        ("list the library", small.list, large.list),
+        ("remove one document", small.remove, large.remove),
+        ("re-ingest it", small.reingest, large.reingest),
+        ("ingest again, unchanged", small.unchanged, large.unchanged),
+    ] {
+        println!("| {name} | {:.1} ms | {:.1} ms |", a * 1e3, b * 1e3);
+    }
+    search(&lib, &embedder, o.queries, chunks)
+}
+
+/// Times of the per-file steps on `file` (already in the library).
+struct Steps {
+    list: f64,
+    remove: f64,
+    reingest: f64,
+    unchanged: f64,
+}
+
+fn steps(lib: &Library, embedder: &ragsift_engine::FastEmbedder, file: &Path) -> Result<Steps> {
+    let secs = |t: Instant| t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let docs = lib.documents()?;
+    let list = secs(t);
+    let doc = docs
+        .iter()
+        .find(|d| Path::new(&d.path).file_name() == file.file_name())
+        .ok_or_else(|| Error::Invalid("document not found".into()))?;
+    let t = Instant::now();
+    lib.remove(&doc.id)?;
+    let remove = secs(t);
+    let t = Instant::now();
+    lib.ingest(embedder, &[file.to_path_buf()], &|_| {})?;
+    let reingest = secs(t);
+    let t = Instant::now();
+    lib.ingest(embedder, &[file.to_path_buf()], &|_| {})?;
+    let unchanged = secs(t);
+    Ok(Steps {
+        list,
+        remove,
+        reingest,
+        unchanged,
+    })
+}
+
+fn search(lib: &Library, embedder: &ragsift_engine::FastEmbedder, queries: usize, chunks: usize) -> Result<()> {
+    let retriever = LibraryRetriever { library: lib, embedder };
+    println!("| search over {chunks} chunks, top 8, {queries} queries | p50 | p95 |");
+    println!("| --- | ---: | ---: |");
+    for (name, mode) in [
+        ("vector (usearch HNSW, query embedding included)", SearchMode::Vector),
+        ("keyword (SQLite FTS5, BM25)", SearchMode::Keyword),
+        ("hybrid (both, fused)", SearchMode::Hybrid),
+    ] {
+        let mut ms = Vec::new();
+        for q in 0..queries {
+            let mut req = SearchRequest::new(query(q));
+            req.top_k = 8;
+            req.mode = mode;
+            let t = Instant::now();
+            let hits = retriever.retrieve(&req)?;
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+            if hits.is_empty() {
+                return Err(Error::Invalid(format!("{name}: no hit for {:?}", query(q))));
+            }
+        }
+        ms.sort_by(f64::total_cmp);
+        let at = |p: f64| ms[((ms.len() - 1) as f64 * p).round() as usize];
+        println!("| {name} | {:.1} ms | {:.1} ms |", at(0.5), at(0.95));
+    }
+    Ok(())
+}
+
+fn err(e: impl std::fmt::Display) -> Error {
+    Error::Invalid(e.to_string())
+}
+
+/// The process's peak resident memory (VmHWM), in MiB.
+fn peak_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+const TOPICS: &[&str] = &[
+    "battery",
+    "warranty",
+    "replication",
+    "checkpoint",
+    "compression",
+    "index",
+    "latency",
+    "firmware",
+    "sensor",
+    "calibration",
+    "throughput",
+    "encryption",
+    "scheduler",
+    "cache",
+    "storage",
+    "network",
+    "license",
+    "backup",
+    "migration",
+    "telemetry",
+];
+const WORDS: &[&str] = &[
+    "the", "system", "records", "each", "value", "after", "before", "during", "a", "test", "of", "with", "under",
+    "load", "and", "reports", "measured", "every", "hour", "when", "its", "limit", "is", "reached", "operator",
+    "setting", "default", "changes", "because", "module", "version", "stores", "reads", "writes", "page",
+];
+
+/// A question about a document's topic, answered somewhere in the corpus.
+fn query(q: usize) -> String {
+    let t = TOPICS[q % TOPICS.len()];
+    format!("What is the {t} limit of unit {} after the test?", q * 7 % 1000)
+}
+
+/// Document `i`: 1–24 pages (sizes vary), a topic, numbered units and measured values.
+fn write_doc(dir: &Path, i: usize) -> Result<PathBuf> {
+    let mut seed = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let pages = 1 + (next() % 24) as usize;
+    let topic = TOPICS[i % TOPICS.len()];
+    let mut texts = Vec::with_capacity(pages);
+    for p in 0..pages {
+        let mut lines = vec![format!("Report {i} on {topic}, page {}", p + 1)];
+        for l in 0..25 {
+            let mut line = format!(
+                "Unit {} {topic} limit is {} after the test.",
+                (i + l) % 1000,
+                next() % 997
+            );
+            for _ in 0..6 {
+                line.push(' ');
+                line.push_str(WORDS[(next() % WORDS.len() as u64) as usize]);
+            }
+            line.push('.');
+            lines.push(line);
+        }
+        texts.push(lines);
+    }
+    let path = dir.join(format!("doc-{i:04}.pdf"));
+    std::fs::write(&path, pdf(&texts)).map_err(err)?;
+    Ok(path)
+}
+
+/// A minimal valid PDF: one Helvetica text stream per page, a correct cross-reference table.
+fn pdf(pages: &[Vec<String>]) -> Vec<u8> {
+    let n = pages.len();
+    let mut objects: Vec<String> = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".into(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {n} >>",
+            (0..n)
+                .map(|k| format!("{} 0 R", 4 + 2 * k))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into(),
+    ];
+    for (k, lines) in pages.iter().enumerate() {
+        let mut content = String::from("BT /F1 9 Tf 11 TL 40 800 Td\n");
+        for l in lines {
+            content.push_str(&format!("({}) Tj T*\n", l.replace(['(', ')', '\\'], "")));
+        }
+        content.push_str("ET");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+            5 + 2 * k
+        ));
+        objects.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()));
+    }
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::with_capacity(objects.len());
+    for (k, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", k + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}

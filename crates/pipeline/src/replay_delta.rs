@@ -1,0 +1,223 @@
+//! A replay as a delta on the run's stored trace — what the app's `replay` command sends over IPC: the replayed
+//! selection's summary and only what the UI cannot already read from the trace it holds. [`ReplayDelta::apply`]
+//! rebuilds the full [`Replay`] (the UI does the same in `ui/src/logic/replayDelta.ts`).
+//!
+//! What crosses, and why:
+//! - the summary (`status`, selected tokens and characters, `counts`, `policy_version`, `warnings`): small, and
+//!   Rust's answers (characters are Unicode scalar values, which JavaScript's string length is not);
+//! - `decisions`: only those that differ from the stored decision of the same chunk (or whose chunk the stored
+//!   selection lacks), in the replayed order. `rank` and `returned` are left out of the comparison, as they are
+//!   derived (below): otherwise keeping one early passage would renumber, and send, every later one;
+//! - `order`: the replayed decisions' chunk ids, only when they are not the stored decisions' ids in the same
+//!   order (never for a run whose selection `select` made over its candidates, which is every stored run);
+//! - `selected_order`: the selected decisions' positions in the decision list, in their final order, only when
+//!   that is not the decision order (the reranking modes); classify and filter keep the input order;
+//! - `changes` and the label report, whole, except the report's `baseline_ids` when they are not labelled: then
+//!   the baseline is every candidate, which the trace holds, and the list is sent empty.
+//!
+//! Derived on the other side, as `select` makes them: `selected_ids` is the selected decisions in
+//! `selected_order`, else in decision order (`None` when bypassed); a decision's `rank` is its 1-based position
+//! in `selected_ids`; `returned` is true in shadow and bypass, else for the selected; `returned_ids` is
+//! `selected_ids` when applied, else every decision in order (shadow and bypass return the original context).
+
+use super::labels::LabelReport;
+use super::trace::{Replay, Trace};
+use ragsift_policy::{Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+
+/// A replayed [`Selection`] less what the run's stored selection already says (see the module's notes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SelectionDelta {
+    /// The replayed decisions that differ from the stored decision of their chunk (`rank` and `returned` aside),
+    /// in the replayed order.
+    pub decisions: Vec<Decision>,
+    /// The replayed decisions' chunk ids in order, when they are not the stored ones in the stored order; `None`
+    /// when they are (the stored order applies).
+    pub order: Option<Vec<String>>,
+    /// The selected decisions' positions in the decision list, in their final order, when that is not the
+    /// decision order (the reranking modes); `None` otherwise.
+    pub selected_order: Option<Vec<usize>>,
+    /// Whether the selection was applied, only reported (shadow), or bypassed.
+    pub status: Status,
+    /// Total tokens of the selected chunks; `None` when bypassed.
+    pub selected_tokens: Option<u32>,
+    /// Total characters of the selected chunks; `None` when bypassed.
+    pub selected_characters: Option<u32>,
+    /// Number of chunks per reason; reasons that no chunk got are absent.
+    pub counts: BTreeMap<Reason, usize>,
+    /// The policy version of the options the selection was made with.
+    pub policy_version: String,
+    /// Threshold-integrity warnings.
+    pub warnings: Vec<IntegrityWarning>,
+}
+
+/// A [`Replay`] as a delta on the run's stored trace: what the app's `replay` command returns (the CLI keeps
+/// the full [`Replay`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ReplayDelta {
+    pub run_id: String,
+    pub options: PolicyOptions,
+    pub selection: SelectionDelta,
+    pub changes: Vec<Change>,
+    /// The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
+    /// labels.
+    pub labels: Option<LabelReport>,
+}
+
+impl ReplayDelta {
+    /// `replay` as a delta on `trace`, the run it replayed.
+    pub fn new(trace: &Trace, replay: Replay) -> ReplayDelta {
+        let Replay {
+            run_id,
+            options,
+            selection,
+            changes,
+            mut labels,
+        } = replay;
+        if let Some(report) = labels.as_mut().filter(|r| !r.baseline_labelled) {
+            report.baseline_ids = Vec::new();
+        }
+        ReplayDelta {
+            run_id,
+            options,
+            selection: SelectionDelta::new(&trace.selection, selection),
+            changes,
+            labels,
+        }
+    }
+
+    /// The full replay: this delta laid over `trace`, the run it was made against. `None` when it names a chunk
+    /// the trace has no decision for (it was made against another run).
+    pub fn apply(&self, trace: &Trace) -> Option<Replay> {
+        let mut labels = self.labels.clone();
+        if let Some(report) = labels.as_mut().filter(|r| !r.baseline_labelled) {
+            report.baseline_ids = trace.candidates.iter().map(|c| c.chunk_id.clone()).collect();
+        }
+        Some(Replay {
+            run_id: self.run_id.clone(),
+            options: self.options.clone(),
+            selection: self.selection.apply(&trace.selection)?,
+            changes: self.changes.clone(),
+            labels,
+        })
+    }
+}
+
+impl SelectionDelta {
+    /// `selection` less what `stored` already says.
+    pub fn new(stored: &Selection, selection: Selection) -> SelectionDelta {
+        let same_order = stored.decisions.len() == selection.decisions.len()
+            && (stored.decisions.iter().zip(&selection.decisions)).all(|(a, b)| a.chunk_id == b.chunk_id);
+        let order = (!same_order).then(|| selection.decisions.iter().map(|d| d.chunk_id.clone()).collect());
+        let mut ranked: Vec<(usize, usize)> = (selection.decisions.iter().enumerate())
+            .filter_map(|(i, d)| d.rank.map(|r| (r, i)))
+            .collect();
+        ranked.sort_unstable();
+        let selected_order =
+            (!ranked.windows(2).all(|w| w[0].1 < w[1].1)).then(|| ranked.into_iter().map(|(_, i)| i).collect());
+        let before: HashMap<&str, &Decision> = (stored.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
+        let decisions = (selection.decisions.into_iter())
+            .filter(|d| before.get(d.chunk_id.as_str()).is_none_or(|b| !same_but_derived(b, d)))
+            .collect();
+        SelectionDelta {
+            decisions,
+            order,
+            selected_order,
+            status: selection.status,
+            selected_tokens: selection.selected_tokens,
+            selected_characters: selection.selected_characters,
+            counts: selection.counts,
+            policy_version: selection.policy_version,
+            warnings: selection.warnings,
+        }
+    }
+
+    /// The full selection: this delta laid over `stored` (the selection it was made against). `None` when the
+    /// delta names a chunk or position that neither it nor `stored` has (it was made against another run).
+    pub fn apply(&self, stored: &Selection) -> Option<Selection> {
+        let changed: HashMap<&str, &Decision> = (self.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
+        let mut decisions: Vec<Decision> = match &self.order {
+            None => (stored.decisions.iter())
+                .map(|d| (*changed.get(d.chunk_id.as_str()).unwrap_or(&d)).clone())
+                .collect(),
+            Some(order) => {
+                let before: HashMap<&str, &Decision> =
+                    (stored.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
+                (order.iter())
+                    .map(|id| {
+                        changed
+                            .get(id.as_str())
+                            .or_else(|| before.get(id.as_str()))
+                            .map(|d| (*d).clone())
+                    })
+                    .collect::<Option<_>>()?
+            }
+        };
+        let positions: Option<Vec<usize>> = (self.status != Status::Bypassed).then(|| match &self.selected_order {
+            Some(order) => order.clone(),
+            None => (decisions.iter().enumerate())
+                .filter(|(_, d)| d.is_selected())
+                .map(|(i, _)| i)
+                .collect(),
+        });
+        for d in &mut decisions {
+            d.rank = None;
+            d.returned = self.status != Status::Applied;
+        }
+        for (k, &i) in positions.iter().flatten().enumerate() {
+            let d = decisions.get_mut(i)?;
+            d.rank = Some(k + 1);
+            d.returned = true;
+        }
+        let selected_ids: Option<Vec<String>> =
+            positions.map(|p| p.iter().map(|&i| decisions[i].chunk_id.clone()).collect());
+        let returned_ids = match self.status {
+            Status::Applied => selected_ids.clone().unwrap_or_default(),
+            Status::Shadow | Status::Bypassed => decisions.iter().map(|d| d.chunk_id.clone()).collect(),
+        };
+        Some(Selection {
+            decisions,
+            selected_ids,
+            returned_ids,
+            status: self.status,
+            selected_tokens: self.selected_tokens,
+            selected_characters: self.selected_characters,
+            counts: self.counts.clone(),
+            policy_version: self.policy_version.clone(),
+            warnings: self.warnings.clone(),
+        })
+    }
+}
+
+/// The same decision but for what [`SelectionDelta::apply`] derives (`rank`, `returned`). Every field is named,
+/// so a new one does not compile until it is placed on one side or the other.
+fn same_but_derived(a: &Decision, b: &Decision) -> bool {
+    let Decision {
+        chunk_id,
+        input_index,
+        selected,
+        returned: _,
+        rank: _,
+        score,
+        jev_rank,
+        fusion_score,
+        reason,
+        conflicting,
+        skipped_rules,
+    } = a;
+    *chunk_id == b.chunk_id
+        && *input_index == b.input_index
+        && *selected == b.selected
+        && *score == b.score
+        && *jev_rank == b.jev_rank
+        && *fusion_score == b.fusion_score
+        && *reason == b.reason
+        && *conflicting == b.conflicting
+        && *skipped_rules == b.skipped_rules
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,92 @@
+//! The first half of ingesting a file — read, checksum, skip if unchanged, extract and chunk — run one file ahead
+//! of embedding on its own thread, so the next file's extraction overlaps the current file's embedding. The
+//! queue holds one prepared file: memory stays bounded however long the batch.
+
+use super::Library;
+use crate::store::DocumentRow;
+use crate::{Error, Result};
+use ragsift_core::ids;
+use ragsift_core::progress::{IngestEvent, Progress};
+use ragsift_ingest::chunk::{ChunkDraft, Chunker};
+use ragsift_ingest::extract::{self, Extracted, Limits};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::time::Duration;
+
+/// A file ready for embedding, or known unchanged.
+pub(super) enum Prepared {
+    /// Same path, same checksum, same model: nothing to do.
+    Unchanged(DocumentRow),
+    /// Extracted and chunked.
+    Fresh(FreshFile),
+}
+
+/// A changed or new file's text and chunks.
+pub(super) struct FreshFile {
+    pub canonical: PathBuf,
+    pub checksum: String,
+    pub extracted: Extracted,
+    pub drafts: Vec<ChunkDraft>,
+}
+
+/// What the preparing thread shares with the embedding loop.
+pub(super) struct Prefetch<'a> {
+    pub chunker: &'a dyn Chunker,
+    pub ocr: Option<&'a extract::OcrOptions>,
+    pub model_id: &'a str,
+    pub progress: Progress<'a>,
+    /// The file number the embedding loop has started (1-based): OCR progress of a file is shown once its turn
+    /// came, not while the previous file is still embedding.
+    pub current: &'a AtomicUsize,
+}
+
+impl Library {
+    /// Prepares `files` in order on a scoped thread, handing each result (by index) through a queue of one.
+    /// Dropping the receiver stops the thread at its next hand-over.
+    pub(super) fn prefetch<'s, 'a: 's>(
+        &'a self,
+        scope: &'s std::thread::Scope<'s, 'a>,
+        files: &'a [std::result::Result<PathBuf, String>],
+        p: Prefetch<'a>,
+    ) -> Receiver<(usize, Result<Prepared>)> {
+        let (tx, rx) = sync_channel(1);
+        scope.spawn(move || {
+            for (i, file) in files.iter().enumerate() {
+                let Ok(path) = file else { continue };
+                if tx.send((i, self.prepare_file(path, i + 1, &p))).is_err() {
+                    return;
+                }
+            }
+        });
+        rx
+    }
+
+    fn prepare_file(&self, path: &Path, n: usize, p: &Prefetch<'_>) -> Result<Prepared> {
+        let canonical = path.canonicalize().map_err(|e| Error::io(path, e))?;
+        let bytes = std::fs::read(&canonical).map_err(|e| Error::io(&canonical, e))?;
+        let checksum = ids::sha256_hex(&bytes);
+        drop(bytes);
+        if let Some(doc) = self.store.document_by_path(&canonical.to_string_lossy())? {
+            if doc.checksum == checksum && doc.embedding_model == p.model_id {
+                return Ok(Prepared::Unchanged(doc));
+            }
+        }
+        let limits = Limits {
+            max_file_mb: self.settings.max_file_mb,
+            timeout: Duration::from_secs(self.settings.extract_timeout_secs),
+        };
+        let extracted = extract::extract_file_with_ocr(&canonical, limits, p.ocr, &|page, pages| {
+            if p.current.load(Ordering::Acquire) == n {
+                (p.progress)(&IngestEvent::Ocr { file: n, page, pages });
+            }
+        })?;
+        let drafts = p.chunker.chunk(&extracted.pages)?;
+        Ok(Prepared::Fresh(FreshFile {
+            canonical,
+            checksum,
+            extracted,
+            drafts,
+        }))
+    }
+}

@@ -1,0 +1,115 @@
+//! Launching the real app for the window tests: Xvfb on a free display, tauri-driver with WebKitWebDriver, the app
+//! with its own home; every child is killed when the test ends, however it ends.
+#![allow(dead_code)]
+
+use crate::webdriver::Session;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Children killed when the test ends, however it ends.
+pub struct Kill(pub Vec<Child>);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+pub fn repo() -> PathBuf {
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into())).join("..")
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+pub fn tool(name: &str) -> PathBuf {
+    let home_bin = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin").join(name));
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(home_bin)
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{name} not found: run ./scripts/setup.sh (it installs the window-test tools)"))
+}
+
+/// Where the screenshots go.
+pub struct Shots(pub PathBuf);
+
+impl Shots {
+    pub fn take(&self, s: &Session, name: &str) {
+        std::fs::write(self.0.join(format!("{name}.png")), s.screenshot()).unwrap();
+    }
+}
+
+/// The real app in its own X display, driven through tauri-driver; its children die with it.
+pub struct App {
+    pub session: Session,
+    _kids: Kill,
+    pub app: String,
+}
+
+/// Serialises the window tests: two apps at once on two cores would starve each other's models.
+pub static WINDOWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub fn skip() -> bool {
+    let skip = std::env::var_os("RAGSIFT_SKIP_WINDOW_TEST").is_some();
+    if skip {
+        eprintln!("RAGSIFT_SKIP_WINDOW_TEST is set: skipping the real-window test");
+    }
+    skip
+}
+
+/// Starts Xvfb on a free display, tauri-driver, and the app with `RAGSIFT_HOME=home` and the given environment.
+pub fn launch(home: &Path, env: &[(&str, &str)]) -> App {
+    // A display number no X server holds (no lock file, no socket).
+    let n = (90 + free_port() % 400..1000)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        })
+        .expect("a free X display number");
+    let display = format!(":{n}");
+    let mut kids = Kill(Vec::new());
+    kids.0.push(
+        Command::new(tool("Xvfb"))
+            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb"),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let (port, native) = (free_port(), free_port());
+    let mut driver = Command::new(tool("tauri-driver"));
+    driver
+        .args(["--port", &port.to_string(), "--native-port", &native.to_string()])
+        .arg("--native-driver")
+        .arg(tool("WebKitWebDriver"))
+        .env("DISPLAY", &display)
+        .env("RAGSIFT_HOME", home)
+        .env_remove("TYPESAFE_API_KEY");
+    for (k, v) in env {
+        driver.env(k, v);
+    }
+    kids.0.push(driver.spawn().expect("tauri-driver"));
+    let url = format!("http://127.0.0.1:{port}");
+    let up = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(up.elapsed() < Duration::from_secs(20), "tauri-driver did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // RAGSIFT_APP_BIN runs the same test against another build (e.g. the release binary, for BENCHMARKS.md).
+    let app = std::env::var("RAGSIFT_APP_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_ragsift-app").to_string());
+    let session = Session::start(&url, &app, Duration::from_secs(90)).expect("app session");
+    App {
+        session,
+        _kids: kids,
+        app,
+    }
+}
