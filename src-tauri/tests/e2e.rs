@@ -9,6 +9,8 @@ mod app;
 mod big_run;
 #[path = "../../crates/engine/tests/common/http.rs"]
 mod http;
+#[path = "support/repaint.rs"]
+mod repaint;
 #[path = "support/webdriver.rs"]
 mod webdriver;
 
@@ -224,32 +226,19 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     shots.take(s, "4-replay");
 
     // Repaint after each slider move, through the real IPC: input event → the frame after the new selection.
-    let moves = 30;
-    s.script("performance.clearMeasures('replay-repaint')", json!([]));
-    for i in 0..moves {
-        let v = format!("{:.2}", 0.30 + 0.02 * i as f64);
-        s.script(
-            "const el = document.querySelector('[data-testid=threshold-is_relevant]');\
-             Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, arguments[0]);\
-             el.dispatchEvent(new Event('input', {bubbles: true}));",
-            json!([v]),
-        );
-        std::thread::sleep(Duration::from_millis(120));
-    }
-    let mut ms: Vec<f64> = s
-        .script(
-            "return performance.getEntriesByName('replay-repaint').map(e => e.duration)",
-            json!([]),
-        )
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
-        .unwrap_or_default();
-    ms.sort_by(f64::total_cmp);
-    assert!(ms.len() >= moves / 2, "too few repaints measured: {ms:?}");
-    let figure = json!({"replay_repaint_ms_real_ipc": {
-        "median": ms[ms.len() / 2], "p95": ms[(ms.len() * 95 / 100).min(ms.len() - 1)], "max": ms[ms.len() - 1],
-        "n": ms.len(), "candidates": after.len(), "app": app.clone()
-    }});
+    let moves: Vec<(&str, f64)> = (0..30)
+        .map(|i| ("threshold-is_relevant", 0.30 + 0.02 * f64::from(i)))
+        .collect();
+    repaint::clear(s);
+    repaint::drag(s, &moves, Duration::from_millis(120));
+    let repaints = repaint::Repaints::read(s);
+    assert!(
+        repaints.ms.len() >= moves.len() / 2,
+        "too few repaints measured: {:?}",
+        repaints.ms
+    );
+    let figure = json!({"replay_repaint_ms_real_ipc":
+        repaints.figure(json!({"candidates": after.len(), "app": app.clone()}))});
     println!("{figure}");
     std::fs::write(shots.0.join("replay-repaint.json"), figure.to_string()).unwrap();
     assert_eq!(judge.requests().len(), judged, "replay called the judge");
@@ -400,19 +389,6 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     s.quit();
 }
 
-/// Slider moves in the Replay view, `gap` apart: each sets one threshold (by its slider's test id) as a drag does.
-fn drag(s: &Session, moves: &[(&str, f64)], gap: Duration) {
-    for (slider, v) in moves {
-        s.script(
-            "const el = document.querySelector(`[data-testid=${arguments[0]}]`);\
-             Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, arguments[1]);\
-             el.dispatchEvent(new Event('input', {bubbles: true}));",
-            json!([slider, format!("{v:.2}")]),
-        );
-        std::thread::sleep(gap);
-    }
-}
-
 /// Thousands of candidates (issue 15, part 4): a 2,000-candidate run, imported from a run file, replays in the
 /// real window within a 60 Hz frame through the real IPC — the tables hold only the rows in view, and a replay
 /// sends only the decisions that differ from the run's.
@@ -455,31 +431,20 @@ fn two_thousand_candidates_replay_in_the_real_window() {
         moves.push(("threshold-is_relevant", 0.30 + 0.40 * t));
         moves.push(("threshold-contains_answer_evidence", 0.70 - 0.30 * t));
     }
-    s.script("performance.clearMeasures('replay-repaint')", json!([]));
-    drag(s, &moves, Duration::from_millis(120));
+    repaint::clear(s);
+    repaint::drag(s, &moves, Duration::from_millis(120));
     std::thread::sleep(Duration::from_millis(500));
-    let mut ms: Vec<f64> = s
-        .script(
-            "return performance.getEntriesByName('replay-repaint').map(e => e.duration)",
-            json!([]),
-        )
-        .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
-        .unwrap_or_default();
-    ms.sort_by(f64::total_cmp);
-    assert!(ms.len() >= moves.len() / 2, "too few repaints measured: {ms:?}");
-    let (median, p95) = (ms[ms.len() / 2], ms[(ms.len() * 95 / 100).min(ms.len() - 1)]);
-    // Where the time goes, by median: the IPC round trip, laying the answer over the trace and rendering, the frame.
-    let parts = s.script(
-        "const med = (name) => { const v = performance.getEntriesByName(name).map(e => e.duration).sort((a, b) => a - b);\
-           return v.length ? v[v.length >> 1] : null; };\
-         return {ipc: med('replay-ipc'), render: med('replay-render'), frame: med('replay-frame')};",
-        json!([]),
+    let repaints = repaint::Repaints::read(s);
+    assert!(
+        repaints.ms.len() >= moves.len() / 2,
+        "too few repaints measured: {:?}",
+        repaints.ms
     );
-    let figure = json!({"replay_repaint_ms_real_ipc_2000": {
-        "median": median, "p95": p95, "max": ms[ms.len() - 1], "n": ms.len(), "candidates": n,
-        "median_parts": parts, "ipc_bytes": big_run::ipc_bytes(&run), "app": app.app.clone()
-    }});
+    let (median, p95) = (repaints.median(), repaints.p95());
+    let figure = json!({"replay_repaint_ms_real_ipc_2000": repaints.figure(json!({
+        "candidates": n, "median_parts": repaint::median_parts(s), "ipc_bytes": big_run::ipc_bytes(&run),
+        "app": app.app.clone()
+    }))});
     println!("{figure}");
     std::fs::write(shots.0.join("replay-repaint-2000.json"), figure.to_string()).unwrap();
     let after = reasons(s, "[data-testid=replay-row]");

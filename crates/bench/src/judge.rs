@@ -124,6 +124,7 @@ fn write_dump(path: &Path, set: &QaSet, rows: &SignalRows) -> Result<()> {
                 "qid": case.question.id, "kind": case.question.kind, "fold": case.fold, "rank": rank,
                 "chunk": c.hit.chunk.id, "document": c.hit.chunk.document_path, "page_start": c.hit.chunk.page_start,
                 "evidence": c.evidence, "answer_page": c.answer_page, "similarity": c.hit.score,
+                "query": case.question.query, "text": c.hit.chunk.text,
             });
             for (name, x) in FEATURES.iter().zip(v) {
                 row[*name] = if x.is_finite() { json!(x) } else { json!(null) };

@@ -1,6 +1,7 @@
 //! `ragsift-bench`: the figures in BENCHMARKS.md, each measured against its baseline in the same run.
 //! Run in release: `cargo run --release -p ragsift-bench -- all`.
 
+mod answerability;
 mod answers;
 mod app;
 mod embed;

@@ -1,10 +1,10 @@
 //! Vector index stage: nearest-neighbour search over chunk vectors. `UsearchIndex` keeps an HNSW index in a file
 //! next to the database; it is a cache of the vectors SQLite holds, so it can always be repaired or rebuilt.
 
-use crate::{Error, Result};
+use crate::{journal, Error, Result};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock};
 
 /// One search result: the chunk's vector key and its cosine similarity to the query.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,6 +30,11 @@ pub trait VectorIndex: Send + Sync {
     fn clear(&self) -> Result<()>;
     /// Makes the current contents durable (atomically: a crash leaves the old or the new file, never half).
     fn persist(&self) -> Result<()>;
+    /// Makes the last write durable at the least cost: a file-backed index may journal a small change instead of
+    /// saving itself whole (see [`crate::journal`]); [`VectorIndex::persist`] still saves everything.
+    fn sync(&self) -> Result<()> {
+        self.persist()
+    }
     /// Re-reads what another process saved (a file-backed index); returns whether it read anything.
     fn reload(&self) -> Result<bool> {
         Ok(false)
@@ -39,11 +44,22 @@ pub trait VectorIndex: Send + Sync {
 /// Libraries smaller than this are searched exactly.
 pub const EXACT_BELOW: usize = 20_000;
 
+/// From this many vectors on, [`VectorIndex::sync`] journals small changes instead of rewriting the file.
+pub const JOURNAL_FROM: usize = 20_000;
+/// ... as long as the changes since the last whole save stay under this share of the index (1/32): the file is
+/// then rewritten once per that many changes, so the cost per change stays constant as the library grows, and a
+/// process that loads the file re-adds at most that share from the database.
+const JOURNAL_SHARE: usize = 32;
+
 /// usearch HNSW index with cosine metric and f32 storage, saved to one file.
 pub struct UsearchIndex {
     index: usearch::Index,
     path: Option<PathBuf>,
     dirty: AtomicBool,
+    /// Adds and removes since the file was last saved whole.
+    unsaved: AtomicUsize,
+    /// Keys removed since then and not yet journaled; `None` once the index was cleared (only a whole save will do).
+    removed: Mutex<Option<Vec<u64>>>,
     /// Searches and edits share it; [`UsearchIndex::reload`] takes it alone.
     gate: RwLock<()>,
 }
@@ -68,12 +84,7 @@ impl UsearchIndex {
     pub fn in_memory(dimensions: usize, expansion_search: usize) -> Result<Self> {
         let index = usearch::Index::new(&options(dimensions, expansion_search)).map_err(err)?;
         reserve(&index, 1024)?;
-        Ok(UsearchIndex {
-            index,
-            path: None,
-            dirty: AtomicBool::new(false),
-            gate: RwLock::new(()),
-        })
+        Ok(UsearchIndex::wrap(index, None, false))
     }
 
     /// Opens the index file at `path`, or starts an empty one when it is missing, unreadable or was built for
@@ -81,12 +92,18 @@ impl UsearchIndex {
     pub fn open(path: &Path, dimensions: usize, expansion_search: usize) -> Result<Self> {
         let index = usearch::Index::new(&options(dimensions, expansion_search)).map_err(err)?;
         let loaded = load_into(&index, path, dimensions, expansion_search)?;
-        Ok(UsearchIndex {
+        Ok(UsearchIndex::wrap(index, Some(path.to_path_buf()), !loaded))
+    }
+
+    fn wrap(index: usearch::Index, path: Option<PathBuf>, dirty: bool) -> Self {
+        UsearchIndex {
             index,
-            path: Some(path.to_path_buf()),
-            dirty: AtomicBool::new(!loaded),
+            path,
+            dirty: AtomicBool::new(dirty),
+            unsaved: AtomicUsize::new(0),
+            removed: Mutex::new(Some(Vec::new())),
             gate: RwLock::new(()),
-        })
+        }
     }
 
     /// Replaces the contents with the file's (another process saved a newer index), or empties it when the file
@@ -97,11 +114,26 @@ impl UsearchIndex {
         let expansion = self.index.expansion_search();
         let loaded = load_into(&self.index, path, self.index.dimensions(), expansion)?;
         self.dirty.store(!loaded, Ordering::Release);
+        self.unsaved.store(0, Ordering::Release);
+        *self.removed_keys() = Some(Vec::new());
         Ok(loaded)
     }
 
     fn shared(&self) -> std::sync::RwLockReadGuard<'_, ()> {
         self.gate.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn removed_keys(&self) -> std::sync::MutexGuard<'_, Option<Vec<u64>>> {
+        self.removed.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts a change since the last whole save; a removed (or replaced) key is remembered for the journal.
+    fn changed(&self, removed: Option<u64>) {
+        self.dirty.store(true, Ordering::Release);
+        self.unsaved.fetch_add(1, Ordering::AcqRel);
+        if let (Some(key), Some(keys)) = (removed, self.removed_keys().as_mut()) {
+            keys.push(key);
+        }
     }
 
     fn neighbors(&self, m: usearch::ffi::Matches) -> Vec<Neighbor> {
@@ -116,7 +148,8 @@ impl UsearchIndex {
     }
 }
 
-/// Loads the file at `path` into `index` when it exists and has `dimensions`, else resets `index`.
+/// Loads the file at `path` into `index` when it exists and has `dimensions`, and removes the keys its journal
+/// lists; else resets `index`.
 fn load_into(index: &usearch::Index, path: &Path, dimensions: usize, expansion_search: usize) -> Result<bool> {
     let fits = usearch::Index::metadata(&path.to_string_lossy())
         .map(|m| m.dimensions as usize == dimensions)
@@ -124,6 +157,9 @@ fn load_into(index: &usearch::Index, path: &Path, dimensions: usize, expansion_s
     let loaded = path.is_file() && fits && index.load(&path.to_string_lossy()).is_ok();
     if loaded {
         index.change_expansion_search(expansion_search);
+        for key in journal::read(&journal::path_of(path))? {
+            index.remove(key).map_err(err)?;
+        }
     } else {
         index.reset().map_err(err)?;
     }
@@ -163,20 +199,22 @@ impl VectorIndex for UsearchIndex {
                 self.dimensions()
             )));
         }
-        if self.index.contains(key) {
+        let replaced = self.index.contains(key);
+        if replaced {
             self.index.remove(key).map_err(err)?;
         }
         if self.index.size() + 1 > self.index.capacity() {
             reserve(&self.index, (self.index.capacity() * 2).max(1024))?;
         }
         self.index.add(key, vector).map_err(err)?;
-        self.dirty.store(true, Ordering::Release);
+        // A replaced vector is journaled as removed: the reconcile after a load then adds the new one.
+        self.changed(replaced.then_some(key));
         Ok(())
     }
     fn remove(&self, key: u64) -> Result<()> {
         let _g = self.shared();
         if self.index.remove(key).map_err(err)? > 0 {
-            self.dirty.store(true, Ordering::Release);
+            self.changed(Some(key));
         }
         Ok(())
     }
@@ -203,6 +241,7 @@ impl VectorIndex for UsearchIndex {
         let _g = self.shared();
         self.index.reset().map_err(err)?;
         self.dirty.store(true, Ordering::Release);
+        *self.removed_keys() = None;
         Ok(())
     }
     fn persist(&self) -> Result<()> {
@@ -212,15 +251,41 @@ impl VectorIndex for UsearchIndex {
         }
         let _g = self.shared();
         let tmp = path.with_extension(format!("usearch.{}.tmp", std::process::id()));
+        let unsaved = self.unsaved.swap(0, Ordering::AcqRel);
+        *self.removed_keys() = Some(Vec::new());
         let saved = self
             .index
             .save(&tmp.to_string_lossy())
             .map_err(err)
-            .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
+            .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)))
+            .and_then(|_| journal::clear(&journal::path_of(path)));
         if saved.is_err() {
             self.dirty.store(true, Ordering::Release);
+            self.unsaved.fetch_add(unsaved, Ordering::AcqRel);
+            *self.removed_keys() = None;
         }
         saved
+    }
+
+    fn sync(&self) -> Result<()> {
+        let Some(path) = &self.path else { return Ok(()) };
+        let size = self.len();
+        let small = size >= JOURNAL_FROM && self.unsaved.load(Ordering::Acquire) * JOURNAL_SHARE < size;
+        if !self.dirty.load(Ordering::Acquire) || !small {
+            return self.persist();
+        }
+        let mut removed = self.removed_keys();
+        match removed.as_mut() {
+            Some(keys) => {
+                journal::append(&journal::path_of(path), keys)?;
+                keys.clear();
+                Ok(())
+            }
+            None => {
+                drop(removed);
+                self.persist()
+            }
+        }
     }
 
     fn reload(&self) -> Result<bool> {
@@ -274,5 +339,74 @@ mod tests {
         assert!(!again.contains(1));
         let wrong_dims = UsearchIndex::open(&path, 4, 64).unwrap();
         assert_eq!(wrong_dims.len(), 0, "an index of another dimension is not loaded");
+    }
+
+    fn point(k: u64) -> [f32; 4] {
+        let x = k as f32;
+        [x.sin(), x.cos(), (x * 0.37).sin(), 1.0]
+    }
+
+    /// A small change to a large index is journaled, not rewritten; loading applies the journal; many changes, a
+    /// clear, or closing save the file whole again.
+    #[test]
+    fn small_changes_to_a_large_index_are_journaled_and_replayed_on_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        let journal = journal::path_of(&path);
+        let idx = UsearchIndex::open(&path, 4, 64).unwrap();
+        let size = JOURNAL_FROM as u64 + 1_000;
+        for k in 0..size {
+            idx.add(k, &point(k)).unwrap();
+        }
+        idx.sync().unwrap();
+        assert!(!journal.exists(), "a first save of the whole index needs no journal");
+        let saved = std::fs::read(&path).unwrap();
+
+        idx.remove(3).unwrap();
+        idx.add(7, &point(7_000_007)).unwrap();
+        idx.add(size + 1, &point(size + 1)).unwrap();
+        idx.sync().unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            saved,
+            "the file is not rewritten for three changes"
+        );
+        assert_eq!(journal::read(&journal).unwrap(), vec![3, 7]);
+
+        let reader = UsearchIndex::open(&path, 4, 64).unwrap();
+        assert!(
+            !reader.contains(3) && !reader.contains(7),
+            "removed and replaced keys are gone after a load"
+        );
+        assert!(
+            !reader.contains(size + 1),
+            "an added vector comes back through the reconcile, not the file"
+        );
+        assert_eq!(reader.len() as u64, size - 2);
+
+        for k in 0..=(size / JOURNAL_SHARE as u64) {
+            idx.remove(100 + k).unwrap();
+        }
+        idx.sync().unwrap();
+        assert!(
+            !journal.exists(),
+            "past a share of the index the file is saved whole and the journal emptied"
+        );
+        let whole = UsearchIndex::open(&path, 4, 64).unwrap();
+        assert!(whole.contains(7) && whole.contains(size + 1) && !whole.contains(100));
+        assert_eq!(whole.len(), idx.len());
+
+        idx.remove(5).unwrap();
+        idx.sync().unwrap();
+        assert!(journal.exists());
+        idx.persist().unwrap();
+        assert!(!journal.exists(), "persist always saves whole");
+        idx.clear().unwrap();
+        idx.sync().unwrap();
+        assert_eq!(
+            UsearchIndex::open(&path, 4, 64).unwrap().len(),
+            0,
+            "a cleared index is saved whole"
+        );
     }
 }

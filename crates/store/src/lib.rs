@@ -4,6 +4,7 @@
 pub mod backend;
 pub mod config;
 pub mod index;
+mod journal;
 pub mod library;
 pub mod location;
 pub mod pg;

@@ -172,14 +172,14 @@ impl Library {
                 });
                 report.files.push(entry);
                 if last_persist.elapsed() > PERSIST_EVERY {
-                    self.index.persist()?;
+                    self.index.sync()?;
                     last_persist = Instant::now();
                 }
             }
             Ok(())
         })?;
         progress(&IngestEvent::Saving);
-        self.index.persist()?;
+        self.index.sync()?;
         Ok(report)
     }
 

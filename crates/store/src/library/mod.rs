@@ -123,8 +123,9 @@ impl Library {
         Ok(())
     }
 
-    /// Runs `write` holding the library's writer lock, on an index brought up to date first; saves the index
-    /// before the lock is released.
+    /// Runs `write` holding the library's writer lock, on an index brought up to date first; makes the change
+    /// durable before the lock is released (a large index journals a small change instead of saving itself whole:
+    /// see [`VectorIndex::sync`]). Closing the library saves the index whole.
     fn exclusive<T>(&self, progress: Progress<'_>, write: impl FnOnce() -> Result<T>) -> Result<T> {
         if self.store.read_only() {
             return Err(Error::NotSupported(format!(
@@ -139,7 +140,7 @@ impl Library {
         self.refresh()?;
         self.writing.fetch_add(1, Ordering::AcqRel);
         let result = write();
-        let saved = self.index.persist();
+        let saved = self.index.sync();
         let generation = self.store.generation();
         self.writing.fetch_sub(1, Ordering::AcqRel);
         self.generation.store(generation?, Ordering::Release);
