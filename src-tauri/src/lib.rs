@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod error;
+pub mod webview_env;
 
 use ragsift_engine::workbench::Workbench;
 use specta_typescript::Typescript;
@@ -79,6 +80,7 @@ pub fn export_bindings(path: &Path) -> Result<(), String> {
 
 /// Starts the app.
 pub fn run() {
+    webview_env::apply();
     let workbench = match Workbench::open(None) {
         Ok(wb) => Arc::new(wb),
         Err(e) => {

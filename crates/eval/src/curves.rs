@@ -2,8 +2,8 @@
 //! recall, precision, context tokens and passages per point (query-level means, as [`crate::evaluate`]'s summary).
 //!
 //! Over rag-jev cases and traces ([`curves`]): `filter` and `filter_and_rerank` over the `min_relevance` grid
-//! ([`crate::threshold_grid`] at [`crate::SWEEP_STEP`]); every rag-jev mode over top-N (1 to the most candidates
-//! a case has) and over a token budget ([`budget_grid`], in the same estimated tokens as `context_tokens`). The
+//! ([`crate::threshold_grid`] at [`crate::SWEEP_STEP`]); every rag-jev mode over top-N ([`top_n_grid`]: 1 to the most
+//! candidates a case has, every count up to 32, then spaced geometrically) and over a token budget ([`budget_grid`], in the same estimated tokens as `context_tokens`). The
 //! fixed settings are the [`EvalOptions`]' (`min_relevance` for the filter modes, `top_n`). A point is exactly
 //! what [`crate::evaluate`] reports for its policy at the same settings. Each point carries the
 //! [`PolicyOptions`] that produce it, and a curve marks the point of the settings in force ([`Curve::current`]):
@@ -146,9 +146,29 @@ pub fn budget_grid(max_tokens: u64, steps: usize) -> Vec<f64> {
     grid
 }
 
-/// Top-N values 1 to `max_candidates`.
+/// Top-N values counted one by one up to this, then spaced geometrically.
+pub const TOP_N_DENSE: usize = 32;
+/// Geometric top-N values past [`TOP_N_DENSE`], at most.
+pub const TOP_N_SPARSE_STEPS: usize = 32;
+
+/// Top-N values from 1 to `max_candidates`: every count up to [`TOP_N_DENSE`], then at most
+/// [`TOP_N_SPARSE_STEPS`] counts spaced geometrically (rounded, without repeats), ending at `max_candidates`. A
+/// run of 2,000 candidates sweeps 64 points, not 2,000 (each point replays every candidate).
 pub fn top_n_grid(max_candidates: usize) -> Vec<f64> {
-    (1..=max_candidates).map(|n| n as f64).collect()
+    let mut grid: Vec<usize> = (1..=max_candidates.min(TOP_N_DENSE)).collect();
+    if max_candidates > TOP_N_DENSE {
+        let ratio = (max_candidates as f64 / TOP_N_DENSE as f64).powf(1.0 / TOP_N_SPARSE_STEPS as f64);
+        for i in 1..=TOP_N_SPARSE_STEPS {
+            let n = ((TOP_N_DENSE as f64 * ratio.powi(i as i32)).round() as usize).min(max_candidates);
+            if grid.last().is_some_and(|&last| n > last) {
+                grid.push(n);
+            }
+        }
+        if grid.last() != Some(&max_candidates) {
+            grid.push(max_candidates);
+        }
+    }
+    grid.into_iter().map(|n| n as f64).collect()
 }
 
 /// The classify threshold keys, in rule order.
@@ -340,6 +360,20 @@ mod tests {
         assert_eq!(budget_grid(10, 4), [3.0, 5.0, 8.0, 10.0]);
         assert_eq!(budget_grid(2, 4), [1.0, 2.0]);
         assert_eq!(top_n_grid(3), [1.0, 2.0, 3.0]);
+        assert_eq!(top_n_grid(TOP_N_DENSE).len(), TOP_N_DENSE);
+        assert_eq!(top_n_grid(TOP_N_DENSE + 1).last(), Some(&(TOP_N_DENSE as f64 + 1.0)));
+        for max in [33, 40, 64, 100, 2000, 100_000] {
+            let g = top_n_grid(max);
+            assert!(g.windows(2).all(|w| w[0] < w[1]), "{max}: not increasing: {g:?}");
+            assert_eq!(g[..TOP_N_DENSE], top_n_grid(TOP_N_DENSE)[..], "{max}: the dense part");
+            assert_eq!(g.last(), Some(&(max as f64)), "{max}: ends at the most candidates");
+            assert!(
+                g.len() <= TOP_N_DENSE + TOP_N_SPARSE_STEPS + 1,
+                "{max}: {} points",
+                g.len()
+            );
+        }
+        assert_eq!(top_n_grid(2000).len(), TOP_N_DENSE + TOP_N_SPARSE_STEPS);
         let mut o = with_value(&PolicyOptions::default(), "is_relevant", 0.3);
         o = with_value(&o, MAX_CONTEXT_TOKENS, 99.6);
         assert_eq!((o.thresholds["is_relevant"], o.max_context_tokens), (0.3, Some(100)));

@@ -22,7 +22,7 @@
 
 use super::labels::LabelReport;
 use super::trace::{Replay, Trace};
-use ragsift_policy::{Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
+use ragsift_policy::{same_ids_in_order, Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -109,8 +109,7 @@ impl ReplayDelta {
 impl SelectionDelta {
     /// `selection` less what `stored` already says.
     pub fn new(stored: &Selection, selection: Selection) -> SelectionDelta {
-        let same_order = stored.decisions.len() == selection.decisions.len()
-            && (stored.decisions.iter().zip(&selection.decisions)).all(|(a, b)| a.chunk_id == b.chunk_id);
+        let same_order = same_ids_in_order(stored, &selection);
         let order = (!same_order).then(|| selection.decisions.iter().map(|d| d.chunk_id.clone()).collect());
         let mut ranked: Vec<(usize, usize)> = (selection.decisions.iter().enumerate())
             .filter_map(|(i, d)| d.rank.map(|r| (r, i)))
@@ -118,10 +117,19 @@ impl SelectionDelta {
         ranked.sort_unstable();
         let selected_order =
             (!ranked.windows(2).all(|w| w[0].1 < w[1].1)).then(|| ranked.into_iter().map(|(_, i)| i).collect());
-        let before: HashMap<&str, &Decision> = (stored.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
-        let decisions = (selection.decisions.into_iter())
-            .filter(|d| before.get(d.chunk_id.as_str()).is_none_or(|b| !same_but_derived(b, d)))
-            .collect();
+        let decisions = if same_order {
+            // Pairwise, without hashing ids (every replay of a stored run).
+            (selection.decisions.into_iter().zip(&stored.decisions))
+                .filter(|(d, b)| !same_but_derived(b, d))
+                .map(|(d, _)| d)
+                .collect()
+        } else {
+            let before: HashMap<&str, &Decision> =
+                (stored.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
+            (selection.decisions.into_iter())
+                .filter(|d| before.get(d.chunk_id.as_str()).is_none_or(|b| !same_but_derived(b, d)))
+                .collect()
+        };
         SelectionDelta {
             decisions,
             order,

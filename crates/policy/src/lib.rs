@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, HashMap};
 
 pub use integrity::{IntegrityWarning, WarningKind};
 pub use options::{GroupBy, JudgeDefaults, Mode, PolicyOptions};
-pub use outcome::{diff, Change, Decision, Reason, Selection, Status};
+pub use outcome::{diff, same_ids_in_order, Change, Decision, Reason, Selection, Status};
 pub use pyjson::{python_float_repr, python_json_dumps, python_json_string};
 use serde::{Deserialize, Serialize};
 pub use texts::{mode_texts, question_texts, reason_texts, ModeText, QuestionText, ReasonText};

@@ -182,9 +182,27 @@ pub struct Change {
     pub now_selected: bool,
 }
 
+/// Whether `a` and `b` decide the same chunks in the same order.
+pub fn same_ids_in_order(a: &Selection, b: &Selection) -> bool {
+    a.decisions.len() == b.decisions.len()
+        && (a.decisions.iter().zip(&b.decisions)).all(|(x, y)| x.chunk_id == y.chunk_id)
+}
+
 /// Chunks whose selected flag or reason changed from `before` to `after`, in `after`'s order, then the chunks
 /// only `before` had. Chunk ids are assumed unique within a selection.
 pub fn diff(before: &Selection, after: &Selection) -> Vec<Change> {
+    // The common case (a replay of the same candidates in the same order): pairwise, without hashing ids.
+    if same_ids_in_order(before, after) {
+        return (before.decisions.iter().zip(&after.decisions))
+            .filter(|(b, d)| b.selected != d.selected || b.reason != d.reason)
+            .map(|(b, d)| Change {
+                chunk_id: d.chunk_id.clone(),
+                before_reason: Some(b.reason),
+                after_reason: Some(d.reason),
+                now_selected: d.is_selected(),
+            })
+            .collect();
+    }
     let old: HashMap<&str, &Decision> = before.decisions.iter().map(|d| (d.chunk_id.as_str(), d)).collect();
     let new: HashSet<&str> = after.decisions.iter().map(|d| d.chunk_id.as_str()).collect();
     let changed = after

@@ -319,6 +319,18 @@ fn diff_lists_only_changed_chunks() {
     ];
     assert_eq!(diff(&before, &after), want);
     assert!(diff(&before, &before).is_empty());
+
+    // Same chunks in the same order (the pairwise path) and in another order (by id) agree, in `after`'s order.
+    let all = run(&input, &options(r#"{"mode":"filter","min_relevance":0.2}"#));
+    assert!(same_ids_in_order(&before, &all));
+    let pairwise = diff(&before, &all);
+    assert_eq!(pairwise, [change("c1", Some(BelowThreshold), Some(Retained), true),]);
+    let mut reordered = all.clone();
+    reordered.decisions.reverse();
+    assert!(!same_ids_in_order(&before, &reordered));
+    let mut by_id = diff(&before, &reordered);
+    by_id.reverse();
+    assert_eq!(by_id, pairwise);
 }
 
 #[test]

@@ -60,10 +60,14 @@ pub fn curves_over_runs(traces: &[Trace]) -> Result<Vec<Curve>> {
         .map(|t| t.candidates.iter().map(|c| u64::from(c.tokens)).sum::<u64>())
         .max()
         .unwrap_or(0);
+    // Each run is checked once (its fingerprint hashes every candidate's text), not at every point.
+    for t in traces {
+        t.check_replayable(expected_prompt_version(&t.judge.judge).as_deref())?;
+    }
     let point = |value: f64, options: PolicyOptions| -> Result<CurvePoint> {
         let mut observations = Vec::with_capacity(traces.len());
         for t in traces {
-            let replay = t.replay(&options, expected_prompt_version(&t.judge.judge).as_deref())?;
+            let replay = t.reselect(&options)?;
             let labels = replay.labels.as_ref();
             observations.push(Observation {
                 evidence_recall: labels.and_then(|l| l.evidence_recall),
