@@ -14,7 +14,7 @@ mod repaint;
 #[path = "support/webdriver.rs"]
 mod webdriver;
 
-use app::{launch, repo, skip, Shots, WINDOWS};
+use app::{launch, repo, window_test};
 use http::{jev_judgment, Request, Server};
 use serde_json::json;
 use std::path::Path;
@@ -75,13 +75,10 @@ fn ask(s: &Session, question: &str, long: Duration) -> String {
 
 #[test]
 fn a_real_paper_with_the_offline_judge() {
-    if skip() {
+    let Some(w) = window_test() else {
         return;
-    }
-    let _one = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let home = tempfile::tempdir().unwrap();
-    let shots = Shots(repo().join("test-artifacts/e2e"));
-    std::fs::create_dir_all(&shots.0).unwrap();
+    };
+    let (home, shots) = (&w.home, &w.shots);
     let app = launch(home.path(), &[]);
     let s = &app.session;
     let long = Duration::from_secs(300);
@@ -153,14 +150,11 @@ fn a_real_paper_with_the_offline_judge() {
 
 #[test]
 fn ingest_ask_inspect_and_replay_in_the_real_window() {
-    if skip() {
+    let Some(w) = window_test() else {
         return;
-    }
-    let _one = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let home = tempfile::tempdir().unwrap();
+    };
+    let (home, shots) = (&w.home, &w.shots);
     let judge = jev_server();
-    let shots = Shots(repo().join("test-artifacts/e2e"));
-    std::fs::create_dir_all(&shots.0).unwrap();
     let app = launch(
         home.path(),
         &[("TYPESAFE_API_KEY", "e2e-test-key"), ("TYPESAFE_BASE_URL", &judge.url)],
@@ -394,13 +388,10 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
 /// sends only the decisions that differ from the run's.
 #[test]
 fn two_thousand_candidates_replay_in_the_real_window() {
-    if skip() {
+    let Some(w) = window_test() else {
         return;
-    }
-    let _one = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
-    let home = tempfile::tempdir().unwrap();
-    let shots = Shots(repo().join("test-artifacts/e2e"));
-    std::fs::create_dir_all(&shots.0).unwrap();
+    };
+    let (home, shots) = (&w.home, &w.shots);
     let n = 2000;
     let run = big_run::trace(n);
     let file = home.path().join("big-run.json");

@@ -66,6 +66,28 @@ pub fn skip() -> bool {
     skip
 }
 
+/// What every window test starts from: the one-window lock, a fresh home, and the screenshot folder.
+pub struct WindowTest {
+    _one: std::sync::MutexGuard<'static, ()>,
+    pub home: tempfile::TempDir,
+    pub shots: Shots,
+}
+
+/// [`WindowTest`], or `None` when the window tests are skipped ([`skip`]).
+pub fn window_test() -> Option<WindowTest> {
+    if skip() {
+        return None;
+    }
+    let one = WINDOWS.lock().unwrap_or_else(|e| e.into_inner());
+    let shots = Shots(repo().join("test-artifacts/e2e"));
+    std::fs::create_dir_all(&shots.0).unwrap();
+    Some(WindowTest {
+        _one: one,
+        home: tempfile::tempdir().unwrap(),
+        shots,
+    })
+}
+
 /// Starts Xvfb on a free display, tauri-driver, and the app with `RAGSIFT_HOME=home` and the given environment.
 pub fn launch(home: &Path, env: &[(&str, &str)]) -> App {
     // A display number no X server holds (no lock file, no socket).
