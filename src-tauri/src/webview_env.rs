@@ -1,16 +1,17 @@
-//! The webview's rendering on a machine without a GPU. WebKitGTK (2.46 and later) rasterizes with Skia through
-//! OpenGL; with no GPU (no DRM render node, as in a VM, a remote desktop or a container) that GL is Mesa's
-//! llvmpipe, which emulates a GPU on the CPU. Measured under Xvfb on 2 cores (BENCHMARKS.md, "Replay repaint"):
-//! llvmpipe's rasterizer took two thirds of the web process's time, and changing one word of the Replay view cost
-//! 40–65 ms a frame; with Skia rasterizing on the CPU directly, 20–34 ms. Without a render node the app therefore
-//! asks WebKitGTK for CPU rendering, unless the user set the variable themselves (`0` keeps GL). (Turning
-//! compositing off altogether was faster still, but WebKit's WebDriver screenshots then never complete.)
+//! The webview's rendering on a machine without a GPU. WebKitGTK composites its layers with OpenGL; with no GPU (no
+//! DRM render node, as in a VM, a remote desktop or a container) that GL is Mesa's llvmpipe, which emulates a GPU
+//! on the CPU. Measured under Xvfb on 2 cores (BENCHMARKS.md, "Replay repaint"): llvmpipe's rasterizer took two
+//! thirds of the web process's time, and changing one word of the Replay view cost 40–65 ms a frame; drawing
+//! without compositing, 16 ms (Skia rasterizing on the CPU inside the compositor: 20–34 ms). Without a render node
+//! the app therefore asks WebKitGTK to draw without compositing, unless the user set the variable themselves (`0`
+//! keeps compositing). WebKit's WebDriver screenshot does not complete in that mode; the window tests read the X
+//! server's framebuffer instead (`src-tauri/tests/support/xwd.rs`).
 
 use std::ffi::OsString;
 use std::path::Path;
 
-/// The variable WebKitGTK (2.46 and later, Skia) reads to rasterize on the CPU instead of through GL.
-pub const CPU_RENDERING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
+/// The variable WebKitGTK reads to draw without accelerated compositing.
+pub const DISABLE_COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
 
 /// Whether `dri` (normally `/dev/dri`) holds a DRM render node (`renderD*`) a GPU driver could composite with.
 pub fn has_render_node(dri: &Path) -> bool {
@@ -24,8 +25,8 @@ pub fn has_render_node(dri: &Path) -> bool {
 /// The variable to set before the webview starts, if any: compositing off when there is no render node and the
 /// user has not chosen (`user` reads the environment).
 pub fn software_setting(dri: &Path, user: impl Fn(&str) -> Option<OsString>) -> Option<(&'static str, &'static str)> {
-    (cfg!(target_os = "linux") && user(CPU_RENDERING).is_none() && !has_render_node(dri))
-        .then_some((CPU_RENDERING, "1"))
+    (cfg!(target_os = "linux") && user(DISABLE_COMPOSITING).is_none() && !has_render_node(dri))
+        .then_some((DISABLE_COMPOSITING, "1"))
 }
 
 /// Applies [`software_setting`] for this machine. Call first thing in `main`, before any thread starts.
@@ -44,16 +45,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let none = |_: &str| None;
         let missing = dir.path().join("no-such-dir");
-        assert_eq!(software_setting(&missing, none), Some((CPU_RENDERING, "1")));
+        assert_eq!(software_setting(&missing, none), Some((DISABLE_COMPOSITING, "1")));
         // A card without a render node (a display-only device) does not count.
         std::fs::write(dir.path().join("card0"), b"").unwrap();
         assert!(!has_render_node(dir.path()));
-        assert_eq!(software_setting(dir.path(), none), Some((CPU_RENDERING, "1")));
+        assert_eq!(software_setting(dir.path(), none), Some((DISABLE_COMPOSITING, "1")));
         std::fs::write(dir.path().join("renderD128"), b"").unwrap();
         assert!(has_render_node(dir.path()));
         assert_eq!(software_setting(dir.path(), none), None);
         // The user's own setting wins, whatever it is.
-        let chosen = |k: &str| (k == CPU_RENDERING).then(|| OsString::from("0"));
+        let chosen = |k: &str| (k == DISABLE_COMPOSITING).then(|| OsString::from("0"));
         assert_eq!(software_setting(&missing, chosen), None);
     }
 }

@@ -13,6 +13,8 @@ mod http;
 mod repaint;
 #[path = "support/webdriver.rs"]
 mod webdriver;
+#[path = "support/xwd.rs"]
+mod xwd;
 
 use app::{launch, repo, window_test};
 use http::{jev_judgment, Request, Server};

@@ -52,6 +52,7 @@ impl Shots {
 pub struct App {
     pub session: Session,
     _kids: Kill,
+    _fb: tempfile::TempDir,
     pub app: String,
 }
 
@@ -98,9 +99,12 @@ pub fn launch(home: &Path, env: &[(&str, &str)]) -> App {
         .expect("a free X display number");
     let display = format!(":{n}");
     let mut kids = Kill(Vec::new());
+    // The screen is also kept as a file (screenshots read it: `Session::framebuffer`).
+    let fb = tempfile::tempdir().unwrap();
     kids.0.push(
         Command::new(tool("Xvfb"))
-            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-fbdir"])
+            .arg(fb.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -128,10 +132,12 @@ pub fn launch(home: &Path, env: &[(&str, &str)]) -> App {
     }
     // RAGSIFT_APP_BIN runs the same test against another build (e.g. the release binary, for BENCHMARKS.md).
     let app = std::env::var("RAGSIFT_APP_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_ragsift-app").to_string());
-    let session = Session::start(&url, &app, Duration::from_secs(90)).expect("app session");
+    let mut session = Session::start(&url, &app, Duration::from_secs(90)).expect("app session");
+    session.framebuffer = Some(fb.path().join("Xvfb_screen0"));
     App {
         session,
         _kids: kids,
+        _fb: fb,
         app,
     }
 }

@@ -10,6 +10,10 @@ pub struct Session {
     http: reqwest::blocking::Client,
     base: String,
     pub id: String,
+    /// The X server's framebuffer dump (Xvfb `-fbdir`): screenshots are read from it when set, since WebKit's
+    /// WebDriver screenshot never completes when the webview draws without compositing (as on a machine without
+    /// a GPU, see `src-tauri/src/webview_env.rs`).
+    pub framebuffer: Option<std::path::PathBuf>,
 }
 
 impl Session {
@@ -42,6 +46,7 @@ impl Session {
             http,
             base: format!("{driver_url}/session/{id}"),
             id,
+            framebuffer: None,
         })
     }
 
@@ -145,6 +150,9 @@ impl Session {
 
     /// A PNG of the window.
     pub fn screenshot(&self) -> Vec<u8> {
+        if let Some(fb) = &self.framebuffer {
+            return crate::xwd::png_of(fb).unwrap_or_else(|e| panic!("screenshot: {e}"));
+        }
         let b64 = self.call("GET", "/screenshot", None);
         decode_base64(b64.as_str().unwrap_or(""))
     }
