@@ -2,9 +2,9 @@
 //! recall, precision, context tokens and passages per point (query-level means, as [`crate::evaluate`]'s summary).
 //!
 //! Over rag-jev cases and traces ([`curves`]): `filter` and `filter_and_rerank` over the `min_relevance` grid
-//! ([`crate::threshold_grid`] at [`crate::SWEEP_STEP`]); every rag-jev mode over top-N ([`top_n_grid`]: 1 to the most
-//! candidates a case has, every count up to 32, then spaced geometrically) and over a token budget ([`budget_grid`], in the same estimated tokens as `context_tokens`). The
-//! fixed settings are the [`EvalOptions`]' (`min_relevance` for the filter modes, `top_n`). A point is exactly
+//! ([`crate::threshold_grid`] at [`crate::SWEEP_STEP`]); every rag-jev mode over top-N ([`top_n_grid`]: 1 to the
+//! most candidates a case has, every count up to 32, then spaced geometrically) and over a token budget
+//! ([`budget_grid`], in the same estimated tokens as `context_tokens`). The fixed settings are the [`EvalOptions`]' (`min_relevance` for the filter modes, `top_n`). A point is exactly
 //! what [`crate::evaluate`] reports for its policy at the same settings. Each point carries the
 //! [`PolicyOptions`] that produce it, and a curve marks the point of the settings in force ([`Curve::current`]):
 //! the current value is added to the grid when it is not on it. The workbench builds the same curves over stored
