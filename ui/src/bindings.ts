@@ -278,16 +278,18 @@ export type CaseRow = {
 	elapsed_ms: number | null,
 };
 
-/**  A chunk whose selection or reason differs between two selections (absent on one side → `None`). */
-export type Change = {
-	/**  The chunk's id. */
-	chunk_id: string,
-	/**  Its reason in the `before` selection; `None` if it was absent there. */
-	before_reason: Reason | null,
-	/**  Its reason in the `after` selection; `None` if it was absent there. */
-	after_reason: Reason | null,
-	/**  Whether it is selected in the `after` selection (`false` if absent there). */
-	now_selected: boolean,
+/**
+ *  A replay's change list (`policy::diff` of the stored selection and the replayed one) as positions: the chunk,
+ *  both reasons and the selected flag are read from the two selections on the other side.
+ */
+export type ChangePositions = {
+	/**
+	 *  Positions in the replayed decision list of the chunks whose selected flag or reason changed (or that the
+	 *  stored selection lacks), in order.
+	 */
+	now: number[],
+	/**  Positions in the stored decision list of the chunks the replay no longer decides, in order. */
+	gone: number[],
 };
 
 /**  Where the language model runs. */
@@ -470,6 +472,20 @@ export type Decision = {
 	 *  premise, offline): the reason was reached without them.
 	 */
 	skipped_rules?: string[],
+};
+
+/**  Replayed decisions by column (see the module's notes). Every column present has one value per position. */
+export type DecisionColumns = {
+	/**  The decisions' positions in the replayed decision list, ascending. */
+	at: number[],
+	input_index: number[] | null,
+	selected: (boolean | null)[] | null,
+	score: (number | null)[] | null,
+	jev_rank: (number | null)[] | null,
+	fusion_score: (number | null)[] | null,
+	reason: Reason[] | null,
+	conflicting: boolean[] | null,
+	skipped_rules: string[][] | null,
 };
 
 /**  A document as the library lists it. */
@@ -1082,7 +1098,8 @@ export type ReplayDelta = {
 	run_id: string,
 	options: PolicyOptions,
 	selection: SelectionDelta,
-	changes: Change[],
+	/**  What changed against the run's own selection, as positions in the two decision lists. */
+	changes: ChangePositions,
 	/**
 	 *  The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
 	 *  labels.
@@ -1227,9 +1244,9 @@ export type Selection = {
 export type SelectionDelta = {
 	/**
 	 *  The replayed decisions that differ from the stored decision of their chunk (`rank` and `returned` aside),
-	 *  in the replayed order.
+	 *  by position in the replayed list and by column.
 	 */
-	decisions: Decision[],
+	decisions: DecisionColumns,
 	/**
 	 *  The replayed decisions' chunk ids in order, when they are not the stored ones in the stored order; `None`
 	 *  when they are (the stored order applies).

@@ -65,11 +65,15 @@ export type Decision = { chunk_id: string; input_index: number; selected: boolea
 export type WarningKind = "threshold_decides_nothing" | "flat_scores" | "against_retrieval_order" | "not_applied";
 export type IntegrityWarning = { kind: WarningKind; subject: string; message: string };
 export type Selection = { decisions: Decision[]; selected_ids: string[] | null; returned_ids: string[]; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
+/** A chunk whose selection or reason a replay changed (Rust's `policy::Change`, which no longer crosses IPC:
+ * logic/replayDelta.ts rebuilds it from ChangePositions). */
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
 /** What the `replay` command sends: the replayed selection as a delta on the run's stored one (Rust's `ReplayDelta`;
  * logic/replayDelta.ts lays it over the trace). */
-export type SelectionDelta = { decisions: Decision[]; order: string[] | null; selected_order: number[] | null; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
-export type ReplayDelta = { run_id: string; options: PolicyOptions; selection: SelectionDelta; changes: Change[]; labels: LabelReport | null };
+export type DecisionColumns = { at: number[]; input_index: number[] | null; selected: (boolean | null)[] | null; score: (number | null)[] | null; jev_rank: (number | null)[] | null; fusion_score: (number | null)[] | null; reason: Reason[] | null; conflicting: boolean[] | null; skipped_rules: string[][] | null };
+export type ChangePositions = { now: number[]; gone: number[] };
+export type SelectionDelta = { decisions: DecisionColumns; order: string[] | null; selected_order: number[] | null; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
+export type ReplayDelta = { run_id: string; options: PolicyOptions; selection: SelectionDelta; changes: ChangePositions; labels: LabelReport | null };
 /** A replay in full (Rust's `Replay`, which no longer crosses IPC): what applyReplayDelta rebuilds. */
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[]; labels: LabelReport | null };
 export type RunLabels = { relevant_ids: string[] | null; baseline_ids: string[] | null; reference_answer: string | null };

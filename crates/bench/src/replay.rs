@@ -1,7 +1,12 @@
-//! Replay: the selection policy over 200 cached judgments (the judges' own cost per chunk, which replay saves,
-//! is measured by `ragsift-bench judge --speed`).
+//! Replay: the selection policy over 200 cached judgments, and the app's replay command over 2,000 candidates
+//! (the judges' own cost per chunk, which replay saves, is measured by `ragsift-bench judge --speed`).
 
-use ragsift_engine::policy::{select, ChunkJudgment, Mode, PolicyOptions};
+use ragsift_engine::pipeline::replay_delta::ReplayDelta;
+use ragsift_engine::pipeline::synthetic::{judged_run, SyntheticRun};
+use ragsift_engine::pipeline::trace::Replay;
+use ragsift_engine::policy::{
+    select, ChunkJudgment, Decision, Mode, PolicyOptions, CONTAINS_ANSWER_EVIDENCE, IS_RELEVANT,
+};
 use ragsift_engine::Result;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -36,6 +41,70 @@ pub fn run() -> Result<()> {
         );
     }
 
+    app_replay()
+}
+
+/// The app's `replay` command at 2,000 candidates (Issue 15's Replay view): the policy, the change list and label
+/// report, the delta and its JSON, against the full `Replay` the app sent before.
+fn app_replay() -> Result<()> {
+    let n = 2000;
+    let trace = judged_run(
+        n,
+        &SyntheticRun {
+            relevant: vec![1, 4, 9],
+            ..SyntheticRun::default()
+        },
+    )?;
+    println!("\n## replay: the app's replay command over {n} candidates (a synthetic Jev-judged run)");
+    println!(
+        "{:<34} {:>7} {:>8} {:>7} {:>6} {:>5} {:>8} {:>9} {:>7}",
+        "setting (median µs, bytes)", "changes", "rebuilt", "replay", "delta", "JSON", "delta B", "by row B", "full B"
+    );
+    for (relevant, evidence) in [(0.50, 0.55), (0.60, 0.50), (0.70, 0.40)] {
+        let options = PolicyOptions {
+            thresholds: BTreeMap::from([
+                (IS_RELEVANT.to_string(), relevant),
+                (CONTAINS_ANSWER_EVIDENCE.to_string(), evidence),
+            ]),
+            ..PolicyOptions::default()
+        };
+        let iterations = 300;
+        let (mut rebuilt_s, mut replay_s, mut delta_s, mut json_s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The app keeps the run's policy input between moves (the workbench's `Replayable`).
+        let kept = std::sync::OnceLock::new();
+        let input = |o: &PolicyOptions| kept.get_or_init(|| std::sync::Arc::new(trace.policy_input(o))).clone();
+        let (mut bytes, mut full_bytes, mut row_bytes, mut changes) = (0, 0, 0, 0);
+        for _ in 0..iterations {
+            let t = Instant::now();
+            std::hint::black_box(trace.reselect(std::hint::black_box(&options))?);
+            rebuilt_s.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            let replay = trace.reselect_over(std::hint::black_box(&options), input)?;
+            replay_s.push(t.elapsed().as_secs_f64());
+            full_bytes = json_len(&replay);
+            row_bytes = by_row_bytes(&trace.selection.decisions, &replay);
+            changes = replay.changes.len();
+            let t = Instant::now();
+            let delta = ReplayDelta::new(&trace, replay)?;
+            delta_s.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            bytes = json_len(&delta);
+            json_s.push(t.elapsed().as_secs_f64());
+        }
+        // Medians: this machine's neighbours make means wander.
+        let us = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2] * 1e6
+        };
+        println!(
+            "{:<34} {changes:>7} {:>8.0} {:>7.0} {:>6.0} {:>5.0} {bytes:>8} {row_bytes:>9} {full_bytes:>7}",
+            format!("relevance {relevant:.2}, evidence {evidence:.2}"),
+            us(rebuilt_s),
+            us(replay_s),
+            us(delta_s),
+            us(json_s)
+        );
+    }
     Ok(())
 }
 
@@ -72,4 +141,26 @@ fn judgments(n: usize) -> Vec<ChunkJudgment> {
             }
         })
         .collect()
+}
+
+/// Bytes of `value` as JSON (what crosses IPC).
+fn json_len(value: &impl serde::Serialize) -> usize {
+    serde_json::to_vec(value).map_or(0, |v| v.len())
+}
+
+/// The previous wire form's bytes: the differing decisions whole (64-hex chunk ids, every field) and the change
+/// list as records.
+fn by_row_bytes(stored: &[Decision], replay: &Replay) -> usize {
+    let same = |a: &Decision, b: &Decision| {
+        Decision {
+            rank: b.rank,
+            returned: b.returned,
+            ..a.clone()
+        } == *b
+    };
+    let rows: Vec<&Decision> = (replay.selection.decisions.iter().zip(stored))
+        .filter(|(d, b)| !same(d, b))
+        .map(|(d, _)| d)
+        .collect();
+    json_len(&(rows, &replay.changes))
 }

@@ -13,6 +13,7 @@ pub mod portable;
 pub mod query;
 mod regenerate;
 pub mod replay_delta;
+pub mod synthetic;
 pub mod trace;
 
 pub use ragsift_core::{Error, Result};

@@ -6,23 +6,32 @@
 //! - the summary (`status`, selected tokens and characters, `counts`, `policy_version`, `warnings`): small, and
 //!   Rust's answers (characters are Unicode scalar values, which JavaScript's string length is not);
 //! - `decisions`: only those that differ from the stored decision of the same chunk (or whose chunk the stored
-//!   selection lacks), in the replayed order. `rank` and `returned` are left out of the comparison, as they are
-//!   derived (below): otherwise keeping one early passage would renumber, and send, every later one;
+//!   selection lacks), by position and column ([`DecisionColumns`]: no chunk ids, and only the fields that
+//!   changed). `rank` and `returned` are left out of the comparison, as they are derived (below): otherwise
+//!   keeping one early passage would renumber, and send, every later one;
 //! - `order`: the replayed decisions' chunk ids, only when they are not the stored decisions' ids in the same
 //!   order (never for a run whose selection `select` made over its candidates, which is every stored run);
 //! - `selected_order`: the selected decisions' positions in the decision list, in their final order, only when
 //!   that is not the decision order (the reranking modes); classify and filter keep the input order;
-//! - `changes` and the label report, whole, except the report's `baseline_ids` when they are not labelled: then
-//!   the baseline is every candidate, which the trace holds, and the list is sent empty.
+//! - `changes` as positions ([`ChangePositions`]), and the label report, except its `baseline_ids` when they are
+//!   not labelled: then the baseline is every candidate, which the trace holds, and the list is sent empty.
 //!
 //! Derived on the other side, as `select` makes them: `selected_ids` is the selected decisions in
 //! `selected_order`, else in decision order (`None` when bypassed); a decision's `rank` is its 1-based position
 //! in `selected_ids`; `returned` is true in shadow and bypass, else for the selected; `returned_ids` is
 //! `selected_ids` when applied, else every decision in order (shadow and bypass return the original context).
+//! A change's chunk, reasons and selected flag are read from the stored and the replayed decision.
+//!
+//! At 2,000 candidates, a threshold drag's far end (611 changes) crosses as ~30 KB instead of the 872 KB full
+//! replay (`ragsift-bench replay`).
+
+mod columns;
 
 use super::labels::LabelReport;
 use super::trace::{Replay, Trace};
-use ragsift_policy::{same_ids_in_order, Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
+use crate::{Error, Result};
+pub use columns::{ChangePositions, DecisionColumns};
+use ragsift_policy::{same_ids_in_order, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
@@ -31,8 +40,8 @@ use std::collections::{BTreeMap, HashMap};
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct SelectionDelta {
     /// The replayed decisions that differ from the stored decision of their chunk (`rank` and `returned` aside),
-    /// in the replayed order.
-    pub decisions: Vec<Decision>,
+    /// by position in the replayed list and by column.
+    pub decisions: DecisionColumns,
     /// The replayed decisions' chunk ids in order, when they are not the stored ones in the stored order; `None`
     /// when they are (the stored order applies).
     pub order: Option<Vec<String>>,
@@ -61,15 +70,17 @@ pub struct ReplayDelta {
     pub run_id: String,
     pub options: PolicyOptions,
     pub selection: SelectionDelta,
-    pub changes: Vec<Change>,
+    /// What changed against the run's own selection, as positions in the two decision lists.
+    pub changes: ChangePositions,
     /// The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
     /// labels.
     pub labels: Option<LabelReport>,
 }
 
 impl ReplayDelta {
-    /// `replay` as a delta on `trace`, the run it replayed.
-    pub fn new(trace: &Trace, replay: Replay) -> ReplayDelta {
+    /// `replay` as a delta on `trace`, the run it replayed. Refused when the replay's change list does not list
+    /// the chunks of the two selections in their order (it was not made against this run).
+    pub fn new(trace: &Trace, replay: Replay) -> Result<ReplayDelta> {
         let Replay {
             run_id,
             options,
@@ -80,30 +91,57 @@ impl ReplayDelta {
         if let Some(report) = labels.as_mut().filter(|r| !r.baseline_labelled) {
             report.baseline_ids = Vec::new();
         }
-        ReplayDelta {
+        let stored = &trace.selection;
+        let changes = ChangePositions::new(&changes, &stored.decisions, &selection.decisions).ok_or_else(|| {
+            Error::Invalid(format!(
+                "the replay's changes do not follow the selections of run {}",
+                trace.run_id
+            ))
+        })?;
+        Ok(ReplayDelta {
             run_id,
             options,
-            selection: SelectionDelta::new(&trace.selection, selection),
+            selection: SelectionDelta::new(stored, selection),
             changes,
             labels,
-        }
+        })
     }
 
     /// The full replay: this delta laid over `trace`, the run it was made against. `None` when it names a chunk
-    /// the trace has no decision for (it was made against another run).
+    /// or position the trace has no decision for (it was made against another run).
     pub fn apply(&self, trace: &Trace) -> Option<Replay> {
         let mut labels = self.labels.clone();
         if let Some(report) = labels.as_mut().filter(|r| !r.baseline_labelled) {
             report.baseline_ids = trace.candidates.iter().map(|c| c.chunk_id.clone()).collect();
         }
+        let stored = &trace.selection;
+        let selection = self.selection.apply(stored)?;
+        let changes = if same_ids_in_order(stored, &selection) {
+            // Pairwise: the stored decision at the same position.
+            self.changes
+                .changes(&stored.decisions, &selection.decisions, |i, _| Some(i))?
+        } else {
+            let at = positions(&stored.decisions);
+            self.changes
+                .changes(&stored.decisions, &selection.decisions, |_, id| at.get(id).copied())?
+        };
         Some(Replay {
             run_id: self.run_id.clone(),
             options: self.options.clone(),
-            selection: self.selection.apply(&trace.selection)?,
-            changes: self.changes.clone(),
+            selection,
+            changes,
             labels,
         })
     }
+}
+
+/// Each chunk's position in `decisions`.
+fn positions(decisions: &[Decision]) -> HashMap<&str, usize> {
+    decisions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.chunk_id.as_str(), i))
+        .collect()
 }
 
 impl SelectionDelta {
@@ -117,21 +155,18 @@ impl SelectionDelta {
         ranked.sort_unstable();
         let selected_order =
             (!ranked.windows(2).all(|w| w[0].1 < w[1].1)).then(|| ranked.into_iter().map(|(_, i)| i).collect());
-        let decisions = if same_order {
+        let before = (!same_order).then(|| positions(&stored.decisions));
+        let base = |i: usize, d: &Decision| match &before {
             // Pairwise, without hashing ids (every replay of a stored run).
-            (selection.decisions.into_iter().zip(&stored.decisions))
-                .filter(|(d, b)| !same_but_derived(b, d))
-                .map(|(d, _)| d)
-                .collect()
-        } else {
-            let before: HashMap<&str, &Decision> =
-                (stored.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
-            (selection.decisions.into_iter())
-                .filter(|d| before.get(d.chunk_id.as_str()).is_none_or(|b| !same_but_derived(b, d)))
-                .collect()
+            None => stored.decisions.get(i),
+            Some(at) => at.get(d.chunk_id.as_str()).map(|&b| &stored.decisions[b]),
         };
+        let rows: Vec<columns::Row<'_>> = (selection.decisions.iter().enumerate())
+            .map(|(i, d)| (i, base(i, d), d))
+            .filter(|(_, b, d)| b.is_none_or(|b| !same_but_derived(b, d)))
+            .collect();
         SelectionDelta {
-            decisions,
+            decisions: DecisionColumns::new(&rows),
             order,
             selected_order,
             status: selection.status,
@@ -146,24 +181,29 @@ impl SelectionDelta {
     /// The full selection: this delta laid over `stored` (the selection it was made against). `None` when the
     /// delta names a chunk or position that neither it nor `stored` has (it was made against another run).
     pub fn apply(&self, stored: &Selection) -> Option<Selection> {
-        let changed: HashMap<&str, &Decision> = (self.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
-        let mut decisions: Vec<Decision> = match &self.order {
-            None => (stored.decisions.iter())
-                .map(|d| (*changed.get(d.chunk_id.as_str()).unwrap_or(&d)).clone())
-                .collect(),
-            Some(order) => {
-                let before: HashMap<&str, &Decision> =
-                    (stored.decisions.iter()).map(|d| (d.chunk_id.as_str(), d)).collect();
-                (order.iter())
-                    .map(|id| {
-                        changed
-                            .get(id.as_str())
-                            .or_else(|| before.get(id.as_str()))
-                            .map(|d| (*d).clone())
-                    })
-                    .collect::<Option<_>>()?
-            }
+        let before = self.order.is_some().then(|| positions(&stored.decisions));
+        let ids: Vec<&str> = match &self.order {
+            None => stored.decisions.iter().map(|d| d.chunk_id.as_str()).collect(),
+            Some(order) => order.iter().map(String::as_str).collect(),
         };
+        let base = |i: usize, id: &str| match &before {
+            None => stored.decisions.get(i),
+            Some(at) => at.get(id).map(|&b| &stored.decisions[b]),
+        };
+        let listed = &self.decisions.at;
+        let mut next = 0;
+        let mut decisions: Vec<Decision> = Vec::with_capacity(ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            if listed.get(next) == Some(&i) {
+                decisions.push(self.decisions.decision(next, id, base(i, id))?);
+                next += 1;
+            } else {
+                decisions.push(base(i, id)?.clone());
+            }
+        }
+        if next != listed.len() {
+            return None; // a position past the end, or out of order
+        }
         let positions: Option<Vec<usize>> = (self.status != Status::Bypassed).then(|| match &self.selected_order {
             Some(order) => order.clone(),
             None => (decisions.iter().enumerate())

@@ -17,6 +17,7 @@ use ragsift_store::store::RunSummary;
 use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A query as a stage left it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -311,9 +312,20 @@ impl Trace {
     /// [`Trace::replay`] of a trace [`Trace::check_replayable`] already passed (the workbench checks the run it holds
     /// once, not on every slider move).
     pub fn reselect(&self, options: &PolicyOptions) -> Result<Replay> {
+        self.reselect_over(options, |o| Arc::new(self.policy_input(o)))
+    }
+
+    /// [`Trace::reselect`] over the policy input `input` returns for the resolved options — which must be
+    /// [`Trace::policy_input`]'s: a caller that replays one run on every slider move keeps it per grouping
+    /// instead of rebuilding thousands of judgments each time.
+    pub fn reselect_over(
+        &self,
+        options: &PolicyOptions,
+        input: impl FnOnce(&PolicyOptions) -> Arc<Vec<ChunkJudgment>>,
+    ) -> Result<Replay> {
         let options = options.resolved(&self.judge.defaults);
         options.validate_resolved().map_err(Error::Invalid)?;
-        let selection = select(&self.policy_input(&options), &options);
+        let selection = select(&input(&options), &options);
         let changes = diff(&self.selection, &selection);
         let labels = self.labels.report(&self.candidates, &selection);
         Ok(Replay {

@@ -32,7 +32,7 @@ use ragsift_judge::jev::JevConfig;
 use ragsift_models::embed::{Embedder, FastEmbedder};
 use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
 use ragsift_pipeline::Trace;
-use ragsift_policy::PolicyOptions;
+use ragsift_policy::{ChunkJudgment, GroupBy, PolicyOptions};
 use ragsift_store::library::{IngestReport, Library};
 use ragsift_store::store::{DocumentRow, RunSummary};
 use serde::{Deserialize, Serialize};
@@ -77,6 +77,12 @@ pub struct JudgeInfo {
     pub not_assessed: Vec<String>,
 }
 
+/// A trace checked replayable, and its policy input per grouping (built on the first replay that needs it).
+struct Replayable {
+    trace: Arc<Trace>,
+    inputs: Vec<(GroupBy, Arc<Vec<ChunkJudgment>>)>,
+}
+
 /// The app's state.
 pub struct Workbench {
     home: PathBuf,
@@ -87,9 +93,9 @@ pub struct Workbench {
     remote_embedder: Mutex<Option<Arc<dyn Embedder>>>,
     model: Mutex<Option<Arc<dyn LanguageModel>>>,
     last_trace: Mutex<Option<Arc<Trace>>>,
-    /// The last trace that passed [`Trace::check_replayable`]: a replay of it re-selects without hashing every
-    /// candidate's text again.
-    replayable: Mutex<Option<Arc<Trace>>>,
+    /// The last trace that passed [`Trace::check_replayable`] (a replay of it re-selects without hashing every
+    /// candidate's text again), with its policy input per grouping as replays asked for it.
+    replayable: Mutex<Option<Replayable>>,
     /// When a model was last handed out (see [`idle`]).
     last_used: Mutex<std::time::Instant>,
     pub jobs: Jobs,
@@ -227,12 +233,29 @@ impl Workbench {
     /// Checks once per loaded trace that it can be replayed (its fingerprint, its judge's prompt version).
     fn check_replayable(&self, trace: &Arc<Trace>) -> Result<()> {
         let mut checked = self.replayable.lock().unwrap_or_else(|e| e.into_inner());
-        if checked.as_ref().is_some_and(|t| Arc::ptr_eq(t, trace)) {
+        if checked.as_ref().is_some_and(|r| Arc::ptr_eq(&r.trace, trace)) {
             return Ok(());
         }
         trace.check_replayable(ragsift_judge::expected_prompt_version(&trace.judge.judge).as_deref())?;
-        *checked = Some(trace.clone());
+        *checked = Some(Replayable {
+            trace: trace.clone(),
+            inputs: Vec::new(),
+        });
         Ok(())
+    }
+
+    /// The policy input of `trace` (checked replayable) for `options`' grouping, kept for the next replay.
+    fn policy_input(&self, trace: &Arc<Trace>, options: &PolicyOptions) -> Arc<Vec<ChunkJudgment>> {
+        let mut kept = self.replayable.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(r) = kept.as_mut().filter(|r| Arc::ptr_eq(&r.trace, trace)) else {
+            return Arc::new(trace.policy_input(options));
+        };
+        if let Some((_, input)) = r.inputs.iter().find(|(g, _)| *g == options.group_by) {
+            return input.clone();
+        }
+        let input = Arc::new(trace.policy_input(options));
+        r.inputs.push((options.group_by, input.clone()));
+        input
     }
 
     /// Validates and stores settings; the library reopens, and the model reloads on next use when its settings

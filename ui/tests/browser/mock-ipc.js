@@ -155,27 +155,28 @@
   const runsById = () => ({ [RUN_ID]: trace, "imported-run": imported, "big-run": bigRun });
 
   // What Rust's replay command sends (ReplayDelta): the selection's summary, the decisions that differ from the
-  // stored ones (rank and returned aside: derived), the final order when it is not the decision order, the changes,
-  // and the label report without a baseline that is every candidate.
-  const sameButDerived = (a, b) => a.chunk_id === b.chunk_id && a.input_index === b.input_index && a.selected === b.selected &&
-    a.score === b.score && a.jev_rank === b.jev_rank && a.fusion_score === b.fusion_score && a.reason === b.reason &&
-    a.conflicting === b.conflicting && a.skipped_rules.join() === b.skipped_rules.join();
+  // stored ones (rank and returned aside: derived) by position and column (a column only when some value differs),
+  // the final order when it is not the decision order, the changes as positions, and the label report without a
+  // baseline that is every candidate. (The mock's runs keep their order: no `order`, no gone chunks.)
+  const COLUMNS = ["input_index", "selected", "score", "jev_rank", "fusion_score", "reason", "conflicting", "skipped_rules"];
+  const same = (a, b) => (Array.isArray(a) ? a.join() === b.join() : a === b);
+  const sameButDerived = (a, b) => a.chunk_id === b.chunk_id && COLUMNS.every((c) => same(a[c], b[c]));
   function replayDelta(t, options) {
     const judged = t.judge.judgments;
     const selection = select(options, t.candidates, judged);
-    const before = new Map(t.selection.decisions.map((d) => [d.chunk_id, d]));
-    const changes = selection.decisions
-      .filter((d) => { const b = before.get(d.chunk_id); return !b || b.reason !== d.reason || b.selected !== d.selected; })
-      .map((d) => ({ chunk_id: d.chunk_id, before_reason: before.get(d.chunk_id)?.reason ?? null, after_reason: d.reason, now_selected: d.selected }));
+    const stored = t.selection.decisions;
+    const changes = { now: selection.decisions.flatMap((d, i) => (stored[i].reason !== d.reason || stored[i].selected !== d.selected ? [i] : [])), gone: [] };
     const ranked = selection.decisions.flatMap((d, i) => (d.rank == null ? [] : [[d.rank, i]])).sort((a, b) => a[0] - b[0]);
     const inOrder = ranked.every(([, i], k) => k === 0 || ranked[k - 1][1] < i);
     const labels = labelReport(t, selection);
     if (labels && !labels.baseline_labelled) labels.baseline_ids = [];
     const { decisions, selected_ids: _s, returned_ids: _r, ...summary } = selection;
+    const at = decisions.flatMap((d, i) => (sameButDerived(stored[i], d) ? [] : [i]));
+    const columns = { at };
+    for (const c of COLUMNS) columns[c] = at.every((i) => same(stored[i][c], decisions[i][c])) ? null : at.map((i) => decisions[i][c]);
     return {
       run_id: t.run_id, options, changes, labels,
-      selection: { ...summary, decisions: decisions.filter((d) => { const b = before.get(d.chunk_id); return !b || !sameButDerived(b, d); }),
-        order: null, selected_order: inOrder ? null : ranked.map(([, i]) => i) },
+      selection: { ...summary, decisions: columns, order: null, selected_order: inOrder ? null : ranked.map(([, i]) => i) },
     };
   }
   const runsList = [
@@ -263,7 +264,7 @@
     const selection = select(options, t.candidates, t.judge.judgments);
     const d = replayDelta(t, options);
     const full = { ...d, selection, labels: labelReport(t, selection) };
-    return { full_bytes: JSON.stringify(full).length, delta_bytes: JSON.stringify(d).length, decisions_sent: d.selection.decisions.length, changes: d.changes.length };
+    return { full_bytes: JSON.stringify(full).length, delta_bytes: JSON.stringify(d).length, decisions_sent: d.selection.decisions.at.length, changes: d.changes.now.length };
   };
   window.__MOCK_SETTINGS__ = settings;
   const handlers = {

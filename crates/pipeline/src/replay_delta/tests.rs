@@ -2,111 +2,19 @@
 //! small when little changed.
 
 use super::*;
-use crate::join::{Candidate, Provenance};
-use crate::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
-use crate::labels::RunLabels;
-use crate::trace::{Trace, VariantHits};
-use ragsift_policy::{
-    GroupBy, Mode, CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE, IS_RELEVANT, USEFUL,
-};
+use crate::synthetic::{judged_run, SyntheticRun};
+use crate::trace::Trace;
+use ragsift_policy::{GroupBy, Mode, IS_RELEVANT};
 
-/// A run over `n` candidates with deterministic pseudo-random scores over three documents; candidate `unscored`
-/// (if any) has no scores, so the rag-jev modes bypass.
+/// A synthetic run over `n` candidates (three documents); candidate `unscored` (if any) has no scores, so the
+/// rag-jev modes bypass; `labelled`: candidates 1 and 4 are labelled relevant.
 fn run(n: usize, unscored: Option<usize>, labelled: bool) -> Trace {
-    let mut seed: u64 = 0x5eed_1234;
-    let mut rand = move || {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((seed >> 33) as f64) / f64::from(1u32 << 31)
+    let spec = SyntheticRun {
+        relevant: if labelled { vec![1, 4] } else { Vec::new() },
+        unscored,
+        ..SyntheticRun::default()
     };
-    let candidates: Vec<Candidate> = (0..n)
-        .map(|i| Candidate {
-            chunk_id: format!("chunk-{i:04}"),
-            document_id: format!("doc-{}", i % 3),
-            document: format!("doc-{}.pdf", i % 3),
-            title: format!("Document {}", i % 3),
-            page_start: 1 + (i as u32 % 11),
-            page_end: 1 + (i as u32 % 11),
-            char_start: 0,
-            char_end: 80,
-            tokens: 100 + (i as u32 * 37) % 160,
-            text: format!(
-                "Passage {i}: the inverter's fault code E{} means the DC isolation check failed.",
-                100 + i
-            ),
-            score: 0.5,
-            found_by: vec![Provenance {
-                variant: 0,
-                rank: i + 1,
-                score: 0.5,
-            }],
-            metadata: None,
-            group_id: None,
-            pinned: false,
-        })
-        .collect();
-    let judgments = (candidates.iter().enumerate())
-        .map(|(i, c)| {
-            let rel = rand();
-            let answers = if Some(i) == unscored {
-                BTreeMap::new()
-            } else {
-                BTreeMap::from([
-                    (
-                        CONTAINS_PROMPT_INJECTION.to_string(),
-                        if rand() < 0.03 { 0.9 } else { 0.05 },
-                    ),
-                    (
-                        CONTRADICTS_QUERY_PREMISE.to_string(),
-                        if rand() < 0.05 { 0.8 } else { 0.1 },
-                    ),
-                    (IS_RELEVANT.to_string(), rel),
-                    (
-                        CONTAINS_ANSWER_EVIDENCE.to_string(),
-                        (rel * (0.5 + rand() * 0.7)).min(1.0),
-                    ),
-                    (USEFUL.to_string(), (rel + rand() * 0.2).min(1.0)),
-                ])
-            };
-            CandidateJudgment {
-                chunk_id: c.chunk_id.clone(),
-                answers,
-                model: "m".into(),
-                cached: false,
-                input_tokens: 100,
-                output_tokens: 1,
-                latency_ms: 1.0,
-            }
-        })
-        .collect();
-    let judge = JudgeOutcome {
-        judge: "test".into(),
-        model: "m".into(),
-        prompt_version: "v".into(),
-        calibrated: true,
-        status: JudgeStatus::Judged,
-        error_code: None,
-        error: None,
-        judgments,
-        fresh_passages: n,
-        cached_passages: 0,
-        unscreened_passages: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-        latency_ms: 0.0,
-        not_assessed: Vec::new(),
-        defaults: Default::default(),
-    };
-    let variant = VariantHits {
-        query: "q".into(),
-        hits: Vec::new(),
-    };
-    let labels = RunLabels {
-        relevant_ids: labelled.then(|| vec!["chunk-0001".to_string(), "chunk-0004".to_string()]),
-        ..RunLabels::default()
-    };
-    Trace::imported("q", variant, candidates, judge, &PolicyOptions::default(), labels).unwrap()
+    judged_run(n, &spec).unwrap()
 }
 
 fn options(mode: Mode) -> PolicyOptions {
@@ -117,8 +25,9 @@ fn options(mode: Mode) -> PolicyOptions {
     }
 }
 
-/// Option settings over every mode: thresholds, limits, pins, grouping, shadow.
-fn settings() -> Vec<(&'static str, PolicyOptions)> {
+/// Option settings over every mode: thresholds, limits, pins (of `trace`'s candidates), grouping, shadow.
+fn settings(trace: &Trace) -> Vec<(&'static str, PolicyOptions)> {
+    let id = |i: usize| trace.candidates[i].chunk_id.clone();
     let relevance = |p: f64| PolicyOptions {
         thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), p)]),
         ..PolicyOptions::default()
@@ -151,7 +60,7 @@ fn settings() -> Vec<(&'static str, PolicyOptions)> {
         (
             "pinned",
             PolicyOptions {
-                pinned: vec!["chunk-0002".into(), "chunk-0007".into()],
+                pinned: vec![id(2), id(7)],
                 ..relevance(0.95)
             },
         ),
@@ -193,7 +102,7 @@ fn settings() -> Vec<(&'static str, PolicyOptions)> {
 
 fn assert_round_trip(trace: &Trace, name: &str, o: &PolicyOptions) -> ReplayDelta {
     let replay = trace.replay(o, None).unwrap();
-    let delta = ReplayDelta::new(trace, replay.clone());
+    let delta = ReplayDelta::new(trace, replay.clone()).unwrap();
     // Through JSON, as it crosses IPC.
     let delta: ReplayDelta = serde_json::from_str(&serde_json::to_string(&delta).unwrap()).unwrap();
     assert_eq!(delta.apply(trace).as_ref(), Some(&replay), "{name}");
@@ -214,19 +123,19 @@ fn assert_round_trip(trace: &Trace, name: &str, o: &PolicyOptions) -> ReplayDelt
 #[test]
 fn the_delta_over_the_stored_selection_is_the_full_replay() {
     let trace = run(60, None, true);
-    for (name, o) in settings() {
+    for (name, o) in settings(&trace) {
         let delta = assert_round_trip(&trace, name, &o);
-        for d in &delta.selection.decisions {
-            let stored = trace.selection.decisions.iter().find(|s| s.chunk_id == d.chunk_id);
+        let replayed = delta.apply(&trace).unwrap().selection;
+        for &i in &delta.selection.decisions.at {
             assert!(
-                stored.is_none_or(|s| !same_but_derived(s, d)),
+                !same_but_derived(&trace.selection.decisions[i], &replayed.decisions[i]),
                 "{name}: an unchanged decision was sent"
             );
         }
     }
     let same = assert_round_trip(&trace, "unchanged", &PolicyOptions::default());
     assert!(
-        same.selection.decisions.is_empty(),
+        same.selection.decisions.at.is_empty() && same.changes == ChangePositions::default(),
         "replaying the run's own policy sends no decision"
     );
 }
@@ -235,7 +144,7 @@ fn the_delta_over_the_stored_selection_is_the_full_replay() {
 fn bypass_round_trips() {
     // One unscored passage: the rag-jev modes bypass (selected null, no ids), classify screens the rest.
     let trace = run(40, Some(3), false);
-    for (name, o) in settings() {
+    for (name, o) in settings(&trace) {
         let delta = assert_round_trip(&trace, name, &o);
         if o.mode.is_rag_jev() {
             assert_eq!(delta.selection.status, Status::Bypassed, "{name}");
@@ -295,7 +204,7 @@ fn two_thousand_candidates_cross_as_a_small_delta() {
         let sent = serde_json::to_string(&delta).unwrap().len();
         sizes.push(
             serde_json::json!({"setting": name, "full_bytes": full, "delta_bytes": sent,
-            "decisions_sent": delta.selection.decisions.len(), "changes": delta.changes.len()}),
+            "decisions_sent": delta.selection.decisions.at.len(), "changes": delta.changes.now.len()}),
         );
         assert!(
             sent <= full,
@@ -303,9 +212,63 @@ fn two_thousand_candidates_cross_as_a_small_delta() {
         );
     }
     println!("{}", serde_json::json!({"replay_ipc_bytes_2000_candidates": sizes}));
-    let near = &sizes[0];
+    for moved in &sizes[..2] {
+        assert!(
+            moved["delta_bytes"].as_u64().unwrap() * 10 < moved["full_bytes"].as_u64().unwrap(),
+            "a threshold move sends a tenth of the replay at most: {moved}"
+        );
+    }
+}
+
+#[test]
+fn a_threshold_move_sends_three_columns_and_no_chunk_id() {
+    let trace = run(300, None, true);
+    let o = PolicyOptions {
+        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.8)]),
+        ..PolicyOptions::default()
+    };
+    let delta = assert_round_trip(&trace, "relevance 0.8", &o);
+    let c = &delta.selection.decisions;
+    assert!(!c.at.is_empty() && c.at.windows(2).all(|w| w[0] < w[1]), "{:?}", c.at);
+    assert!(c.selected.is_some() && c.reason.is_some());
+    let home = [
+        c.input_index.is_none(),
+        c.jev_rank.is_none(),
+        c.fusion_score.is_none(),
+        c.conflicting.is_none(),
+        c.skipped_rules.is_none(),
+    ];
+    assert_eq!(home, [true; 5], "columns a relevance threshold cannot change were sent");
+    // (The label report names the labelled passages it dropped; the selection and its changes name none.)
+    let json = serde_json::to_string(&(&delta.selection, &delta.changes)).unwrap();
     assert!(
-        near["delta_bytes"].as_u64().unwrap() * 4 < near["full_bytes"].as_u64().unwrap(),
-        "a small move sends a small delta: {near}"
+        !trace.candidates.iter().any(|k| json.contains(&k.chunk_id)),
+        "a chunk id crossed"
     );
+    assert_eq!(delta.changes.now.len(), delta.apply(&trace).unwrap().changes.len());
+}
+
+#[test]
+fn a_delta_that_does_not_fit_is_refused() {
+    let trace = run(50, None, false);
+    let o = PolicyOptions {
+        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.8)]),
+        ..PolicyOptions::default()
+    };
+    let replay = trace.replay(&o, None).unwrap();
+    let delta = ReplayDelta::new(&trace, replay.clone()).unwrap();
+    // Over a shorter run: positions past its end.
+    assert_eq!(delta.apply(&run(10, None, false)), None);
+    // A position out of order, a column short of its positions.
+    let mut bad = delta.clone();
+    bad.selection.decisions.at.reverse();
+    assert_eq!(bad.apply(&trace), None);
+    let mut short = delta.clone();
+    short.selection.decisions.reason.as_mut().unwrap().pop();
+    assert_eq!(short.apply(&trace), None);
+    // A change list that is not this run's.
+    let mut replay = replay;
+    replay.changes.reverse();
+    assert!(replay.changes.len() > 1);
+    assert!(matches!(ReplayDelta::new(&trace, replay), Err(Error::Invalid(_))));
 }

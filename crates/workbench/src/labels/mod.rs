@@ -366,12 +366,12 @@ impl Workbench {
     pub fn replay_delta(&self, run_id: &str, options: &PolicyOptions) -> Result<ReplayDelta> {
         let trace = self.run(run_id)?;
         let replay = self.replay_with_span_labels(&trace, options)?;
-        Ok(ReplayDelta::new(&trace, replay))
+        ReplayDelta::new(&trace, replay)
     }
 
     fn replay_with_span_labels(&self, trace: &Arc<Trace>, options: &PolicyOptions) -> Result<Replay> {
         self.check_replayable(trace)?;
-        let mut replay = trace.reselect(options)?;
+        let mut replay = trace.reselect_over(options, |o| self.policy_input(trace, o))?;
         if trace.labels.relevant_ids.is_none() {
             if let Some(labels) = self.run_span_labels(trace)?.run_labels(&trace.labels) {
                 replay.labels = labels.report(&trace.candidates, &replay.selection);

@@ -98,3 +98,42 @@ fn every_occurrence_of_a_phrase_is_found() {
     assert_eq!(slice(page, found[1].0, found[1].1), "the WARRANTY\nis");
     assert!(occurrences(page, "missing phrase").is_empty());
 }
+
+#[test]
+fn replays_of_a_run_keep_its_policy_input_per_grouping() {
+    use ragsift_pipeline::portable;
+    use ragsift_pipeline::synthetic::{judged_run, SyntheticRun};
+    use ragsift_policy::{GroupBy, IS_RELEVANT};
+
+    let home = tempfile::tempdir().unwrap();
+    let wb = Workbench::open(Some(home.path())).unwrap();
+    let spec = SyntheticRun {
+        relevant: vec![1, 4],
+        ..SyntheticRun::default()
+    };
+    let made = judged_run(300, &spec).unwrap();
+    let id = wb.import_run(portable::export(&made).unwrap().as_bytes()).unwrap().id;
+    let run = wb.run(&id).unwrap();
+    // Back and forth between groupings and thresholds: each replay over the kept input is the replay in full.
+    for (group_by, relevant) in [
+        (GroupBy::None, 0.6),
+        (GroupBy::Document, 0.6),
+        (GroupBy::None, 0.8),
+        (GroupBy::Page, 0.4),
+        (GroupBy::Document, 0.8),
+    ] {
+        let o = PolicyOptions {
+            group_by,
+            keep_groups_together: true,
+            top_n: Some(40),
+            thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), relevant)]),
+            ..PolicyOptions::default()
+        };
+        let delta = wb.replay_delta(&id, &o).unwrap();
+        assert_eq!(
+            delta.apply(&run),
+            Some(run.replay(&o, None).unwrap()),
+            "{group_by:?} at {relevant}"
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! A synthetic judged run of any size — what `ragsift-bench replay` and the tests of thousands of candidates replay:
+//! another retriever's candidates judged by Jev as an imported run would hold them (the four Spring questions and
+//! usefulness per passage, deterministic pseudo-random scores, 64-hex chunk ids over three documents).
+
+use crate::join::{Candidate, Provenance};
+use crate::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
+use crate::labels::RunLabels;
+use crate::trace::{Trace, VariantHit, VariantHits};
+use crate::Result;
+use ragsift_core::ids::sha256_hex;
+use ragsift_policy::{
+    PolicyOptions, CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE, IS_RELEVANT, USEFUL,
+};
+use std::collections::BTreeMap;
+
+/// What to vary in a [`judged_run`].
+#[derive(Debug, Clone, Default)]
+pub struct SyntheticRun {
+    /// Candidates labelled relevant, by position.
+    pub relevant: Vec<usize>,
+    /// A candidate the judge left without scores (the rag-jev modes then bypass).
+    pub unscored: Option<usize>,
+    /// The prompt version the judgments claim (empty: none).
+    pub prompt_version: String,
+}
+
+/// The pseudo-random numbers in [0, 1) the run's scores come from (a fixed-seed linear congruential generator).
+fn numbers() -> impl FnMut() -> f64 {
+    let mut seed: u64 = 0x5eed_1234;
+    move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as f64) / f64::from(1u32 << 31)
+    }
+}
+
+/// Candidate `i` of a synthetic run.
+fn candidate(i: usize) -> Candidate {
+    let docs = ["solar-maintenance.pdf", "warranty-terms.pdf", "field-notes.pdf"];
+    let doc = docs[i % 3];
+    let text = format!(
+        "Passage {i}: the inverter's fault code E{} means the DC isolation check failed; reset it after cooling \
+         for {} minutes, and call support if it repeats three times within a day.",
+        100 + i,
+        5 + i % 10
+    );
+    Candidate {
+        chunk_id: sha256_hex(format!("big-run chunk {i}").as_bytes()),
+        document_id: doc.into(),
+        document: format!("/library/{doc}"),
+        title: doc.trim_end_matches(".pdf").replace('-', " "),
+        page_start: 1 + (i as u32 * 7) % 40,
+        page_end: 1 + (i as u32 * 7) % 40,
+        char_start: 0,
+        char_end: text.chars().count() as u32,
+        tokens: 120 + (i as u32 * 37) % 140,
+        text,
+        score: (0.9 - i as f32 * 0.0004).max(0.0),
+        found_by: vec![Provenance {
+            variant: 0,
+            rank: i + 1,
+            score: 0.5,
+        }],
+        metadata: None,
+        group_id: None,
+        pinned: false,
+    }
+}
+
+/// A run of `n` candidates judged by "jev", selected with the default options.
+pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
+    let mut rand = numbers();
+    let candidates: Vec<Candidate> = (0..n).map(candidate).collect();
+    let judgments = (candidates.iter().enumerate())
+        .map(|(i, c)| {
+            let rel = rand().powf(0.8);
+            let evidence = (rel * (0.5 + rand() * 0.7)).min(1.0);
+            let answers = if spec.unscored == Some(i) {
+                BTreeMap::new()
+            } else {
+                BTreeMap::from([
+                    (
+                        CONTAINS_PROMPT_INJECTION.to_string(),
+                        if rand() < 0.03 { 0.9 } else { rand() * 0.2 },
+                    ),
+                    (
+                        CONTRADICTS_QUERY_PREMISE.to_string(),
+                        if rand() < 0.06 { 0.8 } else { rand() * 0.3 },
+                    ),
+                    (IS_RELEVANT.to_string(), rel),
+                    (CONTAINS_ANSWER_EVIDENCE.to_string(), evidence),
+                    (USEFUL.to_string(), ((rel + evidence) / 2.0).min(1.0)),
+                ])
+            };
+            CandidateJudgment {
+                chunk_id: c.chunk_id.clone(),
+                answers,
+                model: "jev-1.13.0".into(),
+                cached: false,
+                input_tokens: 310,
+                output_tokens: 5,
+                latency_ms: 12.5,
+            }
+        })
+        .collect();
+    let judge = JudgeOutcome {
+        judge: "jev".into(),
+        model: "jev-1.13.0".into(),
+        prompt_version: spec.prompt_version.clone(),
+        calibrated: true,
+        status: JudgeStatus::Judged,
+        error_code: None,
+        error: None,
+        judgments,
+        fresh_passages: n,
+        cached_passages: 0,
+        unscreened_passages: 0,
+        input_tokens: 310 * n as u32,
+        output_tokens: 5 * n as u32,
+        latency_ms: 0.0,
+        not_assessed: Vec::new(),
+        defaults: Default::default(),
+    };
+    let variant = VariantHits {
+        query: "What does fault code E1xx mean?".into(),
+        hits: (candidates.iter().enumerate())
+            .map(|(i, c)| VariantHit {
+                chunk_id: c.chunk_id.clone(),
+                rank: i + 1,
+                score: c.score,
+                similarity: None,
+                bm25: None,
+            })
+            .collect(),
+    };
+    let relevant: Option<Vec<String>> =
+        (!spec.relevant.is_empty()).then(|| spec.relevant.iter().map(|&i| candidates[i].chunk_id.clone()).collect());
+    let labels = RunLabels {
+        relevant_ids: relevant,
+        ..RunLabels::default()
+    };
+    let query = "What does fault code E1xx mean and how do I reset the inverter?";
+    Trace::imported(query, variant, candidates, judge, &PolicyOptions::default(), labels)
+}
