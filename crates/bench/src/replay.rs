@@ -52,10 +52,13 @@ fn app_replay() -> Result<()> {
         n,
         &SyntheticRun {
             relevant: vec![1, 4, 9],
+            variants: 10,
             ..SyntheticRun::default()
         },
     )?;
-    println!("\n## replay: the app's replay command over {n} candidates (a synthetic Jev-judged run)");
+    println!(
+        "\n## replay: the app's replay command over {n} candidates (a synthetic Jev-judged run: 10 variants' top 200)"
+    );
     println!(
         "{:<34} {:>7} {:>8} {:>7} {:>6} {:>5} {:>8} {:>9} {:>7}",
         "setting (median µs, bytes)", "changes", "rebuilt", "replay", "delta", "JSON", "delta B", "by row B", "full B"

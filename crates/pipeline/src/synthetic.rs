@@ -22,6 +22,9 @@ pub struct SyntheticRun {
     pub unscored: Option<usize>,
     /// The prompt version the judgments claim (empty: none).
     pub prompt_version: String,
+    /// Query variants the candidates were retrieved by, each its share in turn (0 counts as 1): issue 15's
+    /// 2,000 candidates are 10 variants' top 200.
+    pub variants: usize,
 }
 
 /// The pseudo-random numbers in [0, 1) the run's scores come from (a fixed-seed linear congruential generator).
@@ -35,8 +38,8 @@ fn numbers() -> impl FnMut() -> f64 {
     }
 }
 
-/// Candidate `i` of a synthetic run.
-fn candidate(i: usize) -> Candidate {
+/// Candidate `i` of a synthetic run, the `rank`-th hit of `variant`.
+fn candidate(i: usize, variant: usize, rank: usize) -> Candidate {
     let docs = ["solar-maintenance.pdf", "warranty-terms.pdf", "field-notes.pdf"];
     let doc = docs[i % 3];
     let text = format!(
@@ -58,8 +61,8 @@ fn candidate(i: usize) -> Candidate {
         text,
         score: (0.9 - i as f32 * 0.0004).max(0.0),
         found_by: vec![Provenance {
-            variant: 0,
-            rank: i + 1,
+            variant,
+            rank,
             score: 0.5,
         }],
         metadata: None,
@@ -71,7 +74,9 @@ fn candidate(i: usize) -> Candidate {
 /// A run of `n` candidates judged by "jev", selected with the default options.
 pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
     let mut rand = numbers();
-    let candidates: Vec<Candidate> = (0..n).map(candidate).collect();
+    let variants = spec.variants.max(1);
+    let per = n.div_ceil(variants).max(1);
+    let candidates: Vec<Candidate> = (0..n).map(|i| candidate(i, i / per, i % per + 1)).collect();
     let judgments = (candidates.iter().enumerate())
         .map(|(i, c)| {
             let rel = rand().powf(0.8);
@@ -122,12 +127,12 @@ pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
         not_assessed: Vec::new(),
         defaults: Default::default(),
     };
-    let variant = VariantHits {
-        query: "What does fault code E1xx mean?".into(),
-        hits: (candidates.iter().enumerate())
-            .map(|(i, c)| VariantHit {
+    let hits = |v: usize| VariantHits {
+        query: format!("What does fault code E1xx mean? (variant {v})"),
+        hits: (candidates.iter().filter(|c| c.found_by[0].variant == v))
+            .map(|c| VariantHit {
                 chunk_id: c.chunk_id.clone(),
-                rank: i + 1,
+                rank: c.found_by[0].rank,
                 score: c.score,
                 similarity: None,
                 bm25: None,
@@ -141,5 +146,9 @@ pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
         ..RunLabels::default()
     };
     let query = "What does fault code E1xx mean and how do I reset the inverter?";
-    Trace::imported(query, variant, candidates, judge, &PolicyOptions::default(), labels)
+    let mut all: Vec<VariantHits> = (0..variants).map(hits).collect();
+    let first = all.remove(0); // variants ≥ 1
+    let mut trace = Trace::imported(query, first, candidates, judge, &PolicyOptions::default(), labels)?;
+    trace.variants.extend(all);
+    Ok(trace)
 }

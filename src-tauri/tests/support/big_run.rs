@@ -11,11 +11,13 @@ use ragsift_engine::policy::{PolicyOptions, CONTAINS_ANSWER_EVIDENCE, IS_RELEVAN
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// An imported run of `n` candidates judged by "jev" (its prompt version), with three of them labelled relevant.
+/// An imported run of `n` candidates from 10 query variants, judged by "jev" (its prompt version), with three of
+/// them labelled relevant.
 pub fn trace(n: usize) -> Trace {
     let spec = SyntheticRun {
         relevant: vec![1, 4, 9],
         prompt_version: PROMPT_VERSION.into(),
+        variants: 10,
         ..SyntheticRun::default()
     };
     judged_run(n, &spec).unwrap()

@@ -4,12 +4,14 @@
 //! every change to the chunks bumps the library's generation in the same transaction.
 
 mod judgments;
+pub mod keyword;
 pub(crate) mod labels;
 mod runs;
 mod schema;
 
 use crate::backend::{DocumentStore, StoreInfo, StoreKind};
 use crate::{Error, Result};
+pub(crate) use keyword::or_query;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -322,21 +324,9 @@ impl DocumentStore for Store {
             .unwrap_or(false))
     }
 
-    /// BM25 keyword search: (key, score) best first, score = -bm25 so that higher is better.
+    /// BM25 keyword search: (key, score) best first, score = -bm25 so that higher is better (see [`keyword`]).
     fn keyword_search(&self, query: &str, k: usize) -> Result<Vec<(u64, f32)>> {
-        let Some(q) = fts_query(query) else {
-            return Ok(Vec::new());
-        };
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s LIMIT ?2",
-        )?;
-        let rows = stmt
-            .query_map(params![q, k as i64], |r| {
-                Ok((r.get::<_, i64>(0)? as u64, -(r.get::<_, f64>(1)? as f32)))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        keyword::search(&self.conn(), query, k)
     }
 
     /// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
@@ -438,40 +428,6 @@ fn delete_document_rows(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<()> 
     Ok(())
 }
 
-/// Words of a free-text question as an FTS5 OR-query of quoted terms (punctuation can't break the syntax).
-fn fts_query(query: &str) -> Option<String> {
-    or_query(query, '"', " OR ")
-}
-
-/// English function words left out of keyword queries: they weigh next to nothing in BM25, yet each one makes
-/// the index score nearly every chunk of a large library (measured: 228 ms per query at 163,000 chunks).
-const FUNCTION_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "an", "and", "any", "are", "as", "at", "be", "been", "before", "but", "by", "can",
-    "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it",
-    "its", "many", "much", "my", "no", "not", "of", "on", "or", "our", "should", "so", "some", "than", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we", "were", "what", "when",
-    "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
-];
-
-/// The words of a free-text question (runs of letters and digits, lower case) without function words (all of
-/// them when nothing else is left), each between `quote`s, joined by `or`: the keyword query of either store,
-/// which punctuation cannot break.
-pub(crate) fn or_query(query: &str, quote: char, or: &str) -> Option<String> {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let content: Vec<&String> = words.iter().filter(|w| !FUNCTION_WORDS.contains(&w.as_str())).collect();
-    let chosen: Vec<&String> = if content.is_empty() {
-        words.iter().collect()
-    } else {
-        content
-    };
-    let terms: Vec<String> = chosen.iter().map(|w| format!("{quote}{w}{quote}")).collect();
-    (!terms.is_empty()).then(|| terms.join(or))
-}
-
 fn vector_to_blob(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -485,17 +441,6 @@ fn blob_to_vector(b: &[u8]) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fts_query_quotes_words() {
-        assert_eq!(
-            fts_query("How long is the warranty?").unwrap(),
-            "\"long\" OR \"warranty\""
-        );
-        // Only function words: they are kept rather than asking nothing.
-        assert_eq!(fts_query("Is it?").unwrap(), "\"is\" OR \"it\"");
-        assert!(fts_query("?!").is_none());
-    }
 
     #[test]
     fn vectors_round_trip_through_blobs() {
