@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 /// Sets and maps keyed by chunk id in [`RunLabels::report`], which runs on every slider move over thousands of
-/// candidates: foldhash, as ids are not attacker-chosen keys and SipHash was a fifth of a 2,000-candidate replay.
+/// candidates: foldhash, as ids are not attacker-chosen keys and SipHash stood out in a 2,000-candidate profile.
 type FastSet<'a> = foldhash::HashSet<&'a str>;
 type FastMap<'a, V> = foldhash::HashMap<&'a str, V>;
 

@@ -121,7 +121,7 @@ impl ReplayDelta {
             self.changes
                 .changes(&stored.decisions, &selection.decisions, |i, _| Some(i))?
         } else {
-            let at = positions(&stored.decisions);
+            let at = by_id(&stored.decisions);
             self.changes
                 .changes(&stored.decisions, &selection.decisions, |_, id| at.get(id).copied())?
         };
@@ -136,7 +136,7 @@ impl ReplayDelta {
 }
 
 /// Each chunk's position in `decisions`.
-fn positions(decisions: &[Decision]) -> HashMap<&str, usize> {
+fn by_id(decisions: &[Decision]) -> HashMap<&str, usize> {
     decisions
         .iter()
         .enumerate()
@@ -155,7 +155,7 @@ impl SelectionDelta {
         ranked.sort_unstable();
         let selected_order =
             (!ranked.windows(2).all(|w| w[0].1 < w[1].1)).then(|| ranked.into_iter().map(|(_, i)| i).collect());
-        let before = (!same_order).then(|| positions(&stored.decisions));
+        let before = (!same_order).then(|| by_id(&stored.decisions));
         let base = |i: usize, d: &Decision| match &before {
             // Pairwise, without hashing ids (every replay of a stored run).
             None => stored.decisions.get(i),
@@ -181,7 +181,7 @@ impl SelectionDelta {
     /// The full selection: this delta laid over `stored` (the selection it was made against). `None` when the
     /// delta names a chunk or position that neither it nor `stored` has (it was made against another run).
     pub fn apply(&self, stored: &Selection) -> Option<Selection> {
-        let before = self.order.is_some().then(|| positions(&stored.decisions));
+        let before = self.order.is_some().then(|| by_id(&stored.decisions));
         let ids: Vec<&str> = match &self.order {
             None => stored.decisions.iter().map(|d| d.chunk_id.as_str()).collect(),
             Some(order) => order.iter().map(String::as_str).collect(),

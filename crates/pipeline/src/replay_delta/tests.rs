@@ -25,13 +25,17 @@ fn options(mode: Mode) -> PolicyOptions {
     }
 }
 
+/// The default policy with the relevance threshold at `p`.
+fn relevance(p: f64) -> PolicyOptions {
+    PolicyOptions {
+        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), p)]),
+        ..PolicyOptions::default()
+    }
+}
+
 /// Option settings over every mode: thresholds, limits, pins (of `trace`'s candidates), grouping, shadow.
 fn settings(trace: &Trace) -> Vec<(&'static str, PolicyOptions)> {
     let id = |i: usize| trace.candidates[i].chunk_id.clone();
-    let relevance = |p: f64| PolicyOptions {
-        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), p)]),
-        ..PolicyOptions::default()
-    };
     vec![
         ("the run's own", PolicyOptions::default()),
         ("relevance 0.3", relevance(0.3)),
@@ -182,20 +186,8 @@ fn two_thousand_candidates_cross_as_a_small_delta() {
     let trace = run(2000, None, true);
     let mut sizes = Vec::new();
     for (name, o) in [
-        (
-            "relevance 0.50 (near the run's 0.45)",
-            PolicyOptions {
-                thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.50)]),
-                ..PolicyOptions::default()
-            },
-        ),
-        (
-            "relevance 0.90",
-            PolicyOptions {
-                thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.90)]),
-                ..PolicyOptions::default()
-            },
-        ),
+        ("relevance 0.50 (near the run's 0.45)", relevance(0.50)),
+        ("relevance 0.90", relevance(0.90)),
         ("rerank (every decision differs)", options(Mode::Rerank)),
     ] {
         let replay = trace.replay(&o, None).unwrap();
@@ -223,10 +215,7 @@ fn two_thousand_candidates_cross_as_a_small_delta() {
 #[test]
 fn a_threshold_move_sends_three_columns_and_no_chunk_id() {
     let trace = run(300, None, true);
-    let o = PolicyOptions {
-        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.8)]),
-        ..PolicyOptions::default()
-    };
+    let o = relevance(0.8);
     let delta = assert_round_trip(&trace, "relevance 0.8", &o);
     let c = &delta.selection.decisions;
     assert!(!c.at.is_empty() && c.at.windows(2).all(|w| w[0] < w[1]), "{:?}", c.at);
@@ -251,10 +240,7 @@ fn a_threshold_move_sends_three_columns_and_no_chunk_id() {
 #[test]
 fn a_delta_that_does_not_fit_is_refused() {
     let trace = run(50, None, false);
-    let o = PolicyOptions {
-        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.8)]),
-        ..PolicyOptions::default()
-    };
+    let o = relevance(0.8);
     let replay = trace.replay(&o, None).unwrap();
     let delta = ReplayDelta::new(&trace, replay.clone()).unwrap();
     // Over a shorter run: positions past its end.
