@@ -58,14 +58,10 @@ pub(super) fn search(conn: &Connection, query: &str, k: usize) -> Result<Vec<(u6
         return Ok(Vec::new());
     }
     if words.len() > 1 {
-        let total: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+        let total = chunk_count(conn)?;
         let mut informative = Vec::new();
         for w in &words {
-            let n: i64 = (conn.prepare_cached("SELECT doc FROM chunks_vocab WHERE term = ?1")?)
-                .query_row([w], |r| r.get(0))
-                .optional()?
-                .unwrap_or(0);
-            if 2 * n < total {
+            if 2 * term_frequency(conn, w)? < total {
                 informative.push(w.clone());
             }
         }
@@ -77,6 +73,20 @@ pub(super) fn search(conn: &Connection, query: &str, k: usize) -> Result<Vec<(u6
         }
     }
     run(conn, &words, k)
+}
+
+/// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
+pub(super) fn term_frequency(conn: &Connection, word: &str) -> Result<u64> {
+    let n: Option<i64> = (conn.prepare_cached("SELECT doc FROM chunks_vocab WHERE term = ?1")?)
+        .query_row([word], |r| r.get(0))
+        .optional()?;
+    Ok(n.unwrap_or(0).max(0) as u64)
+}
+
+/// Number of chunks in the library.
+pub(super) fn chunk_count(conn: &Connection) -> Result<u64> {
+    let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+    Ok(n.max(0) as u64)
 }
 
 /// The FTS5 query of `words`, best `k` first.

@@ -331,20 +331,12 @@ impl DocumentStore for Store {
 
     /// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
     fn term_frequency(&self, word: &str) -> Result<u64> {
-        let conn = self.conn();
-        let n: Option<i64> = conn
-            .query_row("SELECT doc FROM chunks_vocab WHERE term = ?1", params![word], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        Ok(n.unwrap_or(0).max(0) as u64)
+        keyword::term_frequency(&self.conn(), word)
     }
 
     /// Number of chunks in the library.
     fn chunk_count(&self) -> Result<u64> {
-        let conn = self.conn();
-        let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
-        Ok(n.max(0) as u64)
+        keyword::chunk_count(&self.conn())
     }
 
     fn size_bytes(&self) -> Result<u64> {
