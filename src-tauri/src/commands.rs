@@ -3,7 +3,11 @@
 use crate::error::{IpcError, Result};
 use ragsift_engine::error::FieldProblem;
 use ragsift_engine::eval::curves::Curve;
-use ragsift_engine::pipeline::{labels::RunLabels, replay_delta::ReplayDelta, Trace};
+use ragsift_engine::pipeline::{
+    labels::RunLabels,
+    replay_delta::{ReplayDelta, ReplaySweep},
+    Trace,
+};
 use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
 use ragsift_engine::store::SpanLabel;
@@ -117,6 +121,20 @@ pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
 #[specta::specta]
 pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<ReplayDelta> {
     blocking(&wb, move |wb| wb.replay_delta(&run_id, &options)).await
+}
+
+/// The run's replays over every value of one threshold's slider, chained (`ReplaySweep`): a drag over that slider
+/// then replays without a round trip per move.
+#[tauri::command]
+#[specta::specta]
+pub async fn replay_sweep(
+    wb: Wb<'_>,
+    run_id: String,
+    options: PolicyOptions,
+    key: String,
+    values: Vec<f64>,
+) -> Result<ReplaySweep> {
+    blocking(&wb, move |wb| wb.replay_sweep(&run_id, &options, &key, values)).await
 }
 
 #[tauri::command]

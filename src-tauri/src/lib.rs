@@ -32,6 +32,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::runs,
             commands::run,
             commands::replay,
+            commands::replay_sweep,
             commands::regenerate,
             commands::settings,
             commands::check_settings,

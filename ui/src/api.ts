@@ -78,6 +78,10 @@ export const api = {
   run: (id: string) => unwrap<T.Trace>(() => commands.run(id)),
   /** Only what differs from the run's stored selection: lay it over the trace with logic/replayDelta.ts. */
   replay: (runId: string, options: PolicyOptions) => unwrap<T.ReplayDelta>(() => commands.replay(runId, options)),
+  /** The run's replays over `values` of threshold `key`, chained from the options' own value: walk it with
+   * logic/replaySweep.ts. */
+  replaySweep: (runId: string, options: PolicyOptions, key: string, values: number[]) =>
+    unwrap<T.ReplaySweep>(() => commands.replaySweep(runId, options, key, values)),
   regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: (e: AskEvent) => void) =>
     unwrap<T.Trace>(() => commands.regenerate(runId, options, job, channel(onEvent) as never)),
   settings: () => unwrap<T.Settings>(() => commands.settings()),

@@ -24,6 +24,11 @@ export const commands = {
 	 *  selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds.
 	 */
 	replay: (runId: string, options: PolicyOptions) => typedError<ReplayDelta, IpcError>(__TAURI_INVOKE("replay", { runId, options })),
+	/**
+	 *  The run's replays over every value of one threshold's slider, chained (`ReplaySweep`): a drag over that slider
+	 *  then replays without a round trip per move.
+	 */
+	replaySweep: (runId: string, options: PolicyOptions, key: string, values: (number | null)[]) => typedError<ReplaySweep, IpcError>(__TAURI_INVOKE("replay_sweep", { runId, options, key, values })),
 	regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: Channel<AskEvent>) => typedError<Trace, IpcError>(__TAURI_INVOKE("regenerate", { runId, options, job, onEvent })),
 	settings: () => __TAURI_INVOKE<Settings>("settings"),
 	/**  Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy. */
@@ -1107,6 +1112,21 @@ export type ReplayDelta = {
 	labels: LabelReport | null,
 };
 
+/**  A run's replays over the values of one threshold (see the module's notes). */
+export type ReplaySweep = {
+	run_id: string,
+	/**  The threshold swept (a question key of `PolicyOptions::thresholds`). */
+	key: string,
+	/**  The threshold's values, as asked; every other option is the anchor's. */
+	values: (number | null)[],
+	/**  The position in `values` of the value the sweep was asked at. */
+	start: number,
+	/**  The replay at `values[start]`, on the run's trace. */
+	anchor: ReplayDelta,
+	/**  Per value, the step from its neighbour toward `start` (`None` at `start`). */
+	steps: (SweepStep | null)[],
+};
+
 /**  An anonymous answer. */
 export type ReviewAnswer = {
 	text: string,
@@ -1405,6 +1425,19 @@ export type SweepPoint = {
 	evidence_recall: number | null,
 	/**  Mean number of selected passages per case. */
 	selected_mean: number | null,
+};
+
+/**  One value of a sweep, on its neighbour toward the anchor. */
+export type SweepStep = {
+	/**  This value's selection less what the neighbour's says. */
+	selection: SelectionDelta,
+	/**
+	 *  Positions in the decision list whose change against the run's stored selection flipped (a change there
+	 *  now, none at the neighbour, or the other way round), in order.
+	 */
+	toggled: number[],
+	/**  The selection against the run's labels, as in [`ReplayDelta::labels`]. */
+	labels: LabelReport | null,
 };
 
 /**  Everything about one answer. */

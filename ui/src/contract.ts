@@ -82,6 +82,8 @@ export type Contract = [
   Ok<Check<U.Reason, G.Reason>>,
   Ok<Check<U.ReplayDelta, G.ReplayDelta>>,
   Ok<Check<U.SelectionDelta, G.SelectionDelta>>,
+  Ok<Check<U.ReplaySweep, G.ReplaySweep>>,
+  Ok<Check<U.SweepStep, G.SweepStep>>,
   Ok<Check<U.Role, G.Role>>,
   Ok<Check<U.RunSummary, G.RunSummary>>,
   Ok<Check<U.ScoringUsage, G.ScoringUsage>>,

@@ -74,6 +74,10 @@ export type DecisionColumns = { at: number[]; input_index: number[] | null; sele
 export type ChangePositions = { now: number[]; gone: number[] };
 export type SelectionDelta = { decisions: DecisionColumns; order: string[] | null; selected_order: number[] | null; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
 export type ReplayDelta = { run_id: string; options: PolicyOptions; selection: SelectionDelta; changes: ChangePositions; labels: LabelReport | null };
+/** What the `replay_sweep` command sends: a run's replays over one threshold's values, chained from the anchor
+ * (Rust's `ReplaySweep`; logic/replaySweep.ts walks it). */
+export type SweepStep = { selection: SelectionDelta; toggled: number[]; labels: LabelReport | null };
+export type ReplaySweep = { run_id: string; key: string; values: number[]; start: number; anchor: ReplayDelta; steps: (SweepStep | null)[] };
 /** A replay in full (Rust's `Replay`, which no longer crosses IPC): what applyReplayDelta rebuilds. */
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[]; labels: LabelReport | null };
 export type RunLabels = { relevant_ids: string[] | null; baseline_ids: string[] | null; reference_answer: string | null };

@@ -1,9 +1,9 @@
 //! Replay: the selection policy over 200 cached judgments, and the app's replay command over 2,000 candidates
 //! (the judges' own cost per chunk, which replay saves, is measured by `ragsift-bench judge --speed`).
 
-use ragsift_engine::pipeline::replay_delta::ReplayDelta;
+use ragsift_engine::pipeline::replay_delta::{ReplayDelta, ReplaySweep};
 use ragsift_engine::pipeline::synthetic::{judged_run, SyntheticRun};
-use ragsift_engine::pipeline::trace::Replay;
+use ragsift_engine::pipeline::trace::{Replay, Trace};
 use ragsift_engine::policy::{
     select, ChunkJudgment, Decision, Mode, PolicyOptions, CONTAINS_ANSWER_EVIDENCE, IS_RELEVANT,
 };
@@ -108,6 +108,58 @@ fn app_replay() -> Result<()> {
             us(json_s)
         );
     }
+    app_sweep(&trace)
+}
+
+/// The app's `replay_sweep` command over the same run: the relevance threshold's 101 slider values from 0.50
+/// (evidence 0.55), made once per drag; against the 101 replay deltas it stands for.
+fn app_sweep(trace: &Trace) -> Result<()> {
+    let values: Vec<f64> = (0..=100).map(|i| f64::from(i) / 100.0).collect();
+    let at = |v: f64| PolicyOptions {
+        thresholds: BTreeMap::from([
+            (IS_RELEVANT.to_string(), v),
+            (CONTAINS_ANSWER_EVIDENCE.to_string(), 0.55),
+        ]),
+        ..PolicyOptions::default()
+    };
+    let kept = std::sync::OnceLock::new();
+    let input = |o: &PolicyOptions| kept.get_or_init(|| std::sync::Arc::new(trace.policy_input(o))).clone();
+    let (mut replays_s, mut sweep_s, mut json_s) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bytes, mut deltas_bytes) = (0, 0);
+    for round in 0..15 {
+        let t = Instant::now();
+        let replays = (values.iter())
+            .map(|&v| trace.reselect_over(&at(v), input))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        replays_s.push(t.elapsed().as_secs_f64());
+        if round == 0 {
+            deltas_bytes = (replays.iter().cloned())
+                .map(|r| ReplayDelta::new(trace, r).map(|d| json_len(&d)))
+                .sum::<std::result::Result<usize, _>>()?;
+        }
+        let t = Instant::now();
+        let sweep = ReplaySweep::new(trace, IS_RELEVANT, values.clone(), 50, replays)?;
+        sweep_s.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        bytes = json_len(&sweep);
+        json_s.push(t.elapsed().as_secs_f64());
+    }
+    let ms = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] * 1e3
+    };
+    println!(
+        "\n## replay sweep: the relevance threshold's 101 values over the same run (median of 15, ms; bytes)\n\
+         {:<34} {:>8} {:>7} {:>6} {:>9} {:>13}",
+        "", "replays", "sweep", "JSON", "sweep B", "101 deltas B"
+    );
+    println!(
+        "{:<34} {:>8.1} {:>7.1} {:>6.1} {bytes:>9} {deltas_bytes:>13}",
+        "from relevance 0.50, evidence 0.55",
+        ms(replays_s),
+        ms(sweep_s),
+        ms(json_s)
+    );
     Ok(())
 }
 

@@ -26,14 +26,16 @@
 //! replay (`ragsift-bench replay`).
 
 mod columns;
+mod sweep;
 
 use super::labels::LabelReport;
 use super::trace::{Replay, Trace};
 use crate::{Error, Result};
 pub use columns::{ChangePositions, DecisionColumns};
-use ragsift_policy::{same_ids_in_order, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
+use ragsift_policy::{same_ids_in_order, Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+pub use sweep::{ReplaySweep, SweepStep, MAX_SWEEP_VALUES};
 
 /// A replayed [`Selection`] less what the run's stored selection already says (see the module's notes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +103,7 @@ impl ReplayDelta {
         Ok(ReplayDelta {
             run_id,
             options,
-            selection: SelectionDelta::new(stored, selection),
+            selection: SelectionDelta::new(stored, &selection),
             changes,
             labels,
         })
@@ -110,29 +112,35 @@ impl ReplayDelta {
     /// The full replay: this delta laid over `trace`, the run it was made against. `None` when it names a chunk
     /// or position the trace has no decision for (it was made against another run).
     pub fn apply(&self, trace: &Trace) -> Option<Replay> {
-        let mut labels = self.labels.clone();
-        if let Some(report) = labels.as_mut().filter(|r| !r.baseline_labelled) {
-            report.baseline_ids = trace.candidates.iter().map(|c| c.chunk_id.clone()).collect();
-        }
-        let stored = &trace.selection;
-        let selection = self.selection.apply(stored)?;
-        let changes = if same_ids_in_order(stored, &selection) {
-            // Pairwise: the stored decision at the same position.
-            self.changes
-                .changes(&stored.decisions, &selection.decisions, |i, _| Some(i))?
-        } else {
-            let at = by_id(&stored.decisions);
-            self.changes
-                .changes(&stored.decisions, &selection.decisions, |_, id| at.get(id).copied())?
-        };
+        let selection = self.selection.apply(&trace.selection)?;
         Some(Replay {
             run_id: self.run_id.clone(),
             options: self.options.clone(),
+            changes: changes_over(&self.changes, &trace.selection, &selection)?,
             selection,
-            changes,
-            labels,
+            labels: filled_labels(&self.labels, trace),
         })
     }
+}
+
+/// The change list `positions` stand for between the `stored` selection and the replayed `selection`.
+fn changes_over(positions: &ChangePositions, stored: &Selection, selection: &Selection) -> Option<Vec<Change>> {
+    if same_ids_in_order(stored, selection) {
+        // Pairwise: the stored decision at the same position.
+        positions.changes(&stored.decisions, &selection.decisions, |i, _| Some(i))
+    } else {
+        let at = by_id(&stored.decisions);
+        positions.changes(&stored.decisions, &selection.decisions, |_, id| at.get(id).copied())
+    }
+}
+
+/// A label report as sent, with the baseline filled in where it is not labelled (every candidate of `trace`).
+fn filled_labels(labels: &Option<LabelReport>, trace: &Trace) -> Option<LabelReport> {
+    let mut labels = labels.clone();
+    if let Some(report) = labels.as_mut().filter(|r| !r.baseline_labelled) {
+        report.baseline_ids = trace.candidates.iter().map(|c| c.chunk_id.clone()).collect();
+    }
+    labels
 }
 
 /// Each chunk's position in `decisions`.
@@ -146,8 +154,8 @@ fn by_id(decisions: &[Decision]) -> HashMap<&str, usize> {
 
 impl SelectionDelta {
     /// `selection` less what `stored` already says.
-    pub fn new(stored: &Selection, selection: Selection) -> SelectionDelta {
-        let same_order = same_ids_in_order(stored, &selection);
+    pub fn new(stored: &Selection, selection: &Selection) -> SelectionDelta {
+        let same_order = same_ids_in_order(stored, selection);
         let order = (!same_order).then(|| selection.decisions.iter().map(|d| d.chunk_id.clone()).collect());
         let mut ranked: Vec<(usize, usize)> = (selection.decisions.iter().enumerate())
             .filter_map(|(i, d)| d.rank.map(|r| (r, i)))
@@ -172,9 +180,9 @@ impl SelectionDelta {
             status: selection.status,
             selected_tokens: selection.selected_tokens,
             selected_characters: selection.selected_characters,
-            counts: selection.counts,
-            policy_version: selection.policy_version,
-            warnings: selection.warnings,
+            counts: selection.counts.clone(),
+            policy_version: selection.policy_version.clone(),
+            warnings: selection.warnings.clone(),
         }
     }
 

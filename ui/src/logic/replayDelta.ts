@@ -4,7 +4,7 @@
 // position in the final order, `returned` follows the status, selected_ids is the selected decisions in
 // `selected_order` (else in decision order), returned_ids is selected_ids when applied (else every decision), a
 // change is read off the two decisions at its position, and a baseline that is not labelled is every candidate.
-import type { Change, ChangePositions, Decision, DecisionColumns, Replay, ReplayDelta, Selection, SelectionDelta, Trace } from "../api";
+import type { Change, ChangePositions, Decision, DecisionColumns, LabelReport, Replay, ReplayDelta, Selection, SelectionDelta, Trace } from "../api";
 
 /** A delta that does not fit the trace it is laid over (it was made against another run). */
 export class DeltaMismatch extends Error {
@@ -101,9 +101,12 @@ export function changesAt(changes: ChangePositions, stored: Selection, now: Sele
 /** The full replay: `delta` laid over `trace`, the run it was made for. Throws DeltaMismatch for another run's. */
 export function applyReplayDelta(trace: Trace, delta: ReplayDelta): Replay {
   if (delta.run_id !== trace.run_id) throw new DeltaMismatch(`a replay of run ${delta.run_id} is not one of run ${trace.run_id}`);
-  const labels = delta.labels && !delta.labels.baseline_labelled
-    ? { ...delta.labels, baseline_ids: trace.candidates.map((c) => c.chunk_id) }
-    : delta.labels;
   const selection = applySelectionDelta(trace.selection, delta.selection);
-  return { run_id: delta.run_id, options: delta.options, selection, changes: changesAt(delta.changes, trace.selection, selection), labels };
+  return { run_id: delta.run_id, options: delta.options, selection, changes: changesAt(delta.changes, trace.selection, selection),
+    labels: filledLabels(trace, delta.labels) };
+}
+
+/** A label report as sent, with its baseline filled in where it is not labelled (every candidate of `trace`). */
+export function filledLabels(trace: Trace, labels: LabelReport | null): LabelReport | null {
+  return labels && !labels.baseline_labelled ? { ...labels, baseline_ids: trace.candidates.map((c) => c.chunk_id) } : labels;
 }

@@ -12,6 +12,7 @@ import { VirtualTable } from "../components/VirtualRows";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
 import { applyReplayDelta } from "../logic/replayDelta";
+import { createSweeps } from "../logic/replaySweep";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
@@ -135,6 +136,9 @@ function Slider(props: { testid: string; label: string; value: number; min?: num
   );
 }
 
+/** How long the view stays idle before it asks for the sweeps of the thresholds in play. */
+const SWEEP_IDLE_MS = 300;
+
 function ReplayPanel(props: { trace: Trace }) {
   const t = props.trace;
   const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy, t));
@@ -164,6 +168,21 @@ function ReplayPanel(props: { trace: Trace }) {
     ),
     [t.run_id],
   );
+  // A drag over one threshold replays from that threshold's sweep (made in Rust) once it has come: no round trip.
+  // The sweeps of the thresholds in play are asked for whenever the view has been idle a moment, so that the next
+  // drag has its sweep from the first move; a drag whose sweep is not in hand asks for it at once.
+  const sweeps = useMemo(() => createSweeps(t, (o, key, values) => api.replaySweep(t.run_id, o, key, values)), [t.run_id]);
+  const idle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const whenIdle = () => {
+    clearTimeout(idle.current);
+    idle.current = setTimeout(() => {
+      const o = optionsRef.current;
+      if (inCalibratedRef.current || o.mode !== "classify") return;
+      const assessed = THRESHOLD_KEYS.filter((k) => !(t.judge.not_assessed ?? []).includes(k));
+      sweeps.want(assessed, forWire(o));
+    }, SWEEP_IDLE_MS);
+  };
+  useEffect(() => () => clearTimeout(idle.current), []);
 
   // Input → painted frame: marked at the input event, measured in the frame after the commit; with its parts (the
   // IPC round trip to the answer, the answer laid over the trace and rendered, the wait for the frame).
@@ -182,14 +201,25 @@ function ReplayPanel(props: { trace: Trace }) {
     });
   }, [selection]);
 
-  const update = (patch: Partial<PolicyOptions>) => {
+  /** `swept`: the threshold this move changes, when a sweep of it may answer (or should be asked for). */
+  const update = (patch: Partial<PolicyOptions>, swept?: string) => {
     performance.mark("replay-input");
     measure.current = true;
     const next = { ...optionsRef.current, ...patch };
     optionsRef.current = next;
     setOptions(next);
     setSaved(null);
-    scheduler.schedule(next);
+    const fromSweep = swept !== undefined && !inCalibratedRef.current ? sweeps.lookup(swept, forWire(next)) : null;
+    if (fromSweep) {
+      performance.mark("replay-answered");
+      scheduler.reset();
+      setResult({ selection: fromSweep.selection, changes: fromSweep.changes, labels: fromSweep.labels });
+      setError(null);
+    } else {
+      scheduler.schedule(next);
+      if (swept !== undefined && !inCalibratedRef.current) sweeps.want([swept], forWire(next));
+    }
+    whenIdle();
   };
   const setPin = (id: string, on: boolean) =>
     update({ pinned: on ? [...optionsRef.current.pinned.filter((p) => p !== id), id] : optionsRef.current.pinned.filter((p) => p !== id) });
@@ -204,7 +234,9 @@ function ReplayPanel(props: { trace: Trace }) {
   // The run's own selection measured against its labels or span labels (Rust computes the report): one replay on opening.
   const labelled = labelsVersion.value;
   useEffect(() => {
+    sweeps.clear();
     scheduler.schedule(optionsRef.current);
+    whenIdle();
   }, [t.run_id, labelled]);
   const relevantIds = useMemo(() => labels.relevant_ids ?? [], [labels]);
   const setRelevant = async (id: string, on: boolean) => {
@@ -215,7 +247,9 @@ function ReplayPanel(props: { trace: Trace }) {
       setOwnLabels((v) => v + 1);
       labelsVersion.value++;
       rememberTrace(nt);
+      sweeps.clear();
       scheduler.schedule(optionsRef.current);
+      whenIdle();
     } catch (e) {
       setError(e);
     }
@@ -228,7 +262,7 @@ function ReplayPanel(props: { trace: Trace }) {
       update(withDefaults(wanted, t));
     }
   }, [wanted]);
-  const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } });
+  const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } }, key);
 
   const candidates = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
   // The curves change with the mode and the labels, not with every replay: not re-rendered on each slider move.

@@ -167,13 +167,13 @@ fn another_order_or_other_chunks_are_sent_in_full_order() {
     let mut stored = trace.selection.clone();
     stored.decisions.reverse();
     stored.decisions.pop();
-    let delta = SelectionDelta::new(&stored, replay.selection.clone());
+    let delta = SelectionDelta::new(&stored, &replay.selection);
     assert_eq!(delta.order.as_ref().map(Vec::len), Some(12));
     assert_eq!(delta.apply(&stored), Some(replay.selection));
     // Laid over a selection that lacks a chunk the order names, it is refused rather than guessed.
     let unchanged = SelectionDelta::new(
         &stored,
-        trace.replay(&PolicyOptions::default(), None).unwrap().selection,
+        &trace.replay(&PolicyOptions::default(), None).unwrap().selection,
     );
     let mut other = stored.clone();
     other.decisions.remove(0);

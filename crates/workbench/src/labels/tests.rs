@@ -137,3 +137,49 @@ fn replays_of_a_run_keep_its_policy_input_per_grouping() {
         );
     }
 }
+
+#[test]
+fn a_sweep_of_a_stored_run_is_its_replays_and_refuses_values_it_cannot_anchor() {
+    use ragsift_pipeline::portable;
+    use ragsift_pipeline::synthetic::{judged_run, SyntheticRun};
+    use ragsift_policy::{GroupBy, CONTAINS_ANSWER_EVIDENCE};
+
+    let home = tempfile::tempdir().unwrap();
+    let wb = Workbench::open(Some(home.path())).unwrap();
+    let spec = SyntheticRun {
+        relevant: vec![2, 7],
+        ..SyntheticRun::default()
+    };
+    let made = judged_run(200, &spec).unwrap();
+    let id = wb.import_run(portable::export(&made).unwrap().as_bytes()).unwrap().id;
+    let run = wb.run(&id).unwrap();
+    let at = |v: f64| PolicyOptions {
+        group_by: GroupBy::Document,
+        top_n: Some(30),
+        thresholds: BTreeMap::from([(CONTAINS_ANSWER_EVIDENCE.to_string(), v)]),
+        ..PolicyOptions::default()
+    };
+    let values = vec![0.0, 0.25, 0.5, 0.75, 1.0];
+    let sweep = wb
+        .replay_sweep(&id, &at(0.5), CONTAINS_ANSWER_EVIDENCE, values.clone())
+        .unwrap();
+    assert_eq!(sweep.start, 2);
+    for (i, &v) in values.iter().enumerate() {
+        assert_eq!(
+            sweep.at(&run, i),
+            Some(wb.replay_labelled(&id, &at(v)).unwrap()),
+            "at {v}"
+        );
+    }
+    let refused = |o: &PolicyOptions, values: Vec<f64>| wb.replay_sweep(&id, o, CONTAINS_ANSWER_EVIDENCE, values);
+    assert!(
+        matches!(refused(&at(0.3), values.clone()), Err(Error::Invalid(_))),
+        "0.3 is not a value"
+    );
+    assert!(matches!(refused(&at(0.5), vec![0.5, 1.5]), Err(Error::Invalid(_))));
+    assert!(matches!(refused(&at(0.5), vec![0.5; 1002]), Err(Error::Invalid(_))));
+    assert!(matches!(
+        wb.replay_sweep("no-such-run", &at(0.5), CONTAINS_ANSWER_EVIDENCE, values),
+        Err(Error::NotFound(_))
+    ));
+}
