@@ -13,8 +13,10 @@ pub fn document_id(canonical_path: &str) -> String {
     sha256_hex(canonical_path.as_bytes())[..16].to_string()
 }
 
-/// A chunk's id: the document, the version of its content and the chunk's position. An unchanged file yields
-/// the same ids on every ingest; a changed file yields new ones, so stale vectors can never pass for fresh.
+/// A chunk's id: the document, the version of its content (its checksum, with the chunk settings when they are
+/// not the defaults: the store's `LibraryConfig::chunk_version`) and the chunk's position. An unchanged file
+/// yields the same ids on every ingest; a changed file, or one chunked anew, yields new ones, so stale vectors can
+/// never pass for fresh.
 pub fn chunk_id(document_id: &str, checksum: &str, index: usize) -> String {
     let mut h = Sha256::new();
     h.update(document_id.as_bytes());

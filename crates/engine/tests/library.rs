@@ -51,6 +51,16 @@ impl Env {
     fn open(&self) -> Library {
         Library::open(self.home.path(), self.config()).unwrap()
     }
+
+    /// Opens the library with chunks of `chunk_tokens`, overlapping by `overlap_tokens`.
+    fn open_chunked(&self, chunk_tokens: usize, overlap_tokens: usize) -> Library {
+        let config = LibraryConfig {
+            chunk_tokens,
+            overlap_tokens,
+            ..self.config()
+        };
+        Library::open(self.home.path(), config).unwrap()
+    }
 }
 
 /// `#[test]`s that run one body on each store.
@@ -69,6 +79,7 @@ on_both_stores!(
     a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest,
     search_finds_the_page_that_answers,
     re_ingesting_unchanged_files_embeds_nothing,
+    new_chunk_settings_chunk_unchanged_files_again,
     a_changed_file_replaces_its_chunks_and_vectors,
     removing_a_document_removes_its_chunks_and_vectors,
     scanned_pages_are_ingested_through_ocr_when_it_is_on,
@@ -209,6 +220,47 @@ fn re_ingesting_unchanged_files_embeds_nothing(backend: Backend) {
         ids
     );
     assert_consistent(&lib);
+}
+
+/// An unchanged file chunked with other settings than those in force is chunked again on the next ingest, under
+/// new chunk ids; with the settings in force it is skipped; back at the defaults, its ids are what they were.
+fn new_chunk_settings_chunk_unchanged_files_again(backend: Backend) {
+    let env = Env::new(backend);
+    let docs = temp_docs(&[fixture("pdf/multipage.pdf"), fixture("text/notes.md")]);
+    let ingest = |lib: &Library| {
+        let counting = Counting::new(embedder());
+        let report = lib.ingest(&counting, &[docs.path().to_path_buf()], &|_| {}).unwrap();
+        assert_eq!(report.failed(), 0, "{report:?}");
+        let mut keys = lib.store().chunk_keys().unwrap();
+        keys.sort_unstable();
+        assert_consistent(lib);
+        (counting.count(), keys)
+    };
+    let (embedded, defaults) = ingest(&env.open());
+    assert!(embedded > 0);
+
+    let small = env.open_chunked(64, 8);
+    let (embedded, keys) = ingest(&small);
+    assert!(
+        keys.len() > defaults.len(),
+        "64-token chunks are more: {} vs {}",
+        keys.len(),
+        defaults.len()
+    );
+    assert_eq!(embedded, keys.len(), "every file is chunked again");
+    assert!(
+        keys.iter().all(|k| defaults.binary_search(k).is_err()),
+        "a chunk id survived re-chunking"
+    );
+    assert_eq!(ingest(&small), (0, keys), "the settings in force: nothing to do");
+    drop(small);
+
+    let (embedded, back) = ingest(&env.open());
+    assert_eq!(
+        (embedded, back),
+        (defaults.len(), defaults),
+        "at the defaults, the ids are what they were"
+    );
 }
 
 fn a_changed_file_replaces_its_chunks_and_vectors(backend: Backend) {

@@ -78,6 +78,19 @@ impl Default for LibraryConfig {
 }
 
 impl LibraryConfig {
+    /// The version of a file's content its chunk ids are made from: the file's checksum, and the chunking when it
+    /// is not the default (so the ids of a library chunked at the defaults are what they always were). A file whose
+    /// chunks were made with other chunk settings is then not "unchanged": the next ingest chunks it again, under
+    /// new ids, instead of keeping chunks the settings no longer describe.
+    pub fn chunk_version(&self, checksum: &str) -> String {
+        let d = LibraryConfig::default();
+        if (self.chunk_tokens, self.overlap_tokens) == (d.chunk_tokens, d.overlap_tokens) {
+            checksum.to_string()
+        } else {
+            format!("{checksum}@{}/{}", self.chunk_tokens, self.overlap_tokens)
+        }
+    }
+
     /// Refuses values the pipeline cannot work with, naming the field.
     pub fn validate(&self) -> Result<()> {
         FieldProblem::first_as_error(&self.problems())

@@ -73,7 +73,8 @@ impl Library {
     }
 
     /// Ingests files and folders (recursively, supported files only). A file that fails is reported and the
-    /// batch goes on; an unchanged file (same path, same checksum, same model) is skipped without embedding.
+    /// batch goes on; an unchanged file (same path, same checksum, same model, same chunk settings) is skipped
+    /// without embedding.
     pub fn ingest(&self, embedder: &dyn Embedder, inputs: &[PathBuf], progress: Progress<'_>) -> Result<IngestReport> {
         self.ingest_cancellable(embedder, inputs, progress, &CancelToken::new())
     }
@@ -226,11 +227,12 @@ impl Library {
         }
         self.check_model(embedder)?;
         let doc_id = ids::document_id(&canonical_str);
+        let version = self.settings.chunk_version(&checksum);
         let chunks: Vec<NewChunk> = drafts
             .into_iter()
             .zip(vectors)
             .map(|(d, embedding)| {
-                let id = ids::chunk_id(&doc_id, &checksum, d.index);
+                let id = ids::chunk_id(&doc_id, &version, d.index);
                 NewChunk {
                     key: ids::vector_key(&id),
                     id,

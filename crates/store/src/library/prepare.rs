@@ -68,7 +68,7 @@ impl Library {
         let checksum = ids::sha256_hex(&bytes);
         drop(bytes);
         if let Some(doc) = self.store.document_by_path(&canonical.to_string_lossy())? {
-            if doc.checksum == checksum && doc.embedding_model == p.model_id {
+            if doc.checksum == checksum && doc.embedding_model == p.model_id && self.chunked_as_set(&doc)? {
                 return Ok(Prepared::Unchanged(doc));
             }
         }
@@ -88,5 +88,15 @@ impl Library {
             extracted,
             drafts,
         }))
+    }
+
+    /// Whether `doc`'s chunks were made with the chunk settings in force: its first chunk has the id they give
+    /// (a document without chunks has nothing to redo).
+    fn chunked_as_set(&self, doc: &DocumentRow) -> Result<bool> {
+        if doc.chunk_count == 0 {
+            return Ok(true);
+        }
+        let first = ids::chunk_id(&doc.id, &self.settings.chunk_version(&doc.checksum), 0);
+        Ok(!self.store.chunks_by_keys(&[ids::vector_key(&first)])?.is_empty())
     }
 }

@@ -75,13 +75,18 @@ async fn write_document(
         .await?;
     let existing = tx
         .query_opt(
-            "SELECT checksum, embedding_model FROM documents WHERE id = $1",
+            "SELECT checksum, embedding_model, (SELECT id FROM chunks WHERE document_id = $1 AND idx = 0) \
+             FROM documents WHERE id = $1",
             &[&doc.id],
         )
         .await?;
     if let Some(row) = existing {
-        let (checksum, model): (String, String) = (row.get(0), row.get(1));
-        if checksum == doc.checksum && model == doc.embedding_model {
+        let (checksum, model, first): (String, String, Option<String>) = (row.get(0), row.get(1), row.get(2));
+        // The same first chunk id: the same chunk settings too (see `LibraryConfig::chunk_version`).
+        if checksum == doc.checksum
+            && model == doc.embedding_model
+            && first.as_deref() == chunks.first().map(|c| c.id.as_str())
+        {
             // Another client wrote this very version while this one was embedding it.
             tx.commit().await?;
             return Ok(Vec::new());
