@@ -84,7 +84,9 @@ pub(super) fn match_spans(
     out
 }
 
-/// The document version (checksum) of each candidate that comes from its document's current content.
+/// The document version (checksum) of each candidate that comes from its document's current content: one of the
+/// document's chunks now, or, when another chunking made it (other chunk settings give other chunk ids), a chunk
+/// whose text starts where it says on its page of the current content.
 pub(super) fn candidate_versions(
     store: &dyn LibraryStore,
     candidates: &[Candidate],
@@ -92,9 +94,9 @@ pub(super) fn candidate_versions(
     struct Version {
         checksum: String,
         ids: HashSet<String>,
-        probed: bool,
     }
     let mut docs: HashMap<String, Option<Version>> = HashMap::new();
+    let mut pages: HashMap<(String, u32), Option<String>> = HashMap::new();
     let mut out = HashMap::new();
     for c in candidates {
         if !docs.contains_key(&c.document_id) {
@@ -102,26 +104,35 @@ pub(super) fn candidate_versions(
                 Some(d) => Some(Version {
                     ids: store.chunks_of(&d.id)?.into_iter().map(|r| r.id).collect(),
                     checksum: d.checksum,
-                    probed: false,
                 }),
                 None => None,
             };
             docs.insert(c.document_id.clone(), version);
         }
-        let Some(Some(v)) = docs.get_mut(&c.document_id) else {
+        let Some(Some(v)) = docs.get(&c.document_id) else {
             continue;
         };
-        if !v.ids.contains(&c.chunk_id) && !v.probed {
-            // Another chunking of the same bytes has other chunk counts, but ids of the same form.
-            v.ids
-                .extend((0..VERSION_PROBE).map(|i| ragsift_core::ids::chunk_id(&c.document_id, &v.checksum, i)));
-            v.probed = true;
-        }
-        if v.ids.contains(&c.chunk_id) {
+        let current = v.ids.contains(&c.chunk_id) || {
+            let key = (c.document_id.clone(), c.page_start);
+            if !pages.contains_key(&key) {
+                pages.insert(key.clone(), store.page(&c.document_id, c.page_start)?);
+            }
+            pages[&key].as_deref().is_some_and(|page| starts_at(page, c))
+        };
+        if current {
             out.insert(c.chunk_id.clone(), v.checksum.clone());
         }
     }
     Ok(out)
+}
+
+/// Whether the chunk's text starts at its `char_start` on `page` (its first page): its first characters, up to
+/// 64, are the page's there (chunks are slices of their pages' text; 16 or more must agree, or the whole chunk).
+fn starts_at(page: &str, c: &Candidate) -> bool {
+    let on_page: Vec<char> = page.chars().skip(c.char_start as usize).take(64).collect();
+    let text: Vec<char> = c.text.chars().take(64).collect();
+    let n = on_page.len().min(text.len());
+    n >= text.len().min(16) && n > 0 && on_page[..n] == text[..n]
 }
 
 /// Every place `phrase` occurs in `text` (folded as [`locate`] folds), as character ranges.

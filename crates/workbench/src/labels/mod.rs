@@ -32,10 +32,6 @@ mod matching;
 
 use matching::*;
 
-/// Chunk ids of one version tried when a run's chunk is not among the document's current chunks (it may come from
-/// another chunking of the same bytes).
-const VERSION_PROBE: usize = 4096;
-
 /// A run's candidates as the spans of its question label them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
