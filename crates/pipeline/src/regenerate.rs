@@ -2,11 +2,13 @@
 //! the answer is generated again (no retrieval, no judge call). Like replay, it refuses a run whose judge asked
 //! other questions (another prompt version) than today's.
 
+use super::judging::JudgeOutcome;
 use super::query::Query;
+use super::trace::Answer;
 use super::{ms, Pipeline, Stage, Trace};
 use crate::Result;
 use ragsift_models::llm::CancelToken;
-use ragsift_policy::PolicyOptions;
+use ragsift_policy::{PolicyOptions, Selection};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -38,22 +40,36 @@ impl Pipeline<'_> {
             cancel,
         )?;
         timings.insert("generation".to_string(), ms(t));
-        let original = Query {
-            text: previous.query.clone(),
-            history: previous.history.clone(),
-        };
         let mut judge = previous.judge.clone();
         judge.fresh_passages = 0;
         judge.cached_passages = previous.candidates.len();
         // No judge was asked: the run costs no judging.
         (judge.input_tokens, judge.output_tokens) = (0, 0);
+        self.save_rerun(previous, judge, policy.clone(), selection, answer, timings)
+    }
+
+    /// Saves a new run of `previous`'s question (its query, variants, candidates, origin and labels) with this
+    /// judge outcome, policy, selection, answer and timings; costed at the pipeline's rates.
+    fn save_rerun(
+        &self,
+        previous: &Trace,
+        judge: JudgeOutcome,
+        policy: PolicyOptions,
+        selection: Selection,
+        answer: Answer,
+        timings: BTreeMap<String, f64>,
+    ) -> Result<Trace> {
+        let original = Query {
+            text: previous.query.clone(),
+            history: previous.history.clone(),
+        };
         let mut trace = Trace::new(
             &original,
             previous.transformed.clone(),
             previous.variants.clone(),
             previous.candidates.clone(),
             judge,
-            policy.clone(),
+            policy,
             selection,
             answer,
             timings,
@@ -79,7 +95,7 @@ impl Pipeline<'_> {
         on_token: &mut dyn FnMut(&str),
         cancel: &CancelToken,
     ) -> Result<Trace> {
-        use ragsift_policy::{Decision, Reason, Selection, Status};
+        use ragsift_policy::{Decision, Reason, Status};
         let position = |id: &str| ids.iter().position(|x| x == id);
         if let Some(bad) = ids
             .iter()
@@ -156,26 +172,6 @@ impl Pipeline<'_> {
             cancel,
         )?;
         timings.insert("generation".to_string(), ms(t));
-        let original = Query {
-            text: previous.query.clone(),
-            history: previous.history.clone(),
-        };
-        let mut trace = Trace::new(
-            &original,
-            previous.transformed.clone(),
-            previous.variants.clone(),
-            previous.candidates.clone(),
-            judge,
-            policy,
-            selection,
-            answer,
-            timings,
-        );
-        trace.made_by = self.library.user();
-        trace.origin = previous.origin;
-        trace.labels = previous.labels.clone();
-        trace.cost = trace.estimate_cost(&self.options.rates);
-        trace.save(self.library.store())?;
-        Ok(trace)
+        self.save_rerun(previous, judge, policy, selection, answer, timings)
     }
 }

@@ -1,0 +1,250 @@
+//! Reading order on synthetic pages: rows, spacing, columns, regions, right-to-left runs, paragraphs.
+
+use super::*;
+
+fn glyphs(x: f64, y: f64, size: f64, text: &str) -> Vec<Glyph> {
+    let advance = size / 2.0;
+    text.chars()
+        .enumerate()
+        .map(|(i, c)| Glyph {
+            x: x + advance * i as f64,
+            y,
+            size,
+            width: advance,
+            text: c.to_string(),
+        })
+        .collect()
+}
+
+/// Ten-point text: every character, spaces included, advances 5pt.
+fn word(x: f64, y: f64, text: &str) -> Vec<Glyph> {
+    glyphs(x, y, 10.0, text)
+}
+
+/// A justified column line of 44 characters (220pt) starting with `tag`.
+fn column_line(x: f64, y: f64, tag: &str) -> Vec<Glyph> {
+    let filler = " lorem ipsum dolor sit amet consectetur adipiscing";
+    word(x, y, &format!("{tag}{filler}")[..44])
+}
+
+/// Two columns of `lines` lines from `top` down, at x 72 and 320, tagged `left0`.. and `right0`...
+fn two_columns(top: f64, lines: usize, left: &str, right: &str) -> Vec<Glyph> {
+    let mut g = Vec::new();
+    for i in 0..lines {
+        let y = top - 12.0 * i as f64;
+        g.extend(column_line(72.0, y, &format!("{left}{i}")));
+        g.extend(column_line(320.0, y, &format!("{right}{i}")));
+    }
+    g
+}
+
+fn position(text: &str, word: &str) -> usize {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .iter()
+        .position(|w| *w == word)
+        .unwrap_or_else(|| panic!("{word} missing from: {text}"))
+}
+
+/// Asserts that the words appear in this order.
+fn assert_order(text: &str, words: &[&str]) {
+    for pair in words.windows(2) {
+        assert!(
+            position(text, pair[0]) < position(text, pair[1]),
+            "{} must come before {}: {text}",
+            pair[0],
+            pair[1]
+        );
+    }
+}
+
+#[test]
+fn right_to_left_lines_come_out_in_reading_order() {
+    // As Chromium places them: the visual order, left to right.
+    assert_eq!(
+        logical_order(".طيسب يبرع صن اذه .ملاعلاب ابحرم"),
+        "مرحبا بالعالم. هذا نص عربي بسيط."
+    );
+    assert_eq!(logical_order("the word ابحرم here"), "the word مرحبا here");
+    assert_eq!(logical_order("םולש world"), "שלום world");
+    assert_eq!(logical_order("plain text"), "plain text");
+}
+
+#[test]
+fn a_right_to_left_ligature_glyph_keeps_its_letters_in_order() {
+    // "سلام" as Chromium places it, left to right: meem, the lam-alef ligature (one glyph, "لا"), seen.
+    let mut g = word(72.0, 700.0, "peace is");
+    for (i, t) in ["م", "لا", "س"].iter().enumerate() {
+        g.push(Glyph {
+            x: 120.0 + 6.0 * i as f64,
+            y: 700.0,
+            size: 10.0,
+            width: 6.0,
+            text: (*t).to_string(),
+        });
+    }
+    assert_eq!(page_text(&g), "peace is سلام");
+}
+
+#[test]
+fn spaces_come_from_gaps() {
+    let mut g = word(72.0, 700.0, "hello");
+    g.extend(word(100.0, 700.0, "world"));
+    assert_eq!(page_text(&g), "hello world");
+}
+
+#[test]
+fn two_columns_are_read_left_then_right() {
+    let mut g = word(
+        72.0,
+        760.0,
+        "A title that spans the whole page width across the gutter and more words",
+    );
+    for i in 0..5 {
+        let y = 700.0 - 12.0 * i as f64;
+        g.extend(column_line(320.0, y, &format!("right{i}")));
+        g.extend(column_line(72.0, y, &format!("left{i}")));
+    }
+    let text = page_text(&g);
+    assert_order(&text, &["left0", "left4", "right0", "right4"]);
+    assert!(text.starts_with("A title"));
+}
+
+#[test]
+fn a_narrow_gutter_still_separates_lines_on_one_baseline() {
+    // 12pt between the columns: less than the 1.5 font sizes that once split a row (the Word/IEEE case).
+    let mut g = Vec::new();
+    for i in 0..8 {
+        let y = 700.0 - 12.0 * i as f64;
+        g.extend(column_line(72.0, y, &format!("left{i}")));
+        g.extend(column_line(304.0, y, &format!("right{i}")));
+    }
+    let text = page_text(&g);
+    assert_order(&text, &["left0", "left7", "right0", "right7"]);
+}
+
+#[test]
+fn columns_offset_by_half_a_line_are_still_columns() {
+    let mut g = Vec::new();
+    for i in 0..8 {
+        g.extend(column_line(72.0, 700.0 - 12.0 * i as f64, &format!("left{i}")));
+        g.extend(column_line(320.0, 694.0 - 12.0 * i as f64, &format!("right{i}")));
+    }
+    let text = page_text(&g);
+    assert_order(&text, &["left0", "left7", "right0", "right7"]);
+}
+
+#[test]
+fn columns_start_below_a_long_full_width_abstract() {
+    let mut g = word(200.0, 780.0, "A Paper Title");
+    for i in 0..10 {
+        let line = format!("abstract{i} runs across the whole page from one margin to the other one ok");
+        g.extend(word(72.0, 750.0 - 12.0 * i as f64, &line));
+    }
+    g.extend(two_columns(600.0, 8, "left", "right"));
+    let text = page_text(&g);
+    assert_order(
+        &text,
+        &["Title", "abstract0", "abstract9", "left0", "left7", "right0", "right7"],
+    );
+}
+
+#[test]
+fn a_full_width_caption_splits_the_columns_into_regions() {
+    let mut g = Vec::new();
+    g.extend(two_columns(700.0, 5, "topleft", "topright"));
+    g.extend(word(
+        72.0,
+        620.0,
+        "Figure 1: caption text that runs across both of the columns of the page here",
+    ));
+    g.extend(two_columns(590.0, 5, "lowleft", "lowright"));
+    let text = page_text(&g);
+    assert_order(
+        &text,
+        &[
+            "topleft4",
+            "topright0",
+            "topright4",
+            "Figure",
+            "lowleft0",
+            "lowleft4",
+            "lowright0",
+        ],
+    );
+}
+
+#[test]
+fn regions_find_their_own_gutters() {
+    // Columns split at the middle above a full-width line, and a narrow sidebar beside a wide column below.
+    let mut g = Vec::new();
+    g.extend(two_columns(700.0, 6, "upleft", "upright"));
+    g.extend(word(
+        72.0,
+        620.0,
+        "a full width line that separates the two regions of this page from each other",
+    ));
+    for i in 0..6 {
+        let y = 590.0 - 12.0 * i as f64;
+        g.extend(word(72.0, y, &format!("side{i} notes in the margin")));
+        g.extend(word(
+            220.0,
+            y,
+            &format!("main{i} text of a wide column that fills the rest of the"),
+        ));
+    }
+    let text = page_text(&g);
+    assert_order(
+        &text,
+        &[
+            "upleft5", "upright0", "upright5", "full", "side0", "side5", "main0", "main5",
+        ],
+    );
+}
+
+#[test]
+fn a_table_on_a_single_column_page_is_read_row_by_row() {
+    let mut g = Vec::new();
+    let body = "body text of a single column page that runs from margin to margin";
+    for i in 0..10 {
+        g.extend(word(72.0, 740.0 - 12.0 * i as f64, &format!("{body} {i}")));
+    }
+    for i in 0..5 {
+        let y = 600.0 - 12.0 * i as f64;
+        g.extend(word(72.0, y, &format!("term{i}")));
+        g.extend(word(250.0, y, &format!("meaning{i} is described in this cell")));
+    }
+    let text = page_text(&g);
+    assert_order(&text, &["term0", "meaning0", "term1", "meaning1", "term4", "meaning4"]);
+}
+
+#[test]
+fn running_header_and_footer_are_read_whole() {
+    let mut g = word(72.0, 760.0, "Seltzer & Yigit");
+    g.extend(word(435.0, 760.0, "A New Hashing Package"));
+    g.extend(two_columns(720.0, 8, "left", "right"));
+    g.extend(word(72.0, 60.0, "USENIX Winter"));
+    g.extend(word(535.0, 60.0, "3"));
+    let text = page_text(&g);
+    assert!(text.starts_with("Seltzer & Yigit A New Hashing Package"), "{text}");
+    assert!(text.ends_with("USENIX Winter 3"), "{text}");
+    assert_order(&text, &["left7", "right0"]);
+}
+
+#[test]
+fn a_superscript_stays_on_its_line() {
+    // The superscript sits higher, so it is met first; the rest of its line must still join it.
+    let mut g = glyphs(162.0, 705.0, 8.0, "32");
+    g.extend(word(72.0, 700.0, "keys as large as 2"));
+    g.extend(word(175.0, 700.0, "bytes are kept"));
+    g.extend(word(72.0, 688.0, "on the next line"));
+    assert_eq!(page_text(&g), "keys as large as 232 bytes are kept on the next line");
+}
+
+#[test]
+fn wide_gaps_make_paragraphs() {
+    let mut g = word(72.0, 700.0, "one");
+    g.extend(word(72.0, 688.0, "two"));
+    g.extend(word(72.0, 650.0, "three"));
+    assert_eq!(page_text(&g), "one two\n\nthree");
+}
