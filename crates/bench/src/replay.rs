@@ -64,13 +64,7 @@ fn app_replay() -> Result<()> {
         "setting (median µs, bytes)", "changes", "rebuilt", "replay", "delta", "JSON", "delta B", "by row B", "full B"
     );
     for (relevant, evidence) in [(0.50, 0.55), (0.60, 0.50), (0.70, 0.40)] {
-        let options = PolicyOptions {
-            thresholds: BTreeMap::from([
-                (IS_RELEVANT.to_string(), relevant),
-                (CONTAINS_ANSWER_EVIDENCE.to_string(), evidence),
-            ]),
-            ..PolicyOptions::default()
-        };
+        let options = thresholds(relevant, evidence);
         let iterations = 300;
         let (mut rebuilt_s, mut replay_s, mut delta_s, mut json_s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         // The app keeps the run's policy input between moves (the workbench's `Replayable`).
@@ -94,11 +88,7 @@ fn app_replay() -> Result<()> {
             bytes = json_len(&delta);
             json_s.push(t.elapsed().as_secs_f64());
         }
-        // Medians: this machine's neighbours make means wander.
-        let us = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2] * 1e6
-        };
+        let us = |v: Vec<f64>| median(v) * 1e6;
         println!(
             "{:<34} {changes:>7} {:>8.0} {:>7.0} {:>6.0} {:>5.0} {bytes:>8} {row_bytes:>9} {full_bytes:>7}",
             format!("relevance {relevant:.2}, evidence {evidence:.2}"),
@@ -115,13 +105,7 @@ fn app_replay() -> Result<()> {
 /// (evidence 0.55), made once per drag; against the 101 replay deltas it stands for.
 fn app_sweep(trace: &Trace) -> Result<()> {
     let values: Vec<f64> = (0..=100).map(|i| f64::from(i) / 100.0).collect();
-    let at = |v: f64| PolicyOptions {
-        thresholds: BTreeMap::from([
-            (IS_RELEVANT.to_string(), v),
-            (CONTAINS_ANSWER_EVIDENCE.to_string(), 0.55),
-        ]),
-        ..PolicyOptions::default()
-    };
+    let at = |v: f64| thresholds(v, 0.55);
     let kept = std::sync::OnceLock::new();
     let input = |o: &PolicyOptions| kept.get_or_init(|| std::sync::Arc::new(trace.policy_input(o))).clone();
     let (mut replays_s, mut sweep_s, mut json_s) = (Vec::new(), Vec::new(), Vec::new());
@@ -144,10 +128,7 @@ fn app_sweep(trace: &Trace) -> Result<()> {
         bytes = json_len(&sweep);
         json_s.push(t.elapsed().as_secs_f64());
     }
-    let ms = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2] * 1e3
-    };
+    let ms = |v: Vec<f64>| median(v) * 1e3;
     println!(
         "\n## replay sweep: the relevance threshold's 101 values over the same run (median of 15, ms; bytes)\n\
          {:<34} {:>8} {:>7} {:>6} {:>9} {:>13}",
@@ -161,6 +142,23 @@ fn app_sweep(trace: &Trace) -> Result<()> {
         ms(json_s)
     );
     Ok(())
+}
+
+/// The default policy with the relevance and evidence thresholds at these values.
+fn thresholds(relevant: f64, evidence: f64) -> PolicyOptions {
+    PolicyOptions {
+        thresholds: BTreeMap::from([
+            (IS_RELEVANT.to_string(), relevant),
+            (CONTAINS_ANSWER_EVIDENCE.to_string(), evidence),
+        ]),
+        ..PolicyOptions::default()
+    }
+}
+
+/// The median (this machine's neighbours make means wander).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// Deterministic pseudo-random judgments for `n` chunks.

@@ -99,21 +99,29 @@ fn every_occurrence_of_a_phrase_is_found() {
     assert!(occurrences(page, "missing phrase").is_empty());
 }
 
-#[test]
-fn replays_of_a_run_keep_its_policy_input_per_grouping() {
+/// A workbench in a fresh home holding one imported synthetic run of `n` candidates, `relevant` labelled: the
+/// home, the workbench, the run's id and the run as stored.
+fn with_imported_run(n: usize, relevant: Vec<usize>) -> (tempfile::TempDir, Workbench, String, Arc<Trace>) {
     use ragsift_pipeline::portable;
     use ragsift_pipeline::synthetic::{judged_run, SyntheticRun};
-    use ragsift_policy::{GroupBy, IS_RELEVANT};
 
     let home = tempfile::tempdir().unwrap();
     let wb = Workbench::open(Some(home.path())).unwrap();
     let spec = SyntheticRun {
-        relevant: vec![1, 4],
+        relevant,
         ..SyntheticRun::default()
     };
-    let made = judged_run(300, &spec).unwrap();
+    let made = judged_run(n, &spec).unwrap();
     let id = wb.import_run(portable::export(&made).unwrap().as_bytes()).unwrap().id;
     let run = wb.run(&id).unwrap();
+    (home, wb, id, run)
+}
+
+#[test]
+fn replays_of_a_run_keep_its_policy_input_per_grouping() {
+    use ragsift_policy::{GroupBy, IS_RELEVANT};
+
+    let (_home, wb, id, run) = with_imported_run(300, vec![1, 4]);
     // Back and forth between groupings and thresholds: each replay over the kept input is the replay in full.
     for (group_by, relevant) in [
         (GroupBy::None, 0.6),
@@ -140,19 +148,9 @@ fn replays_of_a_run_keep_its_policy_input_per_grouping() {
 
 #[test]
 fn a_sweep_of_a_stored_run_is_its_replays_and_refuses_values_it_cannot_anchor() {
-    use ragsift_pipeline::portable;
-    use ragsift_pipeline::synthetic::{judged_run, SyntheticRun};
     use ragsift_policy::{GroupBy, CONTAINS_ANSWER_EVIDENCE};
 
-    let home = tempfile::tempdir().unwrap();
-    let wb = Workbench::open(Some(home.path())).unwrap();
-    let spec = SyntheticRun {
-        relevant: vec![2, 7],
-        ..SyntheticRun::default()
-    };
-    let made = judged_run(200, &spec).unwrap();
-    let id = wb.import_run(portable::export(&made).unwrap().as_bytes()).unwrap().id;
-    let run = wb.run(&id).unwrap();
+    let (_home, wb, id, run) = with_imported_run(200, vec![2, 7]);
     let at = |v: f64| PolicyOptions {
         group_by: GroupBy::Document,
         top_n: Some(30),
