@@ -13,7 +13,9 @@ use tauri_specta::{collect_commands, Builder};
 
 /// Where the generated TypeScript bindings live (committed; a test fails when they drift).
 pub fn bindings_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings.ts")
+    // Cargo's value at run time first: a test binary built in another checkout of the same tree is reused.
+    let here = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+    Path::new(&here).join("../ui/src/bindings.ts")
 }
 
 /// The commands and their types, as tauri-specta sees them.

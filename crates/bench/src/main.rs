@@ -236,7 +236,9 @@ pub fn machine() -> String {
 
 /// The repository root (benchmarks read fixtures and samples from it).
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    // Cargo's value at run time first (`cargo run`), else the one it was built with.
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
+        .join("../..")
 }
 
 /// Loads the default embedder from the installed runtime.

@@ -236,7 +236,9 @@ mod tests {
     use std::path::Path;
 
     fn load() -> (Vec<EvalCase>, Vec<RagJevTrace>) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/eval");
+        // Cargo's value at run time first: a test binary built in another checkout of the same tree is reused.
+        let here = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+        let dir = Path::new(&here).join("../../fixtures/eval");
         (
             load_cases(dir.join("cases.json")).unwrap(),
             load_traces(dir.join("traces.json")).unwrap(),

@@ -313,6 +313,9 @@ impl Workbench {
                 traces.push((trace, ids));
             }
         }
+        // In an order of their content, not of when they were stored: the folds, and so the fit, are the same for
+        // the same labelled runs (runs stored in the same millisecond listed in either order moved the choice).
+        traces.sort_by(|(a, _), (b, _)| (&a.fingerprint, &a.run_id).cmp(&(&b.fingerprint, &b.run_id)));
         let scores = gather(traces.iter().map(|(t, ids)| (t, ids.as_slice())));
         let (judges, fits) = fit_all(&scores, now());
         let stored = if fits.is_empty() {
