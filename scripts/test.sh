@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
 # ragsift's test command (the one the README names): the web UI's unit and headless-Chromium tests, then
 # formatting, lints and every Rust test — the real-window end-to-end test of the app included.
-set -euo pipefail
+# Every step runs even when an earlier one fails (and cargo test runs every test binary: --no-fail-fast); the
+# failures are listed at the end and the exit code is 1 if there was any.
+set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/ragsift/target}"
 
-echo "[test] CARGO_TARGET_DIR=${CARGO_TARGET_DIR}"
+failed=()
+# step NAME CMD...: runs CMD, noting NAME when it fails.
+step() {
+  local name="$1"
+  shift
+  echo "[test] ${name}"
+  "$@" || failed+=("${name} (exit $?)")
+}
+
+echo "[test] CARGO_TARGET_DIR=${CARGO_TARGET_DIR} TMPDIR=${TMPDIR:-/tmp}"
 if [[ ! -d ui/node_modules ]]; then
-  echo "[test] ui: npm ci"
-  (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+  step "ui: npm ci" bash -c 'cd ui && npm ci --no-audit --no-fund --loglevel=error'
 fi
-echo "[test] ui: build (tsc + vite), vitest, headless Chromium"
-(cd ui && npm run --silent build && npm run --silent test && npm run --silent test:browser:only)
-echo "[test] cargo fmt --all -- --check"
-cargo fmt --all -- --check
-echo "[test] cargo clippy --workspace --all-targets -- -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
-echo "[test] cargo test --workspace"
-cargo test --workspace
+step "ui: build (tsc + vite)" bash -c 'cd ui && npm run --silent build'
+step "ui: vitest" bash -c 'cd ui && npm run --silent test'
+step "ui: headless Chromium" bash -c 'cd ui && npm run --silent test:browser:only'
+step "cargo fmt --all -- --check" cargo fmt --all -- --check
+step "cargo clippy --workspace --all-targets -- -D warnings" cargo clippy --workspace --all-targets -- -D warnings
+step "cargo test --workspace --no-fail-fast" cargo test --workspace --no-fail-fast
+
+if ((${#failed[@]})); then
+  printf '[test] FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi
+echo "[test] all passed"

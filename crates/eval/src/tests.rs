@@ -253,8 +253,8 @@ fn traces_must_pair_one_to_one() {
 
 #[test]
 fn loading_accepts_rag_jev_shapes_and_names_bad_items() {
-    let dir = std::env::temp_dir().join(format!("ragsift-eval-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
@@ -291,7 +291,6 @@ fn loading_accepts_rag_jev_shapes_and_names_bad_items() {
         load_cases(dir.join("missing.json")),
         Err(EvalError::Io { .. })
     ));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

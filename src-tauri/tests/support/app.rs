@@ -48,6 +48,31 @@ impl Shots {
     }
 }
 
+/// Xvfb on a display number no X server holds (no lock file, no socket). Another process may take the same number
+/// between the check and the start (Xvfb then exits at once): the next free number is tried.
+fn start_xvfb(fbdir: &Path) -> (String, Child) {
+    let free = |n: &u32| {
+        !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+    };
+    let first = 90 + u32::from(free_port()) % 400;
+    for n in (first..1000).filter(free).take(20) {
+        let display = format!(":{n}");
+        let mut xvfb = Command::new(tool("Xvfb"))
+            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-fbdir"])
+            .arg(fbdir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb");
+        std::thread::sleep(Duration::from_millis(500));
+        match xvfb.try_wait() {
+            Ok(None) => return (display, xvfb),
+            _ => eprintln!("Xvfb could not take {display}; trying another display"),
+        }
+    }
+    panic!("Xvfb did not start on any free display")
+}
+
 /// The real app in its own X display, driven through tauri-driver; its children die with it.
 pub struct App {
     pub session: Session,
@@ -91,26 +116,11 @@ pub fn window_test() -> Option<WindowTest> {
 
 /// Starts Xvfb on a free display, tauri-driver, and the app with `RAGSIFT_HOME=home` and the given environment.
 pub fn launch(home: &Path, env: &[(&str, &str)]) -> App {
-    // A display number no X server holds (no lock file, no socket).
-    let n = (90 + free_port() % 400..1000)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        })
-        .expect("a free X display number");
-    let display = format!(":{n}");
-    let mut kids = Kill(Vec::new());
     // The screen is also kept as a file (screenshots read it: `Session::framebuffer`).
     let fb = tempfile::tempdir().unwrap();
-    kids.0.push(
-        Command::new(tool("Xvfb"))
-            .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-fbdir"])
-            .arg(fb.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb"),
-    );
-    std::thread::sleep(Duration::from_millis(500));
+    let mut kids = Kill(Vec::new());
+    let (display, xvfb) = start_xvfb(fb.path());
+    kids.0.push(xvfb);
     let (port, native) = (free_port(), free_port());
     let mut driver = Command::new(tool("tauri-driver"));
     driver

@@ -380,12 +380,9 @@ fn bootstrap_resamples_whole_families_with_a_fixed_seed() {
     assert_eq!(bootstrap_interval(&spread, &units[..3], SEED, DRAWS), None);
 }
 
-/// A scratch directory for one test (no tempfile in this crate).
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ragsift-calibrate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory for one test, removed when it ends.
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 fn heldout() -> (Vec<EvalCase>, Vec<RagJevTrace>) {
@@ -425,7 +422,8 @@ fn options() -> CalibrateOptions {
 
 #[test]
 fn the_frozen_file_exists_before_any_held_out_scoring() {
-    let dir = scratch("order");
+    let tmp = scratch();
+    let dir = tmp.path();
     let artifacts = Artifacts::next_to(&dir.join("out/report.json"));
     assert_eq!(artifacts.frozen, dir.join("out/report.frozen.json"));
     let ((dev, dev_traces), (eval, eval_traces)) = (development(), heldout());
@@ -488,12 +486,12 @@ fn the_frozen_file_exists_before_any_held_out_scoring() {
     let err = run(&dev, &eval, &self::options(), &artifacts, Traces::Live(&mut again)).unwrap_err();
     assert!(err.to_string().contains("never overwritten"), "{err}");
     assert!(!called);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn an_existing_frozen_file_is_never_overwritten() {
-    let dir = scratch("exists");
+    let tmp = scratch();
+    let dir = tmp.path();
     let mut artifacts = Artifacts::next_to(&dir.join("report.json"));
     artifacts.frozen = dir.join("chosen.json");
     std::fs::write(&artifacts.frozen, "keep me").unwrap();
@@ -506,12 +504,12 @@ fn an_existing_frozen_file_is_never_overwritten() {
     );
     assert_eq!(std::fs::read_to_string(&artifacts.frozen).unwrap(), "keep me");
     assert!(!artifacts.report.exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn replay_without_a_qualifying_policy_freezes_none_and_reports_no_interval() {
-    let dir = scratch("none");
+    let tmp = scratch();
+    let dir = tmp.path();
     let artifacts = Artifacts::next_to(&dir.join("report.json"));
     let ((dev, mut all), (eval, eval_traces)) = (development(), heldout());
     all.extend(eval_traces.clone());
@@ -536,5 +534,4 @@ fn replay_without_a_qualifying_policy_freezes_none_and_reports_no_interval() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&artifacts.report).unwrap()).unwrap();
     assert!(report.get("context_token_difference").is_none());
     assert_eq!(report["eligible"], false);
-    let _ = std::fs::remove_dir_all(&dir);
 }

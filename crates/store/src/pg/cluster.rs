@@ -373,50 +373,90 @@ fn nobody() -> Result<(u32, u32)> {
     Ok((id("-u")?, id("-g")?))
 }
 
+/// The name of the world-readable copy under the temp dir, and of its "finished" marker.
+const COPY_NAME: &str = "ragsift-postgresql-16";
+const COMPLETE: &str = "complete";
+
 /// A copy of the install (its `pgserver/` and `pgserver.libs/`, which the binaries find through RPATH) that
-/// `nobody` can read, made once per machine and reused.
+/// `nobody` can read, made at most once per process (the tests of one binary start clusters from many threads)
+/// and reused across processes.
 fn world_readable_copy(installed: &Path) -> Result<PathBuf> {
+    static COPY: std::sync::OnceLock<std::result::Result<PathBuf, String>> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| copy_for_nobody(installed, &std::env::temp_dir()).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(Error::Setup)
+}
+
+/// Makes (or finds) the world-readable copy of `installed` under `tmp`: copied into a staging folder unique to
+/// this call, marked complete, then renamed into place in one step, so another process sees either no copy or a
+/// finished one. If the place is taken by a copy without its marker (left by an older build, or a copy being
+/// removed), this process waits a little for the marker and otherwise keeps its own staging copy.
+pub(crate) fn copy_for_nobody(installed: &Path, tmp: &Path) -> Result<PathBuf> {
     let root = installed
         .parent()
         .and_then(Path::parent)
         .ok_or_else(|| Error::Setup("unexpected PostgreSQL install layout".into()))?;
-    let target = std::env::temp_dir().join("ragsift-postgresql-16");
-    if target.join("pgserver/pginstall/bin/postgres").is_file() && target.join("complete").is_file() {
+    check_searchable(tmp)?;
+    let target = tmp.join(COPY_NAME);
+    if is_complete(&target) {
         return Ok(target);
     }
-    let staging = std::env::temp_dir().join(format!("ragsift-postgresql-16.{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).map_err(|e| Error::io(&staging, e))?;
+    let staging = tempfile::Builder::new()
+        .prefix(&format!("{COPY_NAME}.staging-"))
+        .tempdir_in(tmp)
+        .map_err(|e| setup_error("staging folder", e))?;
     for part in ["pgserver", "pgserver.libs"] {
-        let status = Command::new("cp")
-            .arg("-a")
-            .arg(root.join(part))
-            .arg(&staging)
-            .status()
-            .map_err(|e| setup_error("cp", e))?;
-        if !status.success() {
-            return Err(setup_error(
-                "cp",
-                format!("copying {} failed", root.join(part).display()),
-            ));
+        run(
+            Command::new("cp").arg("-a").arg(root.join(part)).arg(staging.path()),
+            "cp",
+        )?;
+    }
+    run(Command::new("chmod").args(["-R", "a+rX"]).arg(staging.path()), "chmod")?;
+    let marker = staging.path().join(COMPLETE);
+    std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
+    // `rename` onto an existing, non-empty folder fails: then the place is someone else's.
+    if std::fs::rename(staging.path(), &target).is_ok() {
+        // The staging folder is now the target; nothing is left for the TempDir to remove.
+        let _ = staging.keep();
+        return Ok(target);
+    }
+    for _ in 0..50 {
+        if is_complete(&target) {
+            return Ok(target);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // No finished copy at the usual place: use this one, left for the process's lifetime.
+    Ok(staging.keep())
+}
+
+fn is_complete(copy: &Path) -> bool {
+    copy.join("pgserver/pginstall/bin/postgres").is_file() && copy.join(COMPLETE).is_file()
+}
+
+/// The server runs as `nobody`, so every folder above its files must let others through.
+fn check_searchable(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for d in dir.ancestors() {
+        let Ok(meta) = std::fs::metadata(d) else { continue };
+        if meta.permissions().mode() & 0o001 == 0 {
+            return Err(Error::Setup(format!(
+                "test PostgreSQL runs as nobody, who cannot enter {} (mode {:o}): use a temp dir others may enter \
+                 (chmod o+x {}), or set TMPDIR to one",
+                d.display(),
+                meta.permissions().mode() & 0o7777,
+                d.display()
+            )));
         }
     }
-    let status = Command::new("chmod")
-        .args(["-R", "a+rX"])
-        .arg(&staging)
-        .status()
-        .map_err(|e| setup_error("chmod", e))?;
-    if !status.success() {
-        return Err(setup_error("chmod", "failed"));
-    }
-    std::fs::write(staging.join("complete"), b"").map_err(|e| Error::io(&staging, e))?;
-    match std::fs::rename(&staging, &target) {
-        Ok(()) => Ok(target),
-        // Another test process made it first.
-        Err(_) if target.join("complete").is_file() => {
-            let _ = std::fs::remove_dir_all(&staging);
-            Ok(target)
-        }
-        Err(e) => Err(Error::io(&target, e)),
+    Ok(())
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    let out = cmd.stdin(Stdio::null()).output().map_err(|e| setup_error(what, e))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(setup_error(what, String::from_utf8_lossy(&out.stderr).trim()))
     }
 }
