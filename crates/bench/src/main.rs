@@ -4,6 +4,7 @@
 mod answerability;
 mod answers;
 mod app;
+mod columns;
 mod embed;
 mod extract;
 mod fuzz;
@@ -92,6 +93,8 @@ enum Command {
     Llm,
     /// Skia / Google-Docs-style pages against their source, and OCR of scanned pages: speed and accuracy.
     Scans,
+    /// Multi-column pages (fixtures/multicolumn) against their source text: ragsift vs `pdftotext`, and speed.
+    Columns,
     /// Mutants of every fixture through the loaders for this long: zero panics and hangs expected.
     Fuzz {
         #[arg(long, default_value_t = 300)]
@@ -169,6 +172,7 @@ fn main() {
         Command::Llm => llm::run(),
         Command::Fuzz { seconds } => fuzz::run(seconds),
         Command::Scans => scans::run(),
+        Command::Columns => columns::run(),
         Command::Replay => replay::run(),
         Command::Answers { top_k, limit, configs } => answers::run(&answers::Options { top_k, limit, configs }),
         Command::Judge {
@@ -188,6 +192,7 @@ fn main() {
         }),
         Command::App { runs } => app::run(runs),
         Command::All => extract::run(&[])
+            .and_then(|_| columns::run())
             .and_then(|_| embed::run(1000, 0, false))
             .and_then(|_| search::run(100_000, 1000))
             .and_then(|_| reingest::run(8))

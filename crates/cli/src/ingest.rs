@@ -17,6 +17,10 @@ pub struct Args {
     /// Print the report as JSON on stdout.
     #[arg(long)]
     json: bool,
+    /// Read again the files that failed before (encrypted, damaged, no text even by OCR) although they are
+    /// unchanged; without it they are reported "failed before (unchanged)" and not read.
+    #[arg(long)]
+    retry_failed: bool,
 }
 
 pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
@@ -35,7 +39,10 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
     bar.set_message("loading the embedding model…");
     let embedder = load_query_embedder(home, lib.settings())?;
     let current = Mutex::new(String::new());
-    let report = lib.ingest(embedder.as_ref(), &args.paths, &|ev| match ev {
+    let options = ragsift_engine::library::IngestOptions {
+        retry_failed: args.retry_failed,
+    };
+    let on_event = |ev: &IngestEvent| match ev {
         IngestEvent::Scanned { files } => bar.set_length(*files as u64),
         IngestEvent::FileStarted { path, .. } => {
             let name = Path::new(path)
@@ -73,7 +80,9 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
             bar.set_message(note);
         }
         IngestEvent::Extracted { .. } => {}
-    })?;
+    };
+    let cancel = ragsift_engine::CancelToken::new();
+    let report = lib.ingest_with(embedder.as_ref(), &args.paths, &on_event, &cancel, options)?;
     bar.finish_and_clear();
     if args.json {
         print_json(&serde_json::json!({ "files": report.files }));
@@ -98,6 +107,13 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
             report.files.len() - failed,
             failed
         );
+        let before = report.failed_before();
+        if before > 0 {
+            println!(
+                "{before} of them failed before and are unchanged, so they were not read again: \
+                 ragsift ingest --retry-failed reads them again"
+            );
+        }
     }
     Ok(if report.failed() == 0 {
         ExitCode::SUCCESS

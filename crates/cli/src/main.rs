@@ -42,7 +42,7 @@ struct Cli {
 enum Command {
     /// Add files and folders (PDF, .txt, .md) to the library; unchanged files are skipped.
     Ingest(ingest::Args),
-    /// Print the text the chunker sees, page by page.
+    /// Print the text the chunker sees, page by page (pages without text read by OCR, as ingest does).
     Extract {
         file: PathBuf,
         #[arg(long)]
@@ -205,7 +205,13 @@ fn extract(home: &Path, file: &Path, json: bool) -> Result<ExitCode, Error> {
         max_file_mb: s.library.max_file_mb,
         timeout: std::time::Duration::from_secs(s.library.extract_timeout_secs),
     };
-    match ragsift_engine::extract::extract_file(file, limits) {
+    // The same step as ingest: pages without text read by OCR when it is on and Tesseract is installed.
+    let ocr = s.library.ocr_setup();
+    let name = file.display().to_string();
+    let extracted = ocr.extract(file, limits, &|page, pages| {
+        eprintln!("{name}: OCR page {page}/{pages}");
+    });
+    match extracted {
         Ok(ex) => {
             if let Some(w) = ex.warning() {
                 eprintln!("warning: {}: {w}", file.display());

@@ -27,13 +27,15 @@ pub enum Error {
         /// The parser's complaint.
         detail: String,
     },
-    /// No page has text (a scan without OCR, or images only).
-    #[error("{path}: no extractable text on pages {pages} (scanned or image-only; OCR is not supported)")]
+    /// No page has text: a scan that OCR did not read, or images only (a photo, a chart) where OCR found none.
+    #[error("{path}: {}", no_text_message(.pages, *.ocr))]
     NoText {
         /// The file.
         path: PathBuf,
         /// The pages, as a range list.
         pages: String,
+        /// Whether OCR read the pages too, and if not, why not.
+        ocr: NoTextOcr,
     },
     /// Over the configured size limit.
     #[error("{path}: the file is {size_mb:.1} MB, over the {limit_mb} MB limit")]
@@ -135,7 +137,47 @@ pub enum Error {
     NotSupported(String),
 }
 
+/// Whether OCR was tried on the pages of a [`Error::NoText`] file, and if not, why not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoTextOcr {
+    /// OCR read the pages and found no text either.
+    Read,
+    /// OCR is turned off in the settings (`ocr = false`).
+    Off,
+    /// OCR was not run: Tesseract (or its languages, or poppler's `pdftoppm`) is not installed.
+    Missing,
+}
+
+fn no_text_message(pages: &str, ocr: NoTextOcr) -> String {
+    match ocr {
+        NoTextOcr::Read => format!("no text found on pages {pages}, also not by OCR"),
+        NoTextOcr::Off => {
+            format!("no extractable text on pages {pages} (scanned or image-only; OCR is turned off in the settings)")
+        }
+        NoTextOcr::Missing => {
+            format!("no extractable text on pages {pages} (scanned or image-only; install tesseract-ocr for OCR)")
+        }
+    }
+}
+
 impl Error {
+    /// The same error, a [`Error::NoText`] saying what OCR did (`ocr`); any other error unchanged.
+    pub fn with_ocr(self, ocr: NoTextOcr) -> Self {
+        match self {
+            Error::NoText { path, pages, .. } => Error::NoText { path, pages, ocr },
+            e => e,
+        }
+    }
+
+    /// Whether the failure follows from the file's bytes alone (and the OCR set-up), so that reading the unchanged
+    /// file again fails the same way: encrypted, damaged, no text. Not a size limit, timeout or I/O error.
+    pub fn is_lasting(&self) -> bool {
+        matches!(
+            self,
+            Error::Encrypted { .. } | Error::Corrupt { .. } | Error::NoText { .. }
+        )
+    }
+
     /// A short stable code for machines (CLI JSON; the app maps it to its few IPC codes).
     pub fn code(&self) -> &'static str {
         match self {
@@ -202,5 +244,46 @@ impl FieldProblem {
             Some(p) => Err(Error::Invalid(format!("{}: {}", p.field, p.message))),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file without text says what OCR did, or why it did not run; never that OCR is not supported.
+    #[test]
+    fn no_text_says_what_ocr_did() {
+        let err = |ocr| {
+            Error::NoText {
+                path: "scan.pdf".into(),
+                pages: "1–3".into(),
+                ocr,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            err(NoTextOcr::Read),
+            "scan.pdf: no text found on pages 1–3, also not by OCR"
+        );
+        assert_eq!(
+            err(NoTextOcr::Missing),
+            "scan.pdf: no extractable text on pages 1–3 (scanned or image-only; install tesseract-ocr for OCR)"
+        );
+        assert!(err(NoTextOcr::Off).contains("OCR is turned off in the settings"));
+        let read = Error::NoText {
+            path: "scan.pdf".into(),
+            pages: "2".into(),
+            ocr: NoTextOcr::Missing,
+        }
+        .with_ocr(NoTextOcr::Read);
+        assert!(matches!(
+            read,
+            Error::NoText {
+                ocr: NoTextOcr::Read,
+                ..
+            }
+        ));
+        assert!(read.is_lasting() && !Error::Cancelled.is_lasting());
     }
 }

@@ -10,5 +10,5 @@ pub mod paths;
 pub mod progress;
 
 pub use cancel::CancelToken;
-pub use error::{Error, FieldProblem, Result};
+pub use error::{Error, FieldProblem, NoTextOcr, Result};
 pub use paths::RuntimePaths;

@@ -13,6 +13,7 @@ fn page(number: u32, text: String) -> PageText {
         text,
         failed: false,
         ocr: false,
+        decoding: Default::default(),
     }
 }
 

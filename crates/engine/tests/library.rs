@@ -83,6 +83,7 @@ on_both_stores!(
     a_changed_file_replaces_its_chunks_and_vectors,
     removing_a_document_removes_its_chunks_and_vectors,
     scanned_pages_are_ingested_through_ocr_when_it_is_on,
+    a_file_without_text_even_by_ocr_is_remembered_until_retried,
 );
 
 /// Every chunk has its vector and no vector lacks its chunk.
@@ -460,6 +461,96 @@ fn scanned_pages_are_ingested_through_ocr_when_it_is_on(backend: Backend) {
     let hits = search(&lib, "How long is the battery warranty?", SearchMode::Hybrid);
     assert!(hits[0].chunk.text.to_lowercase().contains("warranty"), "{hits:?}");
     assert_consistent(&lib);
+}
+
+/// A file without text even by OCR (images only) fails saying so and is remembered by its checksum: the next
+/// ingest of the unchanged file reports the remembered reason without reading it, `retry_failed` reads it again,
+/// and so does a change of its bytes. The store keeps the memory (SQLite and PostgreSQL alike).
+fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend) {
+    use ragsift_engine::library::{IngestOptions, FAILED_BEFORE};
+    if !ragsift_engine::extract::ocr_available("eng") {
+        eprintln!("skipped: tesseract-ocr (with English) or poppler-utils is not installed");
+        return;
+    }
+    let env = Env::new(backend);
+    let docs = tempfile::tempdir().unwrap();
+    let photo = docs.path().join("photo.pdf");
+    std::fs::copy(fixture("pdf/image_only.pdf"), &photo).unwrap();
+    let canonical = photo.canonicalize().unwrap().to_string_lossy().to_string();
+    let lib = env.open();
+    let ingest = |retry_failed: bool| {
+        let report = lib
+            .ingest_with(
+                embedder(),
+                std::slice::from_ref(&photo),
+                &|_| {},
+                &ragsift_engine::CancelToken::new(),
+                IngestOptions { retry_failed },
+            )
+            .unwrap();
+        report.files[0].clone()
+    };
+
+    let file = ingest(false);
+    assert_eq!(
+        (file.status, file.error_code.as_deref()),
+        (IngestStatus::Failed, Some("no_text"))
+    );
+    let error = file.error.unwrap();
+    assert!(
+        error.ends_with("no text found on pages 1–2, also not by OCR"),
+        "{error}"
+    );
+    let remembered = lib
+        .store()
+        .failed_file(&canonical)
+        .unwrap()
+        .expect("the failure is remembered");
+    assert_eq!((remembered.code.as_str(), remembered.ocr.as_str()), ("no_text", "eng"));
+    assert_eq!(remembered.reason, error);
+
+    // What the next ingest reports comes from memory, not from reading the file: a marked reason shows it.
+    lib.store()
+        .put_failed_file(&ragsift_engine::store::FailedFile {
+            reason: "remembered".into(),
+            ..remembered.clone()
+        })
+        .unwrap();
+    let file = ingest(false);
+    assert!(file.failed_before(), "{file:?}");
+    assert_eq!(
+        file.error.as_deref(),
+        Some(format!("{FAILED_BEFORE}: remembered").as_str())
+    );
+    assert_eq!(
+        (file.status, file.error_code.as_deref()),
+        (IngestStatus::Failed, Some("no_text"))
+    );
+
+    // Retried: read again (the real reason, remembered again).
+    let file = ingest(true);
+    assert!(!file.failed_before(), "{file:?}");
+    assert_eq!(file.error.as_deref(), Some(error.as_str()));
+    assert_eq!(lib.store().failed_file(&canonical).unwrap().unwrap().reason, error);
+
+    // Changed bytes: read again without being asked.
+    lib.store()
+        .put_failed_file(&ragsift_engine::store::FailedFile {
+            reason: "remembered".into(),
+            ..remembered
+        })
+        .unwrap();
+    let mut bytes = std::fs::read(&photo).unwrap();
+    bytes.extend_from_slice(b"\n% edited\n");
+    std::fs::write(&photo, bytes).unwrap();
+    let file = ingest(false);
+    assert_eq!(file.error.as_deref(), Some(error.as_str()));
+
+    // A file that reads fine after all is forgotten: replace it with one that has text.
+    std::fs::copy(fixture("pdf/multipage.pdf"), &photo).unwrap();
+    let file = ingest(false);
+    assert_eq!(file.status, IngestStatus::Ingested, "{file:?}");
+    assert!(lib.store().failed_file(&canonical).unwrap().is_none());
 }
 
 /// The server going away mid-ingest: the files already written stay whole, the others fail with a clear error

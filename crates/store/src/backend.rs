@@ -3,7 +3,7 @@
 //! `&dyn LibraryStore`.
 
 use crate::index::VectorIndex;
-use crate::store::{CachedJudgment, ChunkRow, DocumentRow, NewChunk, RunSummary, SpanLabel};
+use crate::store::{CachedJudgment, ChunkRow, DocumentRow, FailedFile, NewChunk, RunSummary, SpanLabel};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +58,19 @@ pub trait DocumentStore: Send + Sync {
     ) -> Result<Vec<u64>>;
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
     fn remove_document(&self, id: &str) -> Result<Vec<u64>>;
+    /// The remembered failure of the file at `path` (canonical), if it failed last time for a lasting reason.
+    /// A store that cannot remember failures (a read-only table) has none.
+    fn failed_file(&self, _path: &str) -> Result<Option<FailedFile>> {
+        Ok(None)
+    }
+    /// Remembers a file's lasting failure, replacing an earlier one of the same path.
+    fn put_failed_file(&self, _failed: &FailedFile) -> Result<()> {
+        Ok(())
+    }
+    /// Forgets the failure of the file at `path` (it was ingested, or is read again).
+    fn forget_failed_file(&self, _path: &str) -> Result<()> {
+        Ok(())
+    }
     fn chunk_keys(&self) -> Result<Vec<u64>>;
     /// Calls `f` with each stored vector whose key passes `want`.
     fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>) -> Result<()>;

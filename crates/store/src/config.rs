@@ -77,7 +77,76 @@ impl Default for LibraryConfig {
     }
 }
 
+/// How scanned pages are read in this set-up: by OCR with these options, or not, and why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OcrSetup {
+    /// OCR is on and Tesseract with the languages is installed.
+    On(ragsift_ingest::extract::OcrOptions),
+    /// `ocr = false` in the settings.
+    Off,
+    /// Tesseract, one of the languages or poppler's `pdftoppm` is not installed.
+    Missing,
+}
+
+impl OcrSetup {
+    /// The options when OCR runs.
+    pub fn options(&self) -> Option<&ragsift_ingest::extract::OcrOptions> {
+        match self {
+            OcrSetup::On(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// What a file without text says about OCR when OCR did not run (it says "also not by OCR" when it did).
+    pub fn no_text(&self) -> ragsift_core::NoTextOcr {
+        match self {
+            OcrSetup::On(_) => ragsift_core::NoTextOcr::Read,
+            OcrSetup::Off => ragsift_core::NoTextOcr::Off,
+            OcrSetup::Missing => ragsift_core::NoTextOcr::Missing,
+        }
+    }
+
+    /// Extracts a file as ingest does: pages without text read by OCR when it is on, `on_ocr(k, n)` before the
+    /// k-th of n such pages; a file without text says whether OCR read it, or why not.
+    pub fn extract(
+        &self,
+        path: &std::path::Path,
+        limits: ragsift_ingest::extract::Limits,
+        on_ocr: &dyn Fn(usize, usize),
+    ) -> Result<ragsift_ingest::extract::Extracted> {
+        use ragsift_ingest::extract::Loader;
+        ragsift_ingest::extract::extract_file_with_ocr(path, limits, self.options(), on_ocr).map_err(|e| match self {
+            OcrSetup::Off | OcrSetup::Missing if ragsift_ingest::extract::PdfLoader.accepts(path) => {
+                e.with_ocr(self.no_text())
+            }
+            _ => e,
+        })
+    }
+
+    /// The OCR set-up a remembered failure was made under: the languages when OCR ran, empty when it did not.
+    pub fn key(&self) -> String {
+        self.options().map(|o| o.languages.clone()).unwrap_or_default()
+    }
+}
+
 impl LibraryConfig {
+    /// How scanned pages are read: by OCR when it is on and Tesseract with the languages is installed (this runs
+    /// `tesseract --list-langs`; ingest and `ragsift extract` check once per run).
+    pub fn ocr_setup(&self) -> OcrSetup {
+        if !self.ocr {
+            return OcrSetup::Off;
+        }
+        let options = ragsift_ingest::extract::OcrOptions {
+            languages: self.ocr_languages.clone(),
+            ..Default::default()
+        };
+        if ragsift_ingest::extract::ocr_available(&options.languages) {
+            OcrSetup::On(options)
+        } else {
+            OcrSetup::Missing
+        }
+    }
+
     /// The version of a file's content its chunk ids are made from: the file's checksum, and the chunking when it
     /// is not the default (so the ids of a library chunked at the defaults are what they always were). A file whose
     /// chunks were made with other chunk settings is then not "unchanged": the next ingest chunks it again, under

@@ -13,7 +13,7 @@ pub mod store;
 pub mod writer;
 
 pub use backend::{DocumentStore, JudgmentStore, LibraryStore, RunStore, StoreInfo, StoreKind};
-pub use config::LibraryConfig;
-pub use library::{FileReport, IngestReport, Library};
+pub use config::{LibraryConfig, OcrSetup};
+pub use library::{FileReport, IngestOptions, IngestReport, Library};
 pub use ragsift_core::{Error, Result};
 pub use retrieve::{Hit, LibraryRetriever, Retriever, SearchMode, SearchRequest};

@@ -2,7 +2,7 @@ import type { IpcCode } from "../api";
 
 const FILE_ERRORS: Record<string, string> = {
   encrypted: "This PDF is password-protected. Remove the password and add it again.",
-  no_text: "No extractable text (scanned/image-only pages); OCR is not supported yet.",
+  no_text: "No text found (scanned or image-only pages that OCR could not read, or OCR is not installed or turned off).",
   corrupt: "The file is damaged or not a valid PDF.",
   too_large: "The file is larger than the size limit (Settings → max file size). Split it or raise the limit.",
   timeout: "Text extraction took too long and was stopped. The PDF may be very complex; try splitting it.",
@@ -12,8 +12,17 @@ const FILE_ERRORS: Record<string, string> = {
   cancelled: "Cancelled before this file was finished.",
 };
 
+/** How the engine's message of a file that failed before and is unchanged (so not read again) begins. */
+const FAILED_BEFORE = "failed before (unchanged): ";
+
 /** Plain words for an ingest FileReport.error_code; falls back to the backend's message. */
 export function fileErrorText(code: string | null | undefined, fallback?: string | null): string {
+  if (fallback?.startsWith(FAILED_BEFORE)) {
+    const reason = fileErrorText(code, fallback.slice(FAILED_BEFORE.length));
+    return `Failed before and unchanged since, so not read again: ${reason}`;
+  }
+  // The engine's own words say whether OCR read the pages, is turned off, or is not installed.
+  if (code === "no_text" && fallback) return fallback;
   if (code && FILE_ERRORS[code]) return FILE_ERRORS[code];
   if (fallback) return fallback;
   return code ? `Failed (${code}).` : "Failed.";

@@ -1,13 +1,22 @@
 //! Loaders: turn a file into page texts in reading order. PDFs through lopdf + pdf-extract + our layout,
 //! `.txt` and `.md` as one page. Bad files become typed errors; a hang or a parser panic never takes the batch down.
 
+mod fonts;
+mod garble;
+mod guard;
+mod inflate;
 mod layout;
 pub mod normalize;
 mod ocr;
 mod pdf;
+mod poppler;
+mod read;
 mod repair;
 
+pub use garble::looks_garbled;
 pub use ocr::{available as ocr_available, read_page as ocr_page, OcrOptions};
+pub use poppler::available as poppler_available;
+pub use read::read_capped;
 
 use crate::{Error, Result};
 use serde::Serialize;
@@ -16,6 +25,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 const EXTRACT_THREAD: &str = "ragsift-extract";
+
+/// The extraction thread's stack: pdf-extract recurses per nested form and per page-tree level (both bounded by
+/// the guard), far past the 2 MiB a spawned thread gets by default.
+const EXTRACT_STACK_BYTES: usize = 64 << 20;
 
 /// The text of one page; `failed` marks a page whose content could not be fully decoded.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -28,6 +41,22 @@ pub struct PageText {
     /// The text was read from the page's image by OCR (the page has no text layer).
     #[serde(default)]
     pub ocr: bool,
+    /// How the page's glyphs were decoded.
+    #[serde(skip)]
+    pub decoding: Decoding,
+}
+
+/// How a page's glyphs became text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum Decoding {
+    /// By its fonts' own maps (pdf-extract), the usual way.
+    #[default]
+    Fonts,
+    /// Read again by poppler, because the usual way failed part way or came out garbled.
+    Poppler,
+    /// Still garbled after every way was tried (or poppler is not installed): a warning names the page.
+    Garbled,
 }
 
 /// A file's pages, plus the pages that yielded no text (scanned or image-only pages).
@@ -39,6 +68,10 @@ pub struct Extracted {
     pub failed_pages: Vec<u32>,
     /// Pages whose text OCR read.
     pub ocr_pages: Vec<u32>,
+    /// Pages read again by poppler after the usual decoding failed or came out garbled.
+    pub reread_pages: Vec<u32>,
+    /// Pages whose text still looks garbled.
+    pub garbled_pages: Vec<u32>,
 }
 
 impl Extracted {
@@ -50,6 +83,23 @@ impl Extracted {
         }
         if !self.ocr_pages.is_empty() {
             parts.push(format!("pages {} read by OCR", page_list(&self.ocr_pages)));
+        }
+        if !self.reread_pages.is_empty() {
+            parts.push(format!(
+                "pages {} decoded again by poppler (their fonts' own maps failed or gave garbage)",
+                page_list(&self.reread_pages)
+            ));
+        }
+        if !self.garbled_pages.is_empty() {
+            let fix = if poppler::available() {
+                "try OCR"
+            } else {
+                "install poppler-utils, or try OCR"
+            };
+            parts.push(format!(
+                "pages {} look garbled (fonts without a usable Unicode map; {fix})",
+                page_list(&self.garbled_pages)
+            ));
         }
         if !self.failed_pages.is_empty() {
             parts.push(format!(
@@ -115,6 +165,7 @@ impl Loader for TextLoader {
             text,
             failed: false,
             ocr: false,
+            decoding: Decoding::Fonts,
         }])
     }
 }
@@ -136,26 +187,21 @@ pub struct Limits {
     pub timeout: Duration,
 }
 
-/// Reads and extracts one file: size limit first, then the loader on its own thread with a deadline, so a
-/// panic or a pathological file costs one error, not the process. Fails with `NoText` when no page has text.
+/// Reads and extracts one file: a regular file within the size limit only (checked before it is opened, and the
+/// read capped), then the loader on its own thread with a deadline, so a panic or a pathological file costs one
+/// error, not the process. Fails with `NoText` when no page has text.
 pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
     if !is_supported(path) {
         return Err(Error::Unsupported { path: path.into() });
     }
-    let size = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
-    if size > limits.max_file_mb * 1024 * 1024 {
-        return Err(Error::TooLarge {
-            path: path.into(),
-            size_mb: size as f64 / 1048576.0,
-            limit_mb: limits.max_file_mb,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = read::read_capped(path, limits.max_file_mb)?;
     extract_bytes(path, bytes, limits)
 }
 
 /// [`extract_file`], reading pages that have no text by OCR when `ocr` is given (PDFs only); `on_ocr(k, n)`
-/// reports the k-th of n pages being read. A page OCR cannot read stays empty and is reported as such.
+/// reports the k-th of n pages being read. A page OCR cannot read stays empty and is reported as such; when no
+/// page has text, `NoText` says whether OCR read them (without `ocr`, it says OCR is missing: callers that know
+/// it is turned off say so with [`Error::with_ocr`]).
 pub fn extract_file_with_ocr(
     path: &Path,
     limits: Limits,
@@ -168,10 +214,7 @@ pub fn extract_file_with_ocr(
     if !is_supported(path) {
         return Err(Error::Unsupported { path: path.into() });
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if bytes.len() as u64 > limits.max_file_mb * 1024 * 1024 {
-        return extract_file(path, limits);
-    }
+    let bytes = read::read_capped(path, limits.max_file_mb)?;
     let mut pages = load_pages(path, bytes, limits)?;
     let empty: Vec<usize> = (0..pages.len()).filter(|&i| pages[i].text.trim().is_empty()).collect();
     for (k, &i) in empty.iter().enumerate() {
@@ -184,7 +227,7 @@ pub fn extract_file_with_ocr(
             }
         }
     }
-    finish(path, pages)
+    finish(path, pages).map_err(|e| e.with_ocr(ragsift_core::NoTextOcr::Read))
 }
 
 /// The detail of the error for a loader that panicked past its own guards.
@@ -206,6 +249,7 @@ fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Vec<PageTex
     let owned = path.to_path_buf();
     std::thread::Builder::new()
         .name(EXTRACT_THREAD.into())
+        .stack_size(EXTRACT_STACK_BYTES)
         .spawn(move || {
             let _ = tx.send(loader.load(&owned, &bytes));
         })
@@ -238,10 +282,19 @@ fn finish(path: &Path, pages: Vec<PageText>) -> Result<Extracted> {
         .map(|p| p.number)
         .collect();
     let failed_pages: Vec<u32> = pages.iter().filter(|p| p.failed).map(|p| p.number).collect();
+    let decoded = |how: Decoding| -> Vec<u32> {
+        pages
+            .iter()
+            .filter(|p| p.decoding == how && !p.ocr)
+            .map(|p| p.number)
+            .collect()
+    };
+    let (reread_pages, garbled_pages) = (decoded(Decoding::Poppler), decoded(Decoding::Garbled));
     if empty_pages.len() == pages.len() {
         return Err(Error::NoText {
             path: path.into(),
             pages: page_list(&empty_pages),
+            ocr: ragsift_core::NoTextOcr::Missing,
         });
     }
     Ok(Extracted {
@@ -249,6 +302,8 @@ fn finish(path: &Path, pages: Vec<PageText>) -> Result<Extracted> {
         empty_pages,
         failed_pages,
         ocr_pages,
+        reread_pages,
+        garbled_pages,
     })
 }
 

@@ -29,6 +29,12 @@ pub fn clean_line(s: &str) -> String {
 /// Joins the lines of one paragraph with single spaces, re-joining words hyphenated across a line end
 /// ("tempera-" + "ture" → "temperature"); a hyphen before an uppercase letter or digit is kept ("X-" + "Ray").
 pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
+    join_lines_keeping(lines, &|_: &str, _: &str| false)
+}
+
+/// [`join_lines`], keeping the hyphen of a word broken at a line end when `compound(first, second)` says the
+/// hyphenated form is a compound (one the same text writes whole elsewhere: "retrieval-" + "augmented").
+pub fn join_lines_keeping<S: AsRef<str>>(lines: &[S], compound: &dyn Fn(&str, &str) -> bool) -> String {
     let mut out = String::new();
     for line in lines {
         let line = line.as_ref().trim();
@@ -43,7 +49,11 @@ pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
         let mut tail = out.chars().rev();
         let hyphenated = tail.next() == Some('-') && tail.next().is_some_and(|c| c.is_alphabetic());
         if hyphenated && next_lower {
-            out.pop();
+            let first = out[..out.len() - 1].rsplit(char::is_whitespace).next().unwrap_or("");
+            let second = line.split(char::is_whitespace).next().unwrap_or("");
+            if !compound(first, second) {
+                out.pop();
+            }
         } else {
             out.push(' ');
         }

@@ -1,16 +1,22 @@
 //! PDF loader: opens with lopdf (trying the empty password on encrypted files), decodes glyphs per page
-//! through pdf-extract, and hands positioned glyphs to the layout module. A page that fails is reported, not fatal.
+//! through pdf-extract, and hands positioned glyphs to the layout module. A page that fails part way or comes out
+//! garbled is read again by poppler; one that still fails is reported, not fatal.
 
+use super::garble::looks_garbled;
 use super::layout::{page_text, Glyph};
-use super::PageText;
+use super::{Decoding, PageText};
 use crate::{Error, Result};
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use std::time::Duration;
 
 /// Extracts the text of every page of a PDF held in memory, in page order.
 pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
     let mut doc = open(path, bytes)?;
+    // First: the later passes decode page content, and pdf-extract must not meet a cycle or a bomb.
+    super::guard::guard(&mut doc).map_err(|detail| corrupt(path, &detail))?;
+    super::fonts::separate_font_names(&mut doc);
     scale_type3_widths(&mut doc);
     expand_cid_width_ranges(&mut doc);
     expand_quote_operators(&mut doc);
@@ -29,14 +35,46 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
             // A page whose content stream cannot be read keeps whatever was decoded before the fault.
             Ok(Err(_)) | Err(_) => (page_text(&dev.glyphs), true),
         };
+        let garbled = looks_garbled(&text);
         out.push(PageText {
             number,
             text,
             failed,
             ocr: false,
+            decoding: if garbled { Decoding::Garbled } else { Decoding::Fonts },
         });
     }
+    second_reading(bytes, &mut out);
     Ok(out)
+}
+
+/// How long poppler may take to read the pages again.
+const REREAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Pages that failed part way, or whose text looks garbled, are read again by poppler (when it is installed), in
+/// one run over the pages from the first to the last of them; its reading replaces ours where it has text and is
+/// not garbled itself. A page still garbled stays marked so.
+fn second_reading(bytes: &[u8], pages: &mut [PageText]) {
+    let wanted = |p: &PageText| p.failed || p.decoding == Decoding::Garbled;
+    let numbers: Vec<u32> = pages.iter().filter(|p| wanted(p)).map(|p| p.number).collect();
+    let (Some(&first), Some(&last)) = (numbers.first(), numbers.last()) else {
+        return;
+    };
+    let Some(read) = super::poppler::pages_words(bytes, first, last, REREAD_TIMEOUT) else {
+        return;
+    };
+    for page in pages.iter_mut().filter(|p| wanted(p)) {
+        let Some(words) = read.get((page.number - first) as usize) else {
+            continue;
+        };
+        let theirs = page_text(words);
+        if theirs.trim().is_empty() || looks_garbled(&theirs) {
+            continue;
+        }
+        page.text = theirs;
+        page.failed = false;
+        page.decoding = Decoding::Poppler;
+    }
 }
 
 fn open(path: &Path, bytes: &[u8]) -> Result<lopdf::Document> {

@@ -46,6 +46,29 @@ impl IngestReport {
     pub fn failed(&self) -> usize {
         self.files.iter().filter(|f| f.status == IngestStatus::Failed).count()
     }
+
+    /// Files reported failed without being read, because they failed before and are unchanged.
+    pub fn failed_before(&self) -> usize {
+        self.files.iter().filter(|f| f.failed_before()).count()
+    }
+}
+
+/// How the error of a file that failed before and is unchanged begins: "failed before (unchanged): <reason>".
+pub const FAILED_BEFORE: &str = "failed before (unchanged)";
+
+impl FileReport {
+    /// Whether the file was not read because it failed before and is unchanged (`--retry-failed` reads it).
+    pub fn failed_before(&self) -> bool {
+        self.status == IngestStatus::Failed && self.error.as_deref().is_some_and(|e| e.starts_with(FAILED_BEFORE))
+    }
+}
+
+/// Choices of one ingest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IngestOptions {
+    /// Read again the files that failed before for a lasting reason (encrypted, damaged, no text even by OCR)
+    /// although they are unchanged; by default they are reported "failed before (unchanged)" without being read.
+    pub retry_failed: bool,
 }
 
 impl Library {
@@ -74,7 +97,8 @@ impl Library {
 
     /// Ingests files and folders (recursively, supported files only). A file that fails is reported and the
     /// batch goes on; an unchanged file (same path, same checksum, same model, same chunk settings) is skipped
-    /// without embedding.
+    /// without embedding, and so is an unchanged file that failed before for a lasting reason (see
+    /// [`IngestOptions::retry_failed`]).
     pub fn ingest(&self, embedder: &dyn Embedder, inputs: &[PathBuf], progress: Progress<'_>) -> Result<IngestReport> {
         self.ingest_cancellable(embedder, inputs, progress, &CancelToken::new())
     }
@@ -88,7 +112,21 @@ impl Library {
         progress: Progress<'_>,
         cancel: &CancelToken,
     ) -> Result<IngestReport> {
-        self.exclusive(progress, || self.ingest_locked(embedder, inputs, progress, cancel))
+        self.ingest_with(embedder, inputs, progress, cancel, IngestOptions::default())
+    }
+
+    /// [`Library::ingest_cancellable`] with `options`.
+    pub fn ingest_with(
+        &self,
+        embedder: &dyn Embedder,
+        inputs: &[PathBuf],
+        progress: Progress<'_>,
+        cancel: &CancelToken,
+        options: IngestOptions,
+    ) -> Result<IngestReport> {
+        self.exclusive(progress, || {
+            self.ingest_locked(embedder, inputs, progress, cancel, options)
+        })
     }
 
     fn ingest_locked(
@@ -97,6 +135,7 @@ impl Library {
         inputs: &[PathBuf],
         progress: Progress<'_>,
         cancel: &CancelToken,
+        options: IngestOptions,
     ) -> Result<IngestReport> {
         if self.store.meta("embedding_model")?.is_none()
             && self.store.documents()?.is_empty()
@@ -110,21 +149,15 @@ impl Library {
         let budget = self.settings.chunk_tokens.min(embedder.max_tokens().saturating_sub(2));
         let chunker = TokenChunker::from_file(embedder.tokenizer_path(), budget, self.settings.overlap_tokens)?;
         // OCR for scanned pages when it is on and Tesseract (with the languages) is installed; checked once a batch.
-        let ocr = self
-            .settings
-            .ocr
-            .then(|| extract::OcrOptions {
-                languages: self.settings.ocr_languages.clone(),
-                ..Default::default()
-            })
-            .filter(|o| extract::ocr_available(&o.languages));
+        let ocr = self.settings.ocr_setup();
         let mut report = IngestReport { files: Vec::new() };
         let mut last_persist = Instant::now();
         let current = AtomicUsize::new(0);
         std::thread::scope(|scope| -> Result<()> {
             let prefetch = Prefetch {
                 chunker: &chunker,
-                ocr: ocr.as_ref(),
+                ocr: &ocr,
+                retry_failed: options.retry_failed,
                 model_id: embedder.id(),
                 progress,
                 current: &current,
@@ -155,16 +188,28 @@ impl Library {
                     total,
                     path: shown.clone(),
                 });
-                let result = match file {
+                let entry = match file {
                     Ok(_) => match prepared.as_ref().map(|rx| rx.recv()) {
-                        Some(Ok((at, ready))) if at == i => {
-                            ready.and_then(|p| self.embed_and_store(embedder, p, n, progress))
-                        }
-                        _ => Err(Error::Invalid("the file preparation thread stopped".into())),
+                        Some(Ok((at, Ok(Prepared::FailedBefore(f))))) if at == i => FileReport {
+                            path: shown.clone(),
+                            status: IngestStatus::Failed,
+                            pages: 0,
+                            chunks: 0,
+                            error: Some(format!("{FAILED_BEFORE}: {}", f.reason)),
+                            error_code: Some(f.code),
+                            warning: None,
+                        },
+                        Some(Ok((at, ready))) if at == i => file_report(
+                            &shown,
+                            ready.and_then(|p| self.embed_and_store(embedder, p, n, progress)),
+                        ),
+                        _ => file_report(
+                            &shown,
+                            Err(Error::Invalid("the file preparation thread stopped".into())),
+                        ),
                     },
-                    Err(e) => Err(Error::NotFound(e.clone())),
+                    Err(e) => file_report(&shown, Err(Error::NotFound(e.clone()))),
                 };
-                let entry = file_report(&shown, result);
                 progress(&IngestEvent::FileFinished {
                     file: n,
                     total,
@@ -201,6 +246,7 @@ impl Library {
         } = match prepared {
             Prepared::Unchanged(doc) => return Ok((doc, false)),
             Prepared::Fresh(f) => f,
+            Prepared::FailedBefore(f) => return Err(Error::Invalid(format!("{FAILED_BEFORE}: {}", f.reason))),
         };
         let canonical_str = canonical.to_string_lossy().to_string();
         progress(&IngestEvent::Extracted {

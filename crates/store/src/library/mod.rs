@@ -10,7 +10,7 @@
 mod ingest;
 mod prepare;
 
-pub use ingest::{FileReport, IngestReport};
+pub use ingest::{FileReport, IngestOptions, IngestReport, FAILED_BEFORE};
 
 use crate::backend::{DocumentStore, LibraryStore, StoreInfo};
 use crate::config::LibraryConfig;

@@ -3,12 +3,13 @@
 //! queue holds one prepared file: memory stays bounded however long the batch.
 
 use super::Library;
-use crate::store::DocumentRow;
+use crate::config::OcrSetup;
+use crate::store::{DocumentRow, FailedFile};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, Progress};
 use ragsift_ingest::chunk::{ChunkDraft, Chunker};
-use ragsift_ingest::extract::{self, Extracted, Limits};
+use ragsift_ingest::extract::{read_capped, Extracted, Limits};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -20,6 +21,8 @@ pub(super) enum Prepared {
     Unchanged(DocumentRow),
     /// Extracted and chunked.
     Fresh(FreshFile),
+    /// Failed last time for a lasting reason, and unchanged since: not read again.
+    FailedBefore(FailedFile),
 }
 
 /// A changed or new file's text and chunks.
@@ -33,7 +36,9 @@ pub(super) struct FreshFile {
 /// What the preparing thread shares with the embedding loop.
 pub(super) struct Prefetch<'a> {
     pub chunker: &'a dyn Chunker,
-    pub ocr: Option<&'a extract::OcrOptions>,
+    pub ocr: &'a OcrSetup,
+    /// Read files again that failed before and are unchanged.
+    pub retry_failed: bool,
     pub model_id: &'a str,
     pub progress: Progress<'a>,
     /// The file number the embedding loop has started (1-based): OCR progress of a file is shown once its turn
@@ -64,23 +69,58 @@ impl Library {
 
     fn prepare_file(&self, path: &Path, n: usize, p: &Prefetch<'_>) -> Result<Prepared> {
         let canonical = path.canonicalize().map_err(|e| Error::io(path, e))?;
-        let bytes = std::fs::read(&canonical).map_err(|e| Error::io(&canonical, e))?;
+        // A regular file within the size limit only, read with a cap: a FIFO, a device or a huge file is refused
+        // here, before its bytes are read for the checksum.
+        let bytes = read_capped(&canonical, self.settings.max_file_mb)?;
         let checksum = ids::sha256_hex(&bytes);
         drop(bytes);
-        if let Some(doc) = self.store.document_by_path(&canonical.to_string_lossy())? {
+        let path_str = canonical.to_string_lossy().to_string();
+        if let Some(doc) = self.store.document_by_path(&path_str)? {
             if doc.checksum == checksum && doc.embedding_model == p.model_id && self.chunked_as_set(&doc)? {
                 return Ok(Prepared::Unchanged(doc));
+            }
+        }
+        // A file that failed for a lasting reason is not read again while its bytes and the OCR set-up are the
+        // same (reading a scanned file again costs seconds a page of OCR).
+        let ocr_key = p.ocr.key();
+        let failed_before = self.store.failed_file(&path_str)?;
+        if let Some(f) = failed_before.as_ref() {
+            if !p.retry_failed && f.checksum == checksum && f.ocr == ocr_key {
+                return Ok(Prepared::FailedBefore(f.clone()));
             }
         }
         let limits = Limits {
             max_file_mb: self.settings.max_file_mb,
             timeout: Duration::from_secs(self.settings.extract_timeout_secs),
         };
-        let extracted = extract::extract_file_with_ocr(&canonical, limits, p.ocr, &|page, pages| {
+        let extracted = p.ocr.extract(&canonical, limits, &|page, pages| {
             if p.current.load(Ordering::Acquire) == n {
                 (p.progress)(&IngestEvent::Ocr { file: n, page, pages });
             }
-        })?;
+        });
+        let extracted = match extracted {
+            Ok(e) => {
+                if failed_before.is_some() {
+                    self.store.forget_failed_file(&path_str)?;
+                }
+                e
+            }
+            Err(e) if e.is_lasting() && !self.store.read_only() => {
+                self.store.put_failed_file(&FailedFile {
+                    path: path_str,
+                    checksum,
+                    code: e.code().into(),
+                    reason: e.to_string(),
+                    ocr: ocr_key,
+                    failed_at: std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_secs() as i64)
+                        .unwrap_or(0),
+                })?;
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
         let drafts = p.chunker.chunk(&extracted.pages)?;
         Ok(Prepared::Fresh(FreshFile {
             canonical,

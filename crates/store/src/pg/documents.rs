@@ -5,7 +5,7 @@
 use super::{schema, Client, PgResult, PgStore};
 use crate::backend::{DocumentStore, StoreInfo};
 use crate::index::VectorIndex;
-use crate::store::{ChunkRow, DocumentRow, NewChunk};
+use crate::store::{ChunkRow, DocumentRow, FailedFile, NewChunk};
 use crate::Result;
 use pgvector::Vector;
 use tokio_postgres::Row;
@@ -223,6 +223,48 @@ impl DocumentStore for PgStore {
     ) -> Result<Vec<u64>> {
         let (doc, pages, chunks) = (doc.clone(), pages.to_vec(), chunks.to_vec());
         self.conn().run(move |c| write_document(c, doc, pages, chunks))
+    }
+
+    fn failed_file(&self, path: &str) -> Result<Option<FailedFile>> {
+        let path = path.to_string();
+        self.conn().run(move |c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT path, checksum, code, reason, ocr, failed_at FROM failed_files WHERE path = $1",
+                    &[&path],
+                )
+                .await?;
+            Ok(row.map(|r| FailedFile {
+                path: r.get(0),
+                checksum: r.get(1),
+                code: r.get(2),
+                reason: r.get(3),
+                ocr: r.get(4),
+                failed_at: r.get(5),
+            }))
+        })
+    }
+
+    fn put_failed_file(&self, failed: &FailedFile) -> Result<()> {
+        let f = failed.clone();
+        self.conn().run(move |c| async move {
+            c.execute(
+                "INSERT INTO failed_files(path, checksum, code, reason, ocr, failed_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (path) DO UPDATE SET checksum = excluded.checksum, \
+                 code = excluded.code, reason = excluded.reason, ocr = excluded.ocr, failed_at = excluded.failed_at",
+                &[&f.path, &f.checksum, &f.code, &f.reason, &f.ocr, &f.failed_at],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn forget_failed_file(&self, path: &str) -> Result<()> {
+        let path = path.to_string();
+        self.conn().run(move |c| async move {
+            c.execute("DELETE FROM failed_files WHERE path = $1", &[&path]).await?;
+            Ok(())
+        })
     }
 
     fn remove_document(&self, id: &str) -> Result<Vec<u64>> {

@@ -98,6 +98,16 @@ CREATE TABLE span_labels (
 );
 CREATE INDEX span_labels_by_question ON span_labels(question, labelled_at);
 "#,
+    r#"
+CREATE TABLE failed_files (
+    path      TEXT PRIMARY KEY,
+    checksum  TEXT NOT NULL,
+    code      TEXT NOT NULL,
+    reason    TEXT NOT NULL,
+    ocr       TEXT NOT NULL,
+    failed_at BIGINT NOT NULL
+);
+"#,
 ];
 
 /// Brings the database up to the latest schema. pgvector must be installed on the server; creating the extension

@@ -39,6 +39,24 @@ pub struct DocumentRow {
     pub ingested_at: i64,
 }
 
+/// A file that failed to ingest for a reason its bytes alone decide (encrypted, damaged, no text even by OCR),
+/// remembered by its checksum so that the next ingest of the unchanged file does not read it again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedFile {
+    /// The canonical path.
+    pub path: String,
+    /// sha256 of the bytes that failed.
+    pub checksum: String,
+    /// The error's stable code (`no_text`, `encrypted`, `corrupt`).
+    pub code: String,
+    /// The error's message.
+    pub reason: String,
+    /// The OCR set-up it failed under: Tesseract's languages when OCR ran, empty when it did not.
+    pub ocr: String,
+    /// Unix seconds.
+    pub failed_at: i64,
+}
+
 /// A chunk ready to be written: its text and place, and its vector.
 #[derive(Debug, Clone)]
 pub struct NewChunk {
@@ -232,6 +250,49 @@ impl DocumentStore for Store {
         tx.execute(BUMP_GENERATION, [])?;
         tx.commit()?;
         Ok(old)
+    }
+
+    fn failed_file(&self, path: &str) -> Result<Option<FailedFile>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT path, checksum, code, reason, ocr, failed_at FROM failed_files WHERE path = ?1",
+                [path],
+                |r| {
+                    Ok(FailedFile {
+                        path: r.get(0)?,
+                        checksum: r.get(1)?,
+                        code: r.get(2)?,
+                        reason: r.get(3)?,
+                        ocr: r.get(4)?,
+                        failed_at: r.get(5)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    fn put_failed_file(&self, failed: &FailedFile) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO failed_files(path, checksum, code, reason, ocr, failed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+             ON CONFLICT(path) DO UPDATE SET checksum = excluded.checksum, code = excluded.code, \
+             reason = excluded.reason, ocr = excluded.ocr, failed_at = excluded.failed_at",
+            params![
+                failed.path,
+                failed.checksum,
+                failed.code,
+                failed.reason,
+                failed.ocr,
+                failed.failed_at
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn forget_failed_file(&self, path: &str) -> Result<()> {
+        self.conn()
+            .execute("DELETE FROM failed_files WHERE path = ?1", [path])?;
+        Ok(())
     }
 
     /// Deletes a document and everything of it; returns the vector keys of its chunks.

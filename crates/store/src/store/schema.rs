@@ -114,6 +114,18 @@ CREATE TABLE span_labels (
 );
 CREATE INDEX span_labels_by_question ON span_labels(question, labelled_at);
 "#,
+    r#"
+-- Files that failed for a reason their bytes decide (encrypted, damaged, no text even by OCR), by canonical path:
+-- the next ingest of the unchanged file (same checksum, same OCR set-up) reports it without reading it again.
+CREATE TABLE failed_files (
+    path      TEXT PRIMARY KEY,
+    checksum  TEXT NOT NULL,
+    code      TEXT NOT NULL,
+    reason    TEXT NOT NULL,
+    ocr       TEXT NOT NULL,    -- Tesseract's languages when OCR ran, '' when it did not
+    failed_at INTEGER NOT NULL  -- unix seconds
+);
+"#,
 ];
 
 /// Brings the database up to the latest schema.

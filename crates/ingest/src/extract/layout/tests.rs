@@ -248,3 +248,111 @@ fn wide_gaps_make_paragraphs() {
     g.extend(word(72.0, 650.0, "three"));
     assert_eq!(page_text(&g), "one two\n\nthree");
 }
+
+#[test]
+fn line_numbers_down_the_margin_are_left_out() {
+    let mut g = Vec::new();
+    for i in 0..8 {
+        let y = 700.0 - 12.0 * i as f64;
+        g.extend(glyphs(50.0, y, 7.0, &format!("{}", 41 + i)));
+        g.extend(word(72.0, y, &format!("body{i} text of the numbered line")));
+    }
+    let text = page_text(&g);
+    assert!(!text.contains("41") && !text.contains("48"), "{text}");
+    assert_order(&text, &["body0", "body7"]);
+    // A table's column of figures does not count up line by line: it stays.
+    let mut t = Vec::new();
+    for (i, n) in [512, 64, 2048, 8, 96, 4].iter().enumerate() {
+        let y = 600.0 - 12.0 * i as f64;
+        t.extend(word(72.0, y, &format!("setting{i}")));
+        t.extend(word(200.0, y, &n.to_string()));
+    }
+    assert!(page_text(&t).contains("2048"));
+}
+
+#[test]
+fn text_drawn_over_a_line_does_not_splice_into_its_words() {
+    // The line is drawn first, then a figure's letters one by one across it on the same baseline.
+    let mut g = word(72.0, 700.0, "pre-training and fine-tuning");
+    for (i, c) in ["B", "E", "R", "T"].iter().enumerate() {
+        g.extend(word(80.0 + 25.0 * i as f64, 700.5, c));
+    }
+    let text = page_text(&g);
+    assert!(text.contains("pre-training and fine-tuning"), "{text}");
+    // Text drawn twice in place (fake bold) is read once.
+    let mut bold = word(72.0, 650.0, "Bold heading");
+    bold.extend(word(72.3, 650.0, "Bold heading"));
+    assert_eq!(page_text(&bold), "Bold heading");
+}
+
+#[test]
+fn a_full_width_table_between_columns_is_read_whole_in_place() {
+    // Two columns, then a table whose cells happen to leave the gutter empty, then two columns again.
+    let mut g = two_columns(700.0, 5, "topleft", "topright");
+    for (i, label) in ["alpha", "beta", "gamma"].iter().enumerate() {
+        let y = 620.0 - 12.0 * i as f64;
+        g.extend(word(72.0, y, label));
+        for (k, x) in [200.0, 250.0, 380.0, 450.0].iter().enumerate() {
+            g.extend(word(*x, y, &format!("{}", 10 * i + k)));
+        }
+    }
+    g.extend(two_columns(570.0, 5, "lowleft", "lowright"));
+    let text = page_text(&g);
+    assert_order(
+        &text,
+        &[
+            "topleft4",
+            "topright0",
+            "topright4",
+            "alpha",
+            "3",
+            "beta",
+            "13",
+            "gamma",
+            "23",
+            "lowleft0",
+            "lowleft4",
+            "lowright0",
+        ],
+    );
+}
+
+#[test]
+fn a_sentence_broken_across_a_column_jump_stays_one_paragraph() {
+    let mut g = Vec::new();
+    for i in 0..4 {
+        let y = 700.0 - 12.0 * i as f64;
+        g.extend(column_line(72.0, y, &format!("left{i}")));
+        g.extend(column_line(320.0, y, &format!("right{i}")));
+    }
+    g.extend(word(72.0, 652.0, "the sentence goes on in the retrieval-"));
+    g.extend(word(320.0, 652.0, "the end. A retrieval-augmented tool."));
+    g.extend(word(72.0, 640.0, "a hyphenated archi-"));
+    g.extend(column_line(320.0, 640.0, "right4"));
+    // The right column's first line continues the left column's last.
+    let mut text = page_text(&g);
+    assert!(text.contains("archi- right0") || text.contains("archiright0"), "{text}");
+    g.truncate(0);
+    g.extend(word(72.0, 700.0, "a line that ends in a compound retrieval-"));
+    g.extend(word(72.0, 688.0, "augmented, and a word broken as archi-"));
+    g.extend(word(72.0, 676.0, "tecture; here retrieval-augmented stands whole."));
+    text = page_text(&g);
+    assert!(text.contains("retrieval-augmented, and"), "{text}");
+    assert!(text.contains("architecture;"), "{text}");
+    assert!(!text.contains("\n\n"), "{text}");
+}
+
+#[test]
+fn an_accent_set_over_its_letter_is_composed_with_it() {
+    // TeX's \accent: "m", "o", then a dieresis centred over the "o", then the rest of the word.
+    let mut g = word(72.0, 700.0, "mo");
+    g.push(Glyph {
+        x: 77.5,
+        y: 702.0,
+        size: 10.0,
+        width: 4.0,
+        text: "\u{a8}".to_string(),
+    });
+    g.extend(word(82.0, 700.0, "glichst ~ x^2"));
+    assert_eq!(page_text(&g), "möglichst ~ x^2");
+}

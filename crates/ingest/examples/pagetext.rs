@@ -1,0 +1,26 @@
+//! Prints the text of each page of a file as the chunker sees it, pages separated by a form feed (as pdftotext
+//! does), so scripts can compare reading order with other extractors: `cargo run -p ragsift-ingest --example
+//! pagetext -- FILE.pdf`.
+
+use ragsift_ingest::extract::{extract_file, Limits};
+use std::time::Duration;
+
+fn main() {
+    let limits = Limits {
+        max_file_mb: 200,
+        timeout: Duration::from_secs(300),
+    };
+    for path in std::env::args().skip(1) {
+        match extract_file(path.as_ref(), limits) {
+            Ok(ex) => {
+                if let Some(w) = ex.warning() {
+                    eprintln!("{path}: {w}");
+                }
+                for page in ex.pages {
+                    print!("{}\n\u{c}", page.text);
+                }
+            }
+            Err(e) => eprintln!("{path}: {e}"),
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Hostile-structure guard, run on the lopdf document before pdf-extract sees it. pdf-extract recurses into every
+//! form XObject a `Do` names and up every `/Parent`, with no bound, and inflates every stream whole; here, without
+//! recursion of our own: the page tree lists each page once, `/Parent` chains end, a `Do` that would draw a form
+//! already being drawn, or nest deeper than [`MAX_FORM_DEPTH`], is pointed at an empty form, and every stream the
+//! extraction decodes is measured first ([`super::inflate`]), so a decompression bomb fails its file in plain words.
+
+use super::inflate::{self, MAX_DOCUMENT_BYTES, MAX_STREAM_BYTES};
+use lopdf::content::Content;
+use lopdf::{dictionary, Dictionary, Document, Object, ObjectId, Stream};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use tree::inherited;
+
+mod tree;
+
+/// The deepest a form XObject may be drawn inside others (the page's own content is level 0).
+pub const MAX_FORM_DEPTH: usize = 32;
+
+/// The most form XObjects drawn for one page, nested ones included; past it, nested `Do`s draw nothing.
+pub const MAX_FORM_CALLS_PER_PAGE: usize = 10_000;
+
+/// The deepest the page tree may go (lopdf stops there too), and the longest `/Parent` chain followed.
+pub const MAX_TREE_DEPTH: usize = 256;
+
+/// Makes `doc` safe for pdf-extract; `Err` with a plain-words reason when a stream decompresses past a bound.
+pub fn guard(doc: &mut Document) -> Result<(), String> {
+    tree::repair(doc);
+    let mut walk = Walk::default();
+    for (number, page) in doc.get_pages() {
+        walk.page(doc, number, page)?;
+    }
+    Ok(())
+}
+
+/// Whose resources a `Do` is resolved against: a page's (inherited up the tree) or a form's own.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Res {
+    Page(ObjectId),
+    Form(ObjectId),
+}
+
+fn deref<'a>(doc: &'a Document, object: &'a Object) -> Option<&'a Object> {
+    doc.dereference(object).ok().map(|(_, o)| o)
+}
+
+fn dict_at<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Dictionary> {
+    dict.get(key)
+        .ok()
+        .and_then(|o| deref(doc, o))
+        .and_then(|o| o.as_dict().ok())
+}
+
+fn resources(doc: &Document, res: Res) -> Option<&Dictionary> {
+    match res {
+        Res::Form(id) => own_resources(doc, id),
+        Res::Page(page) => inherited(doc, page, b"Resources", |o| o.as_dict().ok()),
+    }
+}
+
+/// The `/Resources` of the stream `id`, as pdf-extract picks them (else it keeps the caller's).
+fn own_resources(doc: &Document, id: ObjectId) -> Option<&Dictionary> {
+    let stream = doc.get_object(id).and_then(Object::as_stream).ok()?;
+    dict_at(doc, &stream.dict, b"Resources")
+}
+
+/// The stream a `Do` of `name` draws.
+fn xobject(doc: &Document, res: Res, name: &[u8]) -> Option<ObjectId> {
+    let xobjects = dict_at(doc, resources(doc, res)?, b"XObject")?;
+    match doc.dereference(xobjects.get(name).ok()?) {
+        Ok((Some(id), Object::Stream(_))) => Some(id),
+        _ => None,
+    }
+}
+
+/// The names of the XObjects a content stream draws, in order.
+fn drawn(content: &[u8]) -> Rc<[Vec<u8>]> {
+    // Parsing content is most of extraction's own cost: a stream without the bytes "Do" draws nothing.
+    if !content.windows(2).any(|w| w == b"Do") {
+        return Rc::from([]);
+    }
+    let Ok(content) = Content::decode(content) else {
+        return Rc::from([]);
+    };
+    content
+        .operations
+        .iter()
+        .filter(|op| op.operator == "Do")
+        .filter_map(|op| op.operands.first()?.as_name().ok().map(<[u8]>::to_vec))
+        .collect()
+}
+
+/// The streams beside content that pdf-extract decodes for these resources: fonts' ToUnicode and CMaps, font
+/// programs, and colour spaces' ICC profiles and tint functions.
+fn side_streams(doc: &Document, res: &Dictionary) -> Vec<ObjectId> {
+    let stream_id = |o: &Object| match doc.dereference(o) {
+        Ok((Some(id), Object::Stream(_))) => Some(id),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    if let Some(fonts) = dict_at(doc, res, b"Font") {
+        for font in fonts.iter().filter_map(|(_, f)| deref(doc, f)?.as_dict().ok()) {
+            let mut dicts = vec![font];
+            if let Some(Object::Array(descendants)) = font.get(b"DescendantFonts").ok().and_then(|o| deref(doc, o)) {
+                dicts.extend(descendants.iter().filter_map(|d| deref(doc, d)?.as_dict().ok()));
+            }
+            for dict in dicts {
+                out.extend(
+                    ["ToUnicode", "Encoding"]
+                        .iter()
+                        .filter_map(|k| stream_id(dict.get(k.as_bytes()).ok()?)),
+                );
+                if let Some(descriptor) = dict_at(doc, dict, b"FontDescriptor") {
+                    let files = ["FontFile", "FontFile2", "FontFile3"].iter();
+                    out.extend(files.filter_map(|k| stream_id(descriptor.get(k.as_bytes()).ok()?)));
+                }
+            }
+        }
+    }
+    if let Some(spaces) = dict_at(doc, res, b"ColorSpace") {
+        for space in spaces.iter().filter_map(|(_, s)| deref(doc, s)) {
+            if let Object::Array(parts) = space {
+                out.extend(parts.iter().filter_map(stream_id));
+            }
+        }
+    }
+    out
+}
+
+/// One form being drawn (or the page, `id: None`), and where it is in its list of `Do`s.
+struct Frame {
+    id: Option<ObjectId>,
+    res: Res,
+    names: Rc<[Vec<u8>]>,
+    next: usize,
+}
+
+#[derive(Default)]
+struct Walk {
+    /// Decoded bytes of the streams measured so far, each counted once.
+    used: u64,
+    measured: HashSet<ObjectId>,
+    resources_seen: HashSet<Res>,
+    drawn: HashMap<ObjectId, Rc<[Vec<u8>]>>,
+    empty_form: Option<ObjectId>,
+}
+
+impl Walk {
+    /// Walks what page `number` draws, measuring each stream and cutting cycles and deep nesting.
+    fn page(&mut self, doc: &mut Document, number: u32, page: ObjectId) -> Result<(), String> {
+        let mut content = Vec::new();
+        for id in doc.get_page_contents(page) {
+            if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
+                content.extend(self.measure(stream, id, number, "content")?);
+                content.push(b'\n');
+            }
+        }
+        let names = drawn(&content);
+        drop(content);
+        self.side(doc, Res::Page(page), number)?;
+        let mut stack = vec![Frame {
+            id: None,
+            res: Res::Page(page),
+            names,
+            next: 0,
+        }];
+        let mut calls = 0;
+        while let Some(top) = stack.last_mut() {
+            let Some(name) = top.names.get(top.next).cloned() else {
+                stack.pop();
+                continue;
+            };
+            top.next += 1;
+            let (from, res) = (top.id, top.res);
+            let Some(target) = xobject(doc, res, &name) else {
+                continue;
+            };
+            calls += 1;
+            if let Some(from) = from {
+                let cycle = stack.iter().any(|f| f.id == Some(target));
+                if cycle || stack.len() > MAX_FORM_DEPTH || calls > MAX_FORM_CALLS_PER_PAGE {
+                    self.cut(doc, from, res, &name);
+                    if let Some(top) = stack.last_mut() {
+                        top.res = Res::Form(from);
+                    }
+                    continue;
+                }
+            }
+            let names = match self.drawn.get(&target) {
+                Some(names) => names.clone(),
+                None => {
+                    let Ok(stream) = doc.get_object(target).and_then(Object::as_stream) else {
+                        continue;
+                    };
+                    let names = drawn(&self.measure(stream, target, number, "form XObject")?);
+                    self.drawn.insert(target, names.clone());
+                    names
+                }
+            };
+            let res = if own_resources(doc, target).is_some() {
+                Res::Form(target)
+            } else {
+                res
+            };
+            self.side(doc, res, number)?;
+            stack.push(Frame {
+                id: Some(target),
+                res,
+                names,
+                next: 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// Measures the side streams of resources not met before.
+    fn side(&mut self, doc: &Document, res: Res, number: u32) -> Result<(), String> {
+        if !self.resources_seen.insert(res) {
+            return Ok(());
+        }
+        let Some(dict) = resources(doc, res) else { return Ok(()) };
+        for id in side_streams(doc, dict) {
+            if !self.measured.contains(&id) {
+                if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
+                    self.measure(stream, id, number, "font or colour data")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The decoded bytes of `stream`, or the reason they are refused.
+    fn measure(&mut self, stream: &Stream, id: ObjectId, page: u32, what: &str) -> Result<Vec<u8>, String> {
+        let bytes = inflate::decode(stream, MAX_STREAM_BYTES).map_err(|_| {
+            format!(
+                "the PDF's page {page} {what} decompresses to more than {} MiB (a decompression bomb)",
+                MAX_STREAM_BYTES >> 20
+            )
+        })?;
+        if self.measured.insert(id) {
+            self.used += bytes.len() as u64;
+            if self.used > MAX_DOCUMENT_BYTES {
+                return Err(format!(
+                    "the PDF's streams decompress to more than {} MiB in total by page {page} (a decompression bomb)",
+                    MAX_DOCUMENT_BYTES >> 20
+                ));
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// Points `name` in the resources of the form `from` at an empty form, copying the resources it used (maybe
+    /// inherited or shared) into its own, so nothing else changes.
+    fn cut(&mut self, doc: &mut Document, from: ObjectId, res: Res, name: &[u8]) {
+        let empty = *self.empty_form.get_or_insert_with(|| {
+            let bbox: Vec<Object> = vec![0.into(), 0.into(), 0.into(), 0.into()];
+            let dict = dictionary! { "Type" => "XObject", "Subtype" => "Form", "BBox" => bbox };
+            doc.add_object(Stream::new(dict, Vec::new()))
+        });
+        let mut own = resources(doc, res).cloned().unwrap_or_default();
+        let mut xobjects = dict_at(doc, &own, b"XObject").cloned().unwrap_or_default();
+        xobjects.set(name.to_vec(), Object::Reference(empty));
+        own.set("XObject", Object::Dictionary(xobjects));
+        if let Ok(Object::Stream(stream)) = doc.get_object_mut(from) {
+            stream.dict.set("Resources", Object::Dictionary(own));
+        }
+        self.resources_seen.insert(Res::Form(from));
+    }
+}
+
+#[cfg(test)]
+mod tests;
