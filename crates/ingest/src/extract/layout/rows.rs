@@ -1,0 +1,312 @@
+//! Rows of a page: glyphs grouped by baseline into rows of segments, keeping apart text drawn over other text
+//! (each run of the content stream stays together, and one that overlaps text already on its baseline becomes a
+//! layer of its own), composing accents set as glyphs of their own, and leaving out line-number rails.
+
+use super::{is_rtl, Glyph, Row, Segment, SPLIT_GAP};
+
+/// Groups glyphs into rows by baseline, then splits each row into segments at gaps wider than a word space.
+pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
+    let runs = stream_runs(glyphs);
+    let mut gs: Vec<(usize, &Glyph)> = glyphs
+        .iter()
+        .zip(runs)
+        .filter(|(g, _)| g.size > 0.0 && g.text.chars().any(|c| !c.is_whitespace() && !c.is_control()))
+        .map(|(g, r)| (r, g))
+        .collect();
+    gs.sort_by(|(_, a), (_, b)| b.y.total_cmp(&a.y).then(a.x.total_cmp(&b.x)));
+    // A row's baseline is that of its largest glyph so far: a superscript that comes first (it sits higher) takes
+    // in the larger glyphs of its line up to 0.6 of their size below it and hands the baseline over to them,
+    // while a smaller glyph must sit within 0.25 of the baseline's size (a subscript), so that small labels
+    // around a large one in a figure do not chain into one row.
+    let mut rows: Vec<(&Glyph, Vec<(usize, &Glyph)>)> = Vec::new();
+    for (run, g) in gs {
+        let joins = |base: &Glyph| {
+            let reach = if g.size > 1.05 * base.size {
+                0.6 * g.size
+            } else if g.size < 0.95 * base.size {
+                0.25 * base.size
+            } else {
+                0.4 * base.size.max(g.size)
+            };
+            (base.y - g.y).abs() <= reach
+        };
+        match rows.last_mut() {
+            Some((base, row)) if joins(base) => {
+                if g.size > base.size {
+                    *base = g;
+                }
+                row.push((run, g));
+            }
+            _ => rows.push((g, vec![(run, g)])),
+        }
+    }
+    rows.into_iter()
+        .flat_map(|(_, row)| layers(row))
+        .map(|mut layer| {
+            layer.sort_by(|a, b| a.x.total_cmp(&b.x));
+            split_row(&layer)
+        })
+        .collect()
+}
+
+/// Numbers the runs of the content stream: a glyph continues the run of the glyph drawn before it when it sits
+/// on the same baseline at a like size, no further back than a fraction of a letter and no further on than a
+/// wide gap.
+fn stream_runs(glyphs: &[Glyph]) -> Vec<usize> {
+    let mut run = 0;
+    let mut out = Vec::with_capacity(glyphs.len());
+    let mut prev: Option<&Glyph> = None;
+    for g in glyphs {
+        if let Some(p) = prev {
+            let s = p.size.max(g.size);
+            let dx = g.x - (p.x + p.width.max(0.0));
+            let same =
+                (g.y - p.y).abs() <= 0.2 * s && (g.size - p.size).abs() <= 0.3 * s && dx >= -0.35 * s && dx <= 2.5 * s;
+            if !same {
+                run += 1;
+            }
+        }
+        out.push(run);
+        prev = Some(g);
+    }
+    out
+}
+
+/// Whether any two runs of a row overlap on one baseline (glyph origins, as in [`layers`]): most rows have none,
+/// and are read as one layer without further work.
+fn any_overlap(runs: &[(usize, Vec<&Glyph>)]) -> bool {
+    let mut spans: Vec<(f64, f64, f64, f64)> = runs
+        .iter()
+        .map(|(_, gs)| {
+            let x0 = gs.iter().map(|g| g.x).fold(f64::INFINITY, f64::min);
+            let x1 = gs.iter().map(|g| g.x).fold(f64::NEG_INFINITY, f64::max);
+            let size = gs.iter().map(|g| g.size).fold(0.0, f64::max);
+            (x0, x1, gs[0].y, 0.3 * size)
+        })
+        .collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    spans.iter().enumerate().any(|(i, a)| {
+        spans[i + 1..]
+            .iter()
+            .take_while(|b| b.0 < a.1)
+            .any(|b| b.0 < a.1 - a.3.max(b.3) && b.1 > a.0 + a.3.max(b.3) && (a.2 - b.2).abs() < a.3.max(b.3))
+    })
+}
+
+/// One run of a layer: where its glyphs start, on which baseline, and what they say.
+struct Span {
+    x0: f64,
+    x1: f64,
+    y: f64,
+    text: String,
+}
+
+/// At most this many runs on one row are sorted into layers (beyond it, the row is read as one layer).
+const MAX_RUNS: usize = 256;
+
+/// Splits one row's glyphs into layers: runs that overlap text drawn before them on the row move to a layer of
+/// their own (read after it), and a run repeating the text it overlaps (drawn twice for boldness or a shadow) is
+/// dropped. A lone mark over a letter (an accent set as its own glyph) stays where it is.
+fn layers(row: Vec<(usize, &Glyph)>) -> Vec<Vec<&Glyph>> {
+    let mut runs: Vec<(usize, Vec<&Glyph>)> = Vec::new();
+    for (r, g) in row {
+        match runs.iter_mut().rev().find(|(id, _)| *id == r) {
+            Some((_, gs)) => gs.push(g),
+            None => runs.push((r, vec![g])),
+        }
+        if runs.len() > MAX_RUNS {
+            break;
+        }
+    }
+    if runs.len() == 1 || runs.len() > MAX_RUNS || !any_overlap(&runs) {
+        let all: Vec<&Glyph> = runs.into_iter().flat_map(|(_, g)| g).collect();
+        return vec![all];
+    }
+    runs.sort_by_key(|(id, _)| *id);
+    // Each layer: its glyphs, and the span, baseline and text of each run in it.
+    let mut out: Vec<(Vec<&Glyph>, Vec<Span>)> = Vec::new();
+    // Lone marks (accents set over a letter) go with the first layer, whatever order they were drawn in.
+    let mut marks: Vec<&Glyph> = Vec::new();
+    for (_, gs) in runs {
+        let x0 = gs.iter().map(|g| g.x).fold(f64::INFINITY, f64::min);
+        // Glyph origins only: advance widths may be wrong (a font without widths), origins are where ink is.
+        let x1 = gs.iter().map(|g| g.x).fold(f64::NEG_INFINITY, f64::max);
+        let size = gs.iter().map(|g| g.size).fold(0.0, f64::max);
+        let (slack, y) = (0.3 * size, gs[0].y);
+        let mut sorted = gs.clone();
+        sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let text: String = sorted.iter().map(|g| g.text.as_str()).collect();
+        let mark = gs.len() == 1 && !text.chars().any(char::is_alphanumeric);
+        // Text on another baseline (a superscript, a subscript) is never in the way.
+        let hits = |spans: &[Span]| -> Vec<usize> {
+            (0..spans.len())
+                .filter(|&k| x0 < spans[k].x1 - slack && x1 > spans[k].x0 + slack && (spans[k].y - y).abs() < slack)
+                .collect()
+        };
+        let free = out.iter().position(|(_, spans)| hits(spans).is_empty());
+        let repeat = out
+            .iter()
+            .any(|(_, spans)| hits(spans).into_iter().any(|k| spans[k].text.contains(text.as_str())));
+        match free {
+            _ if mark => marks.extend(gs),
+            _ if repeat => {}
+            Some(k) => {
+                out[k].0.extend(gs);
+                out[k].1.push(Span { x0, x1, y, text });
+            }
+            None => out.push((gs, vec![Span { x0, x1, y, text }])),
+        }
+    }
+    match out.first_mut() {
+        Some(first) => first.0.extend(marks),
+        None => out.push((marks, Vec::new())),
+    }
+    out.into_iter().map(|(g, _)| g).collect()
+}
+
+/// Removes line numbers: a rail of five or more numbers set down the page at one edge (left- or right-aligned
+/// within 2pt), counting up by one to three from line to line, as LaTeX's `lineno`, legal and draft documents
+/// set them. A column of figures in a table rarely counts up that way.
+pub(super) fn drop_line_numbers(mut rows: Vec<Row>) -> Vec<Row> {
+    let mut numbers: Vec<(usize, usize, u32)> = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (k, s) in row.iter().enumerate() {
+            let t = s.text.trim();
+            if (1..=4).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit()) {
+                numbers.push((r, k, t.parse().unwrap_or(0)));
+            }
+        }
+    }
+    if numbers.len() < 5 {
+        return rows;
+    }
+    let mut drop = std::collections::HashSet::new();
+    for edge in [|s: &Segment| s.x0, |s: &Segment| s.x1] {
+        let mut sorted = numbers.clone();
+        sorted.sort_by(|a, b| edge(&rows[a.0][a.1]).total_cmp(&edge(&rows[b.0][b.1])));
+        let mut start = 0;
+        for i in 1..=sorted.len() {
+            let split = i == sorted.len() || {
+                let (a, b) = (sorted[i - 1], sorted[i]);
+                edge(&rows[b.0][b.1]) - edge(&rows[a.0][a.1]) > 2.0
+            };
+            if !split {
+                continue;
+            }
+            let mut rail: Vec<(usize, usize, u32)> = sorted[start..i].to_vec();
+            start = i;
+            if rail.len() < 5 {
+                continue;
+            }
+            rail.sort_by_key(|n| n.0);
+            let counting = rail
+                .windows(2)
+                .filter(|w| (1..=3).contains(&w[1].2.wrapping_sub(w[0].2)))
+                .count();
+            if counting * 10 >= (rail.len() - 1) * 8 {
+                drop.extend(rail.iter().map(|n| (n.0, n.1)));
+            }
+        }
+    }
+    if drop.is_empty() {
+        return rows;
+    }
+    for (r, row) in rows.iter_mut().enumerate() {
+        let mut k = 0;
+        row.retain(|_| {
+            k += 1;
+            !drop.contains(&(r, k - 1))
+        });
+    }
+    rows.retain(|row| !row.is_empty());
+    rows
+}
+
+/// Accents set as glyphs of their own over (or under) a letter, as TeX's `\accent` and old PostScript fonts do:
+/// (mark index, letter index, combining character). The letter then carries the combining character, which the
+/// line's normalisation composes ("o" + "¨" → "ö"), and the mark is not read on its own.
+fn accents(row: &[&Glyph]) -> Vec<(usize, usize, char)> {
+    let mut out = Vec::new();
+    for (i, g) in row.iter().enumerate() {
+        let Some(combining) = combining_accent(&g.text) else {
+            continue;
+        };
+        let center = g.x + g.width.max(0.0) / 2.0;
+        // The row is in x order, so the letter under a mark is one of its near neighbours.
+        let letter = (i.saturating_sub(3)..(i + 4).min(row.len()))
+            .filter(|&k| k != i && row[k].text.chars().count() == 1 && row[k].text.chars().all(char::is_alphabetic))
+            .map(|k| (k, (row[k].x + row[k].width.max(0.0) / 2.0 - center).abs()))
+            .filter(|&(k, d)| d <= 0.35 * row[k].width.max(g.width).max(0.2 * g.size))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((k, _)) = letter {
+            out.push((i, k, combining));
+        }
+    }
+    out
+}
+
+/// The combining form of a spacing accent.
+fn combining_accent(text: &str) -> Option<char> {
+    let mut chars = text.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() {
+        return None;
+    }
+    Some(match c {
+        '\u{a8}' => '\u{308}',
+        '\u{b4}' | '\u{2ca}' => '\u{301}',
+        '`' | '\u{2cb}' => '\u{300}',
+        '^' | '\u{2c6}' => '\u{302}',
+        '~' | '\u{2dc}' => '\u{303}',
+        '\u{b8}' => '\u{327}',
+        '\u{2d8}' => '\u{306}',
+        '\u{2c7}' => '\u{30c}',
+        '\u{2d9}' => '\u{307}',
+        '\u{2da}' => '\u{30a}',
+        '\u{2db}' => '\u{328}',
+        '\u{2dd}' => '\u{30b}',
+        '\u{af}' | '\u{2c9}' => '\u{304}',
+        _ => return None,
+    })
+}
+
+fn split_row(row: &[&Glyph]) -> Row {
+    let accents = accents(row);
+    let mut segs: Row = Vec::new();
+    let mut last_end = f64::NEG_INFINITY;
+    for (i, g) in row.iter().enumerate() {
+        if accents.iter().any(|&(mark, _, _)| mark == i) {
+            continue;
+        }
+        let gap = g.x - last_end;
+        let start_new = match segs.last() {
+            None => true,
+            Some(s) => gap > SPLIT_GAP * s.size.max(g.size),
+        };
+        if start_new {
+            segs.push(Segment {
+                x0: g.x,
+                x1: g.x,
+                y: g.y,
+                size: g.size,
+                text: String::new(),
+            });
+        }
+        let seg = segs.last_mut().expect("a segment was just pushed");
+        if !start_new && gap > 0.15 * g.size {
+            seg.text.push(' ');
+        }
+        if g.text.chars().count() > 1 && g.text.chars().all(is_rtl) {
+            // One glyph for several right-to-left characters (a lam-alef ligature): its text is already in reading
+            // order, so it goes in reversed, and the line's reordering turns it back.
+            seg.text.extend(g.text.chars().rev());
+        } else {
+            seg.text.push_str(&g.text);
+        }
+        seg.text.extend(accents.iter().filter(|a| a.1 == i).map(|a| a.2));
+        seg.x1 = seg.x1.max(g.x + g.width.max(0.0));
+        seg.size = seg.size.max(g.size);
+        last_end = last_end.max(g.x + g.width.max(0.0));
+    }
+    segs
+}
