@@ -199,6 +199,7 @@ fn chunks_of_256_tokens(embedder: &dyn Embedder, n: usize) -> Result<Vec<String>
         failed: false,
         ocr: false,
         decoding: Default::default(),
+        ..PageText::default()
     }];
     Ok(chunker.chunk(&pages)?.into_iter().map(|c| c.text).take(n).collect())
 }

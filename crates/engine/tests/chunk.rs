@@ -14,6 +14,7 @@ fn page(number: u32, text: String) -> PageText {
         failed: false,
         ocr: false,
         decoding: Default::default(),
+        ..PageText::default()
     }
 }
 

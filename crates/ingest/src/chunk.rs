@@ -2,6 +2,7 @@
 //! cutting at page, paragraph, sentence or word boundaries, with overlap, and recording page spans and offsets.
 
 use crate::extract::PageText;
+use crate::structure::{Heading, PageBox, SectionPath};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -17,6 +18,12 @@ pub struct ChunkDraft {
     pub char_start: usize,
     pub char_end: usize,
     pub tokens: usize,
+    /// The heading path in force where the chunk starts ("3 Method", "3.2 Training"); empty before the first
+    /// heading and for documents without detected headings.
+    pub section: Vec<String>,
+    /// Where the chunk's text lies on its pages, one box per run of lines in one column of one page (empty when
+    /// the loader knows no positions: plain text, OCR).
+    pub boxes: Vec<PageBox>,
 }
 
 /// A chunker stage: pages in, chunks out.
@@ -76,7 +83,10 @@ impl Chunker for TokenChunker {
         let mut i = 0;
         while i < toks.len() {
             let mut end = (i + self.max_tokens).min(toks.len());
-            if end < toks.len() {
+            // A chunk ends where a new section starts, once it holds a quarter of its budget.
+            if let Some(k) = (i + self.max_tokens / 4..end).find(|&k| doc.is_heading(toks[k].0)) {
+                end = k;
+            } else if end < toks.len() {
                 end = best_cut(&doc, &toks, i + self.max_tokens / 2, end);
             }
             let (start_b, end_b) = (toks[i].0, toks[end - 1].1);
@@ -84,6 +94,8 @@ impl Chunker for TokenChunker {
             if !text.is_empty() {
                 let (page_start, char_start) = doc.locate(start_b);
                 let (page_end, char_end) = doc.locate(end_b);
+                let section = doc.section_at(start_b);
+                let boxes = doc.boxes(start_b, end_b);
                 chunks.push(ChunkDraft {
                     index: chunks.len(),
                     text,
@@ -92,35 +104,83 @@ impl Chunker for TokenChunker {
                     char_start,
                     char_end,
                     tokens: end - i,
+                    section,
+                    boxes,
                 });
             }
             if end >= toks.len() {
                 break;
             }
-            i = next_start(&doc, &toks, end.saturating_sub(self.overlap).max(i + 1), end);
+            // No overlap back across a section's heading: the next chunk starts at it.
+            let from = end.saturating_sub(self.overlap).max(i + 1);
+            i = (from..=end)
+                .find(|&k| doc.is_heading(toks[k].0))
+                .unwrap_or_else(|| next_start(&doc, &toks, from, end));
         }
         Ok(chunks)
     }
 }
 
-/// The pages of a document joined into one string, remembering where each page starts.
+/// The pages of a document joined into one string, remembering where each page starts, where each line lies on
+/// its page and where each heading starts (byte offsets into `text`).
 struct DocText {
     text: String,
     starts: Vec<(usize, u32)>,
+    lines: Vec<(usize, usize, PageBox)>,
+    headings: Vec<(usize, Heading)>,
 }
 
 impl DocText {
     fn new(pages: &[PageText]) -> Self {
         let mut text = String::new();
-        let mut starts = Vec::new();
+        let (mut starts, mut lines, mut headings) = (Vec::new(), Vec::new(), Vec::new());
         for p in pages.iter().filter(|p| !p.text.is_empty()) {
             if !text.is_empty() {
                 text.push_str(PAGE_SEP);
             }
-            starts.push((text.len(), p.number));
+            let base = text.len();
+            starts.push((base, p.number));
             text.push_str(&p.text);
+            lines.extend(p.lines.iter().map(|l| (base + l.start, base + l.end, l.bbox)));
+            headings.extend(p.headings.iter().map(|h| (base + h.start, h.clone())));
         }
-        DocText { text, starts }
+        DocText {
+            text,
+            starts,
+            lines,
+            headings,
+        }
+    }
+
+    fn is_heading(&self, byte: usize) -> bool {
+        self.headings.binary_search_by_key(&byte, |(at, _)| *at).is_ok()
+    }
+
+    /// The heading path in force at a byte position (headings starting at it included).
+    fn section_at(&self, byte: usize) -> Vec<String> {
+        let mut path = SectionPath::new();
+        for (_, h) in self.headings.iter().take_while(|(at, _)| *at <= byte) {
+            path.enter(h);
+        }
+        path.titles()
+    }
+
+    /// The boxes of the lines that `[start, end)` touches, lines of one column run merged into one box.
+    fn boxes(&self, start: usize, end: usize) -> Vec<PageBox> {
+        let first = self.lines.partition_point(|l| l.1 <= start);
+        let mut out: Vec<PageBox> = Vec::new();
+        for &(_, _, b) in self.lines[first..].iter().take_while(|l| l.0 < end) {
+            match out.last_mut() {
+                Some(last) if stacked(last, &b) => {
+                    last.x0 = last.x0.min(b.x0);
+                    last.x1 = last.x1.max(b.x1);
+                    last.y0 = last.y0.min(b.y0);
+                    last.y1 = last.y1.max(b.y1);
+                }
+                _ => out.push(b),
+            }
+        }
+        out
     }
 
     /// (page number, character offset within that page) of a byte position.
@@ -135,8 +195,18 @@ impl DocText {
     }
 }
 
+/// True when box `b` continues the run of lines in `run`: the same page, overlapping horizontally by half the
+/// narrower of the two, and starting at most a line and a half below it.
+fn stacked(run: &PageBox, b: &PageBox) -> bool {
+    let overlap = run.x1.min(b.x1) - run.x0.max(b.x0);
+    let narrower = (run.x1 - run.x0).min(b.x1 - b.x0);
+    let height = b.y1 - b.y0;
+    run.page == b.page && overlap >= 0.5 * narrower && b.y0 >= run.y0 && b.y0 - run.y1 <= 1.5 * height
+}
+
 /// Picks where a chunk ends, in tokens (exclusive), between `lo` and `hi`: the latest page break, else
-/// paragraph break, else sentence end, else line break, else word boundary; `hi` when there is none.
+/// paragraph break, else sentence end, else line break, else word boundary; `hi` when there is none. A heading
+/// (the start of a section) beats all of them.
 fn best_cut(doc: &DocText, toks: &[(usize, usize)], lo: usize, hi: usize) -> usize {
     let mut best = (0u8, hi);
     for k in lo.max(1)..=hi {
@@ -159,7 +229,9 @@ fn next_start(doc: &DocText, toks: &[(usize, usize)], from: usize, limit: usize)
 fn boundary_score(doc: &DocText, toks: &[(usize, usize)], k: usize) -> u8 {
     let (prev_end, next_start) = (toks[k - 1].1, toks[k].0);
     let gap = &doc.text[prev_end..next_start];
-    if doc.is_page_break(next_start) {
+    if doc.is_heading(next_start) {
+        6
+    } else if doc.is_page_break(next_start) {
         5
     } else if gap.contains("\n\n") {
         4

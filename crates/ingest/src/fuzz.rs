@@ -2,11 +2,18 @@
 //! install): seeded with real files, it flips bits, overwrites, truncates, duplicates and deletes byte ranges and
 //! rewrites numbers, then extracts each mutant with the production limits. Every input must end in text or a typed
 //! error: a panic that escapes a loader or a run past the extraction timeout is counted as a failure.
+//! [`mutate_layout`] (in `layout`) rewrites the text placement inside decompressed page content instead, for
+//! the reading-order layout.
 
 use crate::extract::{extract_bytes, Limits};
 use crate::Error;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+mod layout;
+
+pub use layout::mutate_layout;
 
 /// What a fuzz run tried and found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,6 +30,28 @@ pub struct FuzzReport {
     pub hangs: usize,
     /// The seed index and mutation round of each panic or hang, to reproduce it.
     pub failures: Vec<(usize, u64)>,
+    /// Typed errors by their code (`corrupt`, `no_text`, ...).
+    pub kinds: BTreeMap<&'static str, usize>,
+    /// The mutant that took longest for its size (time over 64 KiB plus its bytes), to bound the time per file.
+    pub slowest: Option<Slowest>,
+}
+
+/// One mutant's extraction time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slowest {
+    /// The seed index and mutation round.
+    pub seed: usize,
+    pub round: u64,
+    /// The mutant's size.
+    pub bytes: usize,
+    pub elapsed: Duration,
+}
+
+impl Slowest {
+    /// Time per byte, with 64 KiB added so that a tiny file's fixed costs do not dominate.
+    fn rate(&self) -> f64 {
+        self.elapsed.as_secs_f64() / (self.bytes + 65_536) as f64
+    }
 }
 
 /// xorshift64*: small, fast and the same on every machine.
@@ -116,6 +145,16 @@ pub enum Budget {
 /// Extracts mutants of every seed in turn until `budget` is spent (at least one per seed); `limits.timeout` is the
 /// hang threshold.
 pub fn run(seeds: &[(String, Vec<u8>)], budget: Budget, limits: Limits) -> FuzzReport {
+    run_with(seeds, budget, limits, mutate)
+}
+
+/// [`run`] with another mutator, e.g. [`mutate_layout`].
+pub fn run_with(
+    seeds: &[(String, Vec<u8>)],
+    budget: Budget,
+    limits: Limits,
+    mutator: fn(&[u8], u64) -> Vec<u8>,
+) -> FuzzReport {
     let mut report = FuzzReport::default();
     if seeds.is_empty() {
         return report;
@@ -128,9 +167,20 @@ pub fn run(seeds: &[(String, Vec<u8>)], budget: Budget, limits: Limits) -> FuzzR
     };
     while report.inputs < seeds.len() || more(report.inputs) {
         let (i, (name, seed)) = (round as usize % seeds.len(), &seeds[round as usize % seeds.len()]);
-        let input = mutate(seed, round);
+        let input = mutator(seed, round);
         report.inputs += 1;
-        match extract_bytes(Path::new(name), input, limits) {
+        let (bytes, began) = (input.len(), Instant::now());
+        let result = extract_bytes(Path::new(name), input, limits);
+        let time = Slowest {
+            seed: i,
+            round,
+            bytes,
+            elapsed: began.elapsed(),
+        };
+        if report.slowest.is_none_or(|s| s.rate() < time.rate()) {
+            report.slowest = Some(time);
+        }
+        match result {
             Ok(_) => report.text += 1,
             Err(Error::Timeout { .. }) => {
                 report.hangs += 1;
@@ -140,7 +190,10 @@ pub fn run(seeds: &[(String, Vec<u8>)], budget: Budget, limits: Limits) -> FuzzR
                 report.panics += 1;
                 report.failures.push((i, round));
             }
-            Err(_) => report.errors += 1,
+            Err(e) => {
+                report.errors += 1;
+                *report.kinds.entry(e.code()).or_default() += 1;
+            }
         }
         round += 1;
     }

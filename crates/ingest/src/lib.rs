@@ -5,5 +5,6 @@ pub mod chunk;
 pub mod extract;
 pub mod fuzz;
 pub mod quality;
+pub mod structure;
 
 pub use ragsift_core::{Error, Result};

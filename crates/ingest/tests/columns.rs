@@ -2,9 +2,10 @@
 //! Chromium and more; `fixtures/multicolumn/make.sh` made them from text it holds) is compared with its source
 //! text by word-sequence similarity.
 
+mod common;
+
 use ragsift_ingest::extract::{extract_file, Limits};
 use ragsift_ingest::quality::word_similarity;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const LIMITS: Limits = Limits {
@@ -17,37 +18,9 @@ const LIMITS: Limits = Limits {
 const MEAN_FLOOR: f64 = 0.97;
 const PAGE_FLOOR: f64 = 0.90;
 
-fn dir() -> PathBuf {
-    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
-    Path::new(&root).join("../../fixtures/multicolumn")
-}
-
-/// Each fixture PDF with the source text of its pages.
-fn fixtures() -> Vec<(PathBuf, Vec<String>)> {
-    let mut out: Vec<(PathBuf, Vec<String>)> = std::fs::read_dir(dir())
-        .expect("fixtures/multicolumn")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
-        .map(|pdf| {
-            let truth = std::fs::read_to_string(pdf.with_extension("truth.json")).expect("truth beside the PDF");
-            let truth: serde_json::Value = serde_json::from_str(&truth).expect("truth JSON");
-            let pages = truth["pages"]
-                .as_array()
-                .expect("pages")
-                .iter()
-                .map(|p| p.as_str().expect("page text").to_string())
-                .collect();
-            (pdf, pages)
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn multi_column_pages_read_in_the_order_of_their_source_text() {
-    let all = fixtures();
+    let all = common::multicolumn();
     assert!(all.len() >= 4, "the multi-column fixtures are missing");
     let mut scores = Vec::new();
     let mut report = String::new();

@@ -72,3 +72,58 @@ fn a_page_that_fails_part_way_is_read_again_by_poppler() {
     assert!(s[0] > 0.98, "{s:?}");
     assert!(ex.warning().unwrap().contains("decoded again by poppler"));
 }
+
+/// A font whose `/ToUnicode` sends every code to the private use area (`wrong_map.pdf`, made by `wrong_map.py`)
+/// draws the right glyphs but decodes as junk, to pdf-extract and to poppler alike. Without OCR the warning names
+/// the pages and says how to read them; with OCR (Tesseract, installed by scripts/setup.sh) they are read from
+/// their image: readable text, flagged as OCR's, and the warning says so.
+#[test]
+fn pages_still_garbled_after_poppler_are_read_by_ocr() {
+    use ragsift_core::NoTextOcr;
+    use ragsift_ingest::extract::{extract_file_with_ocr, ocr_available, Decoding, OcrOptions};
+    let pdf = fixture("wrong_map.pdf");
+    let want = truth("wrong_map");
+    let ex = extract_file(&pdf, LIMITS).unwrap();
+    assert_eq!(ex.garbled_pages, [2, 3], "{:?}", ex.warning());
+    assert!(word_similarity(&ex.pages[0].text, &want[0]) > 0.99);
+    let warning = |ocr: Option<NoTextOcr>| {
+        let ex = ex.clone();
+        match ocr {
+            Some(ocr) => ex.with_ocr(ocr),
+            None => ex,
+        }
+        .warning()
+        .unwrap()
+    };
+    let unknown = warning(None);
+    assert!(
+        unknown.contains("pages 2–3 look garbled (fonts without a usable text map); OCR can read them"),
+        "{unknown}"
+    );
+    let off = warning(Some(NoTextOcr::Off));
+    assert!(
+        off.contains("pages 2–3 look garbled") && off.contains("OCR is off — turn it on to read them"),
+        "{off}"
+    );
+    let missing = warning(Some(NoTextOcr::Missing));
+    assert!(missing.contains("Tesseract is not installed"), "{missing}");
+
+    let options = OcrOptions::default();
+    if !ocr_available(&options.languages) {
+        println!("skipped OCR: tesseract-ocr (with English) or poppler-utils is not installed (run scripts/setup.sh)");
+        return;
+    }
+    let seen = std::sync::Mutex::new(Vec::new());
+    let ex = extract_file_with_ocr(&pdf, LIMITS, Some(&options), &|k, n| seen.lock().unwrap().push((k, n))).unwrap();
+    assert_eq!(seen.into_inner().unwrap(), [(1, 2), (2, 2)]);
+    assert_eq!(ex.ocr_pages, [2, 3]);
+    assert!(ex.garbled_pages.is_empty());
+    assert!(!ex.pages[0].ocr && ex.pages[0].decoding == Decoding::Fonts);
+    for (page, want) in ex.pages.iter().zip(&want).skip(1) {
+        let s = word_similarity(&page.text, want);
+        assert!(page.ocr && page.decoding == Decoding::Ocr, "page {}", page.number);
+        assert!(s > 0.9, "page {}: {s:.3}\n{}", page.number, page.text);
+    }
+    let w = ex.warning().unwrap();
+    assert_eq!(w, "pages 2–3 decoded as garbage; read by OCR instead");
+}

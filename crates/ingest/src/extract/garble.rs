@@ -41,6 +41,19 @@ pub fn looks_garbled(text: &str) -> bool {
     impossible as f64 > IMPOSSIBLE_SHARE * words.len() as f64
 }
 
+/// What a person can do about pages still garbled, by whether OCR ran and why not, and whether poppler (the
+/// second reading) is installed.
+pub(super) fn advice(ocr: Option<ragsift_core::NoTextOcr>, poppler: bool) -> String {
+    use ragsift_core::NoTextOcr;
+    let poppler = if poppler { "" } else { " (or install poppler-utils)" };
+    match ocr {
+        Some(NoTextOcr::Read) => "OCR could not read them either".into(),
+        Some(NoTextOcr::Off) => format!("OCR is off — turn it on to read them{poppler}"),
+        Some(NoTextOcr::Missing) => format!("OCR could read them, but Tesseract is not installed{poppler}"),
+        None => format!("OCR can read them (turn it on; it needs Tesseract){poppler}"),
+    }
+}
+
 fn is_private_use(c: char) -> bool {
     matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}')
 }

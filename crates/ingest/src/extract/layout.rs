@@ -11,10 +11,12 @@
 //! any other run row by row. What lies between column runs, and a column spanning most of its region, is
 //! searched again for a gutter of its own, so the layout may change below a full-width block.
 
-use super::normalize::{clean_line, join_lines_keeping};
+use headings::LaidHeading;
+use paragraphs::paragraphs;
 use rows::{build_rows, drop_line_numbers};
-use std::collections::HashSet;
 
+mod headings;
+mod paragraphs;
 mod rows;
 
 /// One decoded glyph in PDF user space (y grows upwards), with its effective font size and advance width.
@@ -47,15 +49,79 @@ const MAX_BINS: f64 = 16_384.0;
 /// How deep regions are searched for gutters inside gutters (columns of a column, a block with its own grid).
 const MAX_DEPTH: usize = 3;
 
+/// A page laid out: its text, where each line of it lies (in PDF user space, y up) and its headings.
+#[derive(Debug, Clone, Default)]
+pub struct Laid {
+    pub text: String,
+    pub lines: Vec<LaidLine>,
+    pub headings: Vec<LaidHeading>,
+}
+
+/// One line of a laid-out page: its byte range `[start, end)` in the text, its horizontal extent, baseline and
+/// font size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaidLine {
+    pub start: usize,
+    pub end: usize,
+    pub x0: f64,
+    pub x1: f64,
+    pub y: f64,
+    pub size: f64,
+}
+
 /// Lays out the glyphs of a page as text: paragraphs separated by a blank line. Columns are found relative to
 /// the text itself, so the page size is not needed.
 pub fn page_text(glyphs: &[Glyph]) -> String {
+    page_layout(glyphs).text
+}
+
+/// [`page_text`] with each line's place on the page and the page's headings.
+pub fn page_layout(glyphs: &[Glyph]) -> Laid {
     let rows = drop_line_numbers(build_rows(glyphs));
     if rows.is_empty() {
-        return String::new();
+        return Laid::default();
     }
     let ordered = order(rows, 0);
-    paragraphs(&ordered).join("\n\n")
+    let paras = paragraphs(&ordered);
+    let mut laid = Laid::default();
+    let mut offsets = Vec::with_capacity(paras.len());
+    for p in &paras {
+        if !laid.text.is_empty() {
+            laid.text.push_str("\n\n");
+        }
+        let base = laid.text.len();
+        offsets.push(base);
+        laid.text.push_str(&p.text);
+        for (k, &(start, i)) in p.lines.iter().enumerate() {
+            let end = p.lines.get(k + 1).map_or(p.text.len(), |next| next.0);
+            let s = &ordered[i];
+            laid.lines.push(LaidLine {
+                start: base + start,
+                end: base + end,
+                x0: s.x0,
+                x1: s.x1,
+                y: s.y,
+                size: s.size,
+            });
+        }
+    }
+    laid.headings = headings::find(&paras, &offsets, &ordered, body_size(&ordered));
+    laid
+}
+
+/// The font size of most of the page's text (the median over characters).
+fn body_size(lines: &[Segment]) -> f64 {
+    let mut sizes: Vec<(f64, usize)> = lines.iter().map(|l| (l.size, l.text.len())).collect();
+    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = sizes.iter().map(|s| s.1).sum::<usize>() / 2;
+    let mut seen = 0;
+    for (size, n) in sizes {
+        seen += n;
+        if seen > half {
+            return size;
+        }
+    }
+    0.0
 }
 
 /// The empty band `x0..x1` between two columns.
@@ -204,10 +270,16 @@ fn running_rows(rows: &[Row]) -> (bool, bool) {
         a <= lo + 2.0 * size(row) && b >= hi - 2.0 * size(row)
     };
     let apart = |a: &Row, b: &Row| baseline(a) - baseline(b) > 2.0 * size(a).max(size(b));
+    // A header or footer on one side only ("ragsift fixture: Writer sections" over the left column): one short
+    // stretch of text.
+    let lone = |row: &Row| {
+        let (a, b) = extent(row.iter());
+        row.len() <= 2 && b - a < 0.5 * (hi - lo)
+    };
     match rows {
         [first, second, .., before_last, last] => (
-            edges(first) && apart(first, second),
-            edges(last) && apart(before_last, last),
+            (edges(first) || lone(first)) && apart(first, second),
+            (edges(last) || lone(last)) && apart(before_last, last),
         ),
         _ => (false, false),
     }
@@ -397,82 +469,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// Splits ordered lines into paragraphs at wide vertical gaps, font-size changes and column jumps; a sentence (or
-/// a hyphenated word) that runs on from the foot of one column to the head of the next stays one paragraph.
-fn paragraphs(lines: &[Segment]) -> Vec<String> {
-    // Line spacing is the smallest plausible gap (at least ~one font size); paragraph gaps are wider.
-    let size = median(lines.iter().map(|l| l.size).collect());
-    let typical = lines
-        .windows(2)
-        .map(|w| w[0].y - w[1].y)
-        .filter(|g| *g >= 0.9 * size)
-        .fold(f64::INFINITY, f64::min);
-    let typical = if typical.is_finite() { typical } else { 0.0 };
-    let compounds = compounds(lines);
-    let mut out = Vec::new();
-    let mut current: Vec<String> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        if let Some(prev) = i.checked_sub(1).map(|j| &lines[j]) {
-            let gap = prev.y - line.y;
-            let limit = if typical > 0.0 { 1.4 * typical } else { 1.6 * prev.size };
-            let size_change = (prev.size - line.size).abs() > 0.15 * prev.size.max(line.size);
-            let bullet = line.text.trim_start().starts_with(['•', '◦', '▪', '‣', '●', '■', '–']);
-            let jump = gap < -0.5 * line.size && !runs_on(current.last(), &line.text);
-            if gap > limit || jump || size_change || bullet {
-                flush(&mut current, &mut out, &compounds);
-            }
-        }
-        let text = clean_line(&line.text);
-        if !text.is_empty() {
-            current.push(text);
-        }
-    }
-    flush(&mut current, &mut out, &compounds);
-    out
-}
-
-/// True when the next line continues the sentence of the line before it: that line ends without a full stop (or
-/// with a hyphenated word) and the next begins in lower case.
-fn runs_on(last: Option<&String>, next: &str) -> bool {
-    let Some(last) = last.map(|l| l.trim_end()) else {
-        return false;
-    };
-    let open = last
-        .chars()
-        .last()
-        .is_some_and(|c| c.is_alphabetic() || c == ',' || c == '-');
-    open && next.trim_start().chars().next().is_some_and(char::is_lowercase)
-}
-
-/// The hyphenated compounds the page writes whole inside a line ("retrieval-augmented"), lower-cased: a line
-/// that ends in "retrieval-" before "augmented" keeps its hyphen.
-fn compounds(lines: &[Segment]) -> HashSet<String> {
-    let mut out = HashSet::new();
-    for line in lines {
-        let words: Vec<&str> = line.text.split_whitespace().collect();
-        for w in words.iter().take(words.len().saturating_sub(1)) {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-            if let Some((a, b)) = w.split_once('-') {
-                if !a.is_empty() && !b.is_empty() && a.chars().chain(b.chars()).all(char::is_alphabetic) {
-                    out.insert(w.to_lowercase());
-                }
-            }
-        }
-    }
-    out
-}
-
-fn flush(current: &mut Vec<String>, out: &mut Vec<String>, compounds: &HashSet<String>) {
-    if !current.is_empty() {
-        let compound = |a: &str, b: &str| {
-            let b = b.trim_end_matches(|c: char| !c.is_alphanumeric());
-            compounds.contains(&format!("{a}-{b}").to_lowercase())
-        };
-        out.push(join_lines_keeping(current, &compound));
-        current.clear();
-    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@ mod inflate;
 mod layout;
 pub mod normalize;
 mod ocr;
+mod outline;
 mod pdf;
+mod place;
 mod poppler;
 mod read;
 mod repair;
@@ -18,6 +20,17 @@ pub use ocr::{available as ocr_available, read_page as ocr_page, OcrOptions};
 pub use poppler::available as poppler_available;
 pub use read::read_capped;
 
+/// A positioned glyph, for laying out glyphs given directly in the layout fuzz tests (`tests/fuzz_layout.rs`).
+#[doc(hidden)]
+pub use layout::Glyph;
+
+/// The text the reading-order layout makes of `glyphs`, for the layout fuzz tests.
+#[doc(hidden)]
+pub fn layout_text(glyphs: &[Glyph]) -> String {
+    layout::page_text(glyphs)
+}
+
+use crate::structure::{Heading, TextLine};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -31,7 +44,7 @@ const EXTRACT_THREAD: &str = "ragsift-extract";
 const EXTRACT_STACK_BYTES: usize = 64 << 20;
 
 /// The text of one page; `failed` marks a page whose content could not be fully decoded.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PageText {
     pub number: u32,
@@ -44,6 +57,12 @@ pub struct PageText {
     /// How the page's glyphs were decoded.
     #[serde(skip)]
     pub decoding: Decoding,
+    /// Where each laid-out line of `text` lies on the page (empty for plain text and OCR pages).
+    #[serde(skip)]
+    pub lines: Vec<TextLine>,
+    /// The headings found on the page, in the order of `text`.
+    #[serde(skip)]
+    pub headings: Vec<Heading>,
 }
 
 /// How a page's glyphs became text.
@@ -57,6 +76,8 @@ pub enum Decoding {
     Poppler,
     /// Still garbled after every way was tried (or poppler is not installed): a warning names the page.
     Garbled,
+    /// Read by OCR from the page's image, because every decoding of its glyphs came out garbled.
+    Ocr,
 }
 
 /// A file's pages, plus the pages that yielded no text (scanned or image-only pages).
@@ -72,17 +93,42 @@ pub struct Extracted {
     pub reread_pages: Vec<u32>,
     /// Pages whose text still looks garbled.
     pub garbled_pages: Vec<u32>,
+    /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
+    #[serde(skip)]
+    pub ocr: Option<ragsift_core::NoTextOcr>,
 }
 
 impl Extracted {
+    /// The same pages, saying whether OCR ran and if not why (turned off, or Tesseract missing), as
+    /// [`Error::with_ocr`] does for a file without text: the warning then says how to read garbled pages.
+    #[must_use]
+    pub fn with_ocr(mut self, ocr: ragsift_core::NoTextOcr) -> Self {
+        self.ocr = Some(ocr);
+        self
+    }
+
     /// A warning for a person when some pages were skipped, e.g. "no extractable text on pages 2, 5".
     pub fn warning(&self) -> Option<String> {
         let mut parts = Vec::new();
         if !self.empty_pages.is_empty() {
             parts.push(format!("no extractable text on pages {}", page_list(&self.empty_pages)));
         }
-        if !self.ocr_pages.is_empty() {
-            parts.push(format!("pages {} read by OCR", page_list(&self.ocr_pages)));
+        // Pages OCR read because they had no text, and those it read instead of garbage.
+        let (replaced, scanned): (Vec<&PageText>, Vec<&PageText>) = self
+            .pages
+            .iter()
+            .filter(|p| p.ocr)
+            .partition(|p| p.decoding == Decoding::Ocr);
+        let numbers = |pages: Vec<&PageText>| pages.iter().map(|p| p.number).collect::<Vec<u32>>();
+        let (replaced, scanned) = (numbers(replaced), numbers(scanned));
+        if !scanned.is_empty() {
+            parts.push(format!("pages {} read by OCR", page_list(&scanned)));
+        }
+        if !replaced.is_empty() {
+            parts.push(format!(
+                "pages {} decoded as garbage; read by OCR instead",
+                page_list(&replaced)
+            ));
         }
         if !self.reread_pages.is_empty() {
             parts.push(format!(
@@ -91,14 +137,10 @@ impl Extracted {
             ));
         }
         if !self.garbled_pages.is_empty() {
-            let fix = if poppler::available() {
-                "try OCR"
-            } else {
-                "install poppler-utils, or try OCR"
-            };
             parts.push(format!(
-                "pages {} look garbled (fonts without a usable Unicode map; {fix})",
-                page_list(&self.garbled_pages)
+                "pages {} look garbled (fonts without a usable text map); {}",
+                page_list(&self.garbled_pages),
+                garble::advice(self.ocr, poppler::available())
             ));
         }
         if !self.failed_pages.is_empty() {
@@ -166,6 +208,7 @@ impl Loader for TextLoader {
             failed: false,
             ocr: false,
             decoding: Decoding::Fonts,
+            ..PageText::default()
         }])
     }
 }
@@ -198,10 +241,12 @@ pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
     extract_bytes(path, bytes, limits)
 }
 
-/// [`extract_file`], reading pages that have no text by OCR when `ocr` is given (PDFs only); `on_ocr(k, n)`
-/// reports the k-th of n pages being read. A page OCR cannot read stays empty and is reported as such; when no
-/// page has text, `NoText` says whether OCR read them (without `ocr`, it says OCR is missing: callers that know
-/// it is turned off say so with [`Error::with_ocr`]).
+/// [`extract_file`], reading by OCR when `ocr` is given (PDFs only) the pages that have no text and those whose
+/// glyphs still decode as garbage after poppler's reading (`Decoding::Garbled`: OCR's text replaces theirs when it
+/// reads as words, then `Decoding::Ocr`); `on_ocr(k, n)` reports the k-th of n pages being read. A page OCR cannot
+/// read stays empty (or garbled) and is reported as such; when no page has text, `NoText` says whether OCR read
+/// them (without `ocr`, it says OCR is missing: callers that know it is turned off say so with
+/// [`Error::with_ocr`], and with [`Extracted::with_ocr`] for the warning about garbled pages).
 pub fn extract_file_with_ocr(
     path: &Path,
     limits: Limits,
@@ -216,18 +261,10 @@ pub fn extract_file_with_ocr(
     }
     let bytes = read::read_capped(path, limits.max_file_mb)?;
     let mut pages = load_pages(path, bytes, limits)?;
-    let empty: Vec<usize> = (0..pages.len()).filter(|&i| pages[i].text.trim().is_empty()).collect();
-    for (k, &i) in empty.iter().enumerate() {
-        on_ocr(k + 1, empty.len());
-        if let Ok(text) = ocr::read_page(path, pages[i].number, options) {
-            if !text.trim().is_empty() {
-                pages[i].text = text;
-                pages[i].ocr = true;
-                pages[i].failed = false;
-            }
-        }
-    }
-    finish(path, pages).map_err(|e| e.with_ocr(ragsift_core::NoTextOcr::Read))
+    ocr::read_pages(path, &mut pages, options, on_ocr);
+    finish(path, pages)
+        .map(|ex| ex.with_ocr(ragsift_core::NoTextOcr::Read))
+        .map_err(|e| e.with_ocr(ragsift_core::NoTextOcr::Read))
 }
 
 /// The detail of the error for a loader that panicked past its own guards.
@@ -304,6 +341,7 @@ fn finish(path: &Path, pages: Vec<PageText>) -> Result<Extracted> {
         ocr_pages,
         reread_pages,
         garbled_pages,
+        ocr: None,
     })
 }
 

@@ -35,13 +35,22 @@ pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
 /// [`join_lines`], keeping the hyphen of a word broken at a line end when `compound(first, second)` says the
 /// hyphenated form is a compound (one the same text writes whole elsewhere: "retrieval-" + "augmented").
 pub fn join_lines_keeping<S: AsRef<str>>(lines: &[S], compound: &dyn Fn(&str, &str) -> bool) -> String {
+    join_lines_tracked(lines, compound).0
+}
+
+/// [`join_lines_keeping`], also returning where each input line starts in the joined text (a byte offset; an
+/// empty line gets the offset where it would have been).
+pub fn join_lines_tracked<S: AsRef<str>>(lines: &[S], compound: &dyn Fn(&str, &str) -> bool) -> (String, Vec<usize>) {
     let mut out = String::new();
+    let mut starts = Vec::with_capacity(lines.len());
     for line in lines {
         let line = line.as_ref().trim();
         if line.is_empty() {
+            starts.push(out.len());
             continue;
         }
         if out.is_empty() {
+            starts.push(0);
             out.push_str(line);
             continue;
         }
@@ -57,9 +66,10 @@ pub fn join_lines_keeping<S: AsRef<str>>(lines: &[S], compound: &dyn Fn(&str, &s
         } else {
             out.push(' ');
         }
+        starts.push(out.len());
         out.push_str(line);
     }
-    out
+    (out, starts)
 }
 
 /// Normalises a whole plain-text document: CRLF → LF, each line cleaned, runs of blank lines collapsed to one,

@@ -1,7 +1,9 @@
-//! OCR of image-only PDF pages with Tesseract: poppler's `pdftoppm` renders the page to a grayscale image, the
-//! `tesseract` command reads it. Both are external programs that setup installs (Debian's `tesseract-ocr` and
-//! `poppler-utils`); without them OCR is simply unavailable and scanned pages stay "no extractable text".
+//! OCR of image-only PDF pages, and of pages whose glyphs decode as garbage, with Tesseract: poppler's `pdftoppm`
+//! renders the page to a grayscale image, the `tesseract` command reads it. Both are external programs that setup
+//! installs (Debian's `tesseract-ocr` and `poppler-utils`); without them OCR is simply unavailable and scanned
+//! pages stay "no extractable text".
 
+use super::{Decoding, PageText};
 use crate::{Error, Result};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -107,6 +109,48 @@ pub fn read_page(pdf: &Path, page: u32, options: &OcrOptions) -> Result<String> 
     Ok(tidy(&String::from_utf8_lossy(&text)))
 }
 
+/// Reads by OCR the pages that have no text and, when `garbled` is set, the pages whose glyphs decoded as garbage
+/// (`Decoding::Garbled`), calling `on_ocr(k, n)` before the k-th of n. An empty page takes any text OCR finds; a
+/// garbled page takes it only when it is readable (some words, not garbled itself), then `Decoding::Ocr`.
+pub(super) fn read_pages(path: &Path, pages: &mut [PageText], options: &OcrOptions, on_ocr: &dyn Fn(usize, usize)) {
+    let wanted: Vec<usize> = (0..pages.len())
+        .filter(|&i| pages[i].text.trim().is_empty() || pages[i].decoding == Decoding::Garbled)
+        .collect();
+    for (k, &i) in wanted.iter().enumerate() {
+        on_ocr(k + 1, wanted.len());
+        let Ok(text) = read_page(path, pages[i].number, options) else {
+            continue;
+        };
+        let page = &mut pages[i];
+        if page.text.trim().is_empty() && !text.trim().is_empty() {
+            page.text = text;
+            page.ocr = true;
+            page.failed = false;
+        } else if page.decoding == Decoding::Garbled && readable(&text) {
+            // The laid-out lines and headings were the garbage's: the page is OCR's text alone now.
+            *page = PageText {
+                number: page.number,
+                text,
+                ocr: true,
+                decoding: Decoding::Ocr,
+                ..PageText::default()
+            };
+        }
+    }
+}
+
+/// At least this many words of two letters or more make OCR's reading of a garbled page worth keeping.
+const MIN_WORDS: usize = 3;
+
+/// Whether OCR's text reads as words: enough of them, and not garbled itself.
+fn readable(text: &str) -> bool {
+    let words = text
+        .split_whitespace()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count();
+    words >= MIN_WORDS && !super::garble::looks_garbled(text)
+}
+
 /// Tesseract's output as ragsift's page text: lines of a paragraph joined (hyphenated line ends re-joined),
 /// paragraphs separated by one blank line, form feeds dropped.
 fn tidy(raw: &str) -> String {
@@ -127,7 +171,14 @@ fn tidy(raw: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::tidy;
+    use super::{readable, tidy};
+
+    #[test]
+    fn ocr_text_is_kept_for_a_garbled_page_only_when_it_reads_as_words() {
+        assert!(readable("The battery keeps its charge for two full days."));
+        assert!(!readable("~ | 4 ."));
+        assert!(!readable(&"\u{E041}\u{E042} ".repeat(40)));
+    }
 
     #[test]
     fn tesseract_output_becomes_paragraphs() {

@@ -3,7 +3,8 @@
 //! garbled is read again by poppler; one that still fails is reported, not fatal.
 
 use super::garble::looks_garbled;
-use super::layout::{page_text, Glyph};
+use super::layout::{page_layout, Glyph};
+use super::place::{place, Frame};
 use super::{Decoding, PageText};
 use crate::{Error, Result};
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
@@ -25,16 +26,19 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
         return Err(corrupt(path, "the document has no pages"));
     }
     let mut out = Vec::with_capacity(pages.len());
-    for &number in pages.keys() {
+    for (&number, &id) in &pages {
         let mut dev = GlyphCollector::default();
         let run = catch_unwind(AssertUnwindSafe(|| {
             pdf_extract::output_doc_page(&doc, &mut dev, number)
         }));
-        let (text, failed) = match run {
-            Ok(Ok(())) => (page_text(&dev.glyphs), false),
-            // A page whose content stream cannot be read keeps whatever was decoded before the fault.
-            Ok(Err(_)) | Err(_) => (page_text(&dev.glyphs), true),
-        };
+        let failed = !matches!(run, Ok(Ok(())));
+        // A page whose content stream cannot be read keeps whatever was decoded before the fault.
+        let frame = frame(&doc, id, dev.media);
+        // Text outside the visible box (cropped away) is not on the page a reader sees.
+        if let Some(f) = frame {
+            dev.glyphs.retain(|g| f.holds(g.x, g.y));
+        }
+        let (text, lines, headings) = place(page_layout(&dev.glyphs), number, frame);
         let garbled = looks_garbled(&text);
         out.push(PageText {
             number,
@@ -42,9 +46,14 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
             failed,
             ocr: false,
             decoding: if garbled { Decoding::Garbled } else { Decoding::Fonts },
+            lines,
+            headings,
         });
     }
     second_reading(bytes, &mut out);
+    if !super::outline::apply(&doc, &mut out) {
+        crate::structure::assign_levels(&mut out);
+    }
     Ok(out)
 }
 
@@ -67,11 +76,13 @@ fn second_reading(bytes: &[u8], pages: &mut [PageText]) {
         let Some(words) = read.get((page.number - first) as usize) else {
             continue;
         };
-        let theirs = page_text(words);
-        if theirs.trim().is_empty() || looks_garbled(&theirs) {
+        let (text, lines, headings) = place(page_layout(&words.glyphs), page.number, words.frame);
+        if text.trim().is_empty() || looks_garbled(&text) {
             continue;
         }
-        page.text = theirs;
+        page.text = text;
+        page.lines = lines;
+        page.headings = headings;
         page.failed = false;
         page.decoding = Decoding::Poppler;
     }
@@ -292,19 +303,42 @@ fn corrupt(path: &Path, detail: &str) -> Error {
     }
 }
 
-/// Collects every decoded glyph with its position, size and advance.
+/// The visible box of a page: its `/CropBox` when it has one, else the media box pdf-extract reports (inherited);
+/// `None` for a rotated page, whose boxes would need turning.
+fn frame(doc: &lopdf::Document, id: lopdf::ObjectId, media: Option<Frame>) -> Option<Frame> {
+    let dict = doc.get_dictionary(id).ok()?;
+    let rotate = dict.get(b"Rotate").ok().and_then(|r| r.as_i64().ok()).unwrap_or(0);
+    if rotate.rem_euclid(360) != 0 {
+        return None;
+    }
+    let number = |o: &lopdf::Object| o.as_float().map(f64::from).or_else(|_| o.as_i64().map(|i| i as f64));
+    let crop = dict
+        .get(b"CropBox")
+        .ok()
+        .and_then(|o| doc.dereference(o).ok())
+        .and_then(|(_, o)| o.as_array().ok())
+        .and_then(|a| {
+            let v: Vec<f64> = a.iter().filter_map(|o| number(o).ok()).collect();
+            (v.len() == 4).then(|| Frame::new(v[0], v[1], v[2], v[3])).flatten()
+        });
+    crop.or(media)
+}
+
+/// Collects every decoded glyph with its position, size and advance, and the page's media box.
 #[derive(Default)]
 struct GlyphCollector {
     glyphs: Vec<Glyph>,
+    media: Option<Frame>,
 }
 
 impl OutputDev for GlyphCollector {
     fn begin_page(
         &mut self,
         _n: u32,
-        _media_box: &MediaBox,
+        media_box: &MediaBox,
         _art: Option<(f64, f64, f64, f64)>,
     ) -> Result<(), OutputError> {
+        self.media = Frame::new(media_box.llx, media_box.lly, media_box.urx, media_box.ury);
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 //! go through the same layout as any page, so the reading order is ours.
 
 use super::layout::Glyph;
+use super::place::Frame;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,9 +22,17 @@ pub fn available() -> bool {
         .is_ok()
 }
 
-/// The words of pages `first..=last` (1-based) of the PDF in `bytes`, one list per page, as glyphs in PDF space
-/// (y up), from one run of poppler; `None` when poppler is missing, fails or runs out of time.
-pub fn pages_words(bytes: &[u8], first: u32, last: u32, timeout: Duration) -> Option<Vec<Vec<Glyph>>> {
+/// One page as poppler reads it: its words as glyphs in the crop box's space (y up, origin at its bottom-left),
+/// and that box.
+#[derive(Debug, Default)]
+pub struct PageWords {
+    pub glyphs: Vec<Glyph>,
+    pub frame: Option<Frame>,
+}
+
+/// The words of pages `first..=last` (1-based) of the PDF in `bytes`, one entry per page, from one run of poppler;
+/// `None` when poppler is missing, fails or runs out of time.
+pub fn pages_words(bytes: &[u8], first: u32, last: u32, timeout: Duration) -> Option<Vec<PageWords>> {
     let (first, last) = (first.to_string(), last.to_string());
     let mut child = Command::new("pdftotext")
         .args(["-q", "-bbox", "-enc", "UTF-8", "-f", &first, "-l", &last, "-", "-"])
@@ -62,15 +71,20 @@ pub fn pages_words(bytes: &[u8], first: u32, last: u32, timeout: Duration) -> Op
 }
 
 /// Reads `<page height="…">` and `<word xMin="…" yMin="…" xMax="…" yMax="…">text</word>` lines, page by page.
-fn parse(xhtml: &str) -> Vec<Vec<Glyph>> {
+fn parse(xhtml: &str) -> Vec<PageWords> {
     let mut height = 0.0;
-    let mut pages: Vec<Vec<Glyph>> = Vec::new();
+    let mut pages: Vec<PageWords> = Vec::new();
     for line in xhtml.lines() {
         let line = line.trim();
         if line.starts_with("<page ") {
             height = attr(line, "height").unwrap_or(0.0);
-            pages.push(Vec::new());
-        } else if let (Some(rest), Some(out)) = (line.strip_prefix("<word "), pages.last_mut()) {
+            let width = attr(line, "width").unwrap_or(0.0);
+            pages.push(PageWords {
+                glyphs: Vec::new(),
+                frame: Frame::new(0.0, 0.0, width, height),
+            });
+        } else if let (Some(rest), Some(page)) = (line.strip_prefix("<word "), pages.last_mut()) {
+            let out = &mut page.glyphs;
             let (Some(x0), Some(y0), Some(x1), Some(y1)) = (
                 attr(line, "xMin"),
                 attr(line, "yMin"),
@@ -128,7 +142,7 @@ mod tests {
 </page>"#;
         let pages = parse(xhtml);
         assert_eq!(pages.len(), 1);
-        let words = &pages[0];
+        let words = &pages[0].glyphs;
         assert_eq!(words.len(), 2);
         assert_eq!(words[0].text, "Fish & chips");
         assert_eq!(words[1].text, "<ok>");
