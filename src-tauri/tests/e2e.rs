@@ -1,6 +1,7 @@
 //! The real app end to end, in a real window under Xvfb, driven through tauri-driver + WebKitWebDriver: ingest a
 //! fixture PDF through the UI, ask, inspect, drag a threshold and see a chunk's reason change with no new request
-//! to the judge (a loopback server speaking Jev's wire format). Screenshots of each view land in
+//! to the judge (a loopback server speaking Jev's wire format); open a passage on its page and check, in the
+//! screen's pixels, that its highlight lies on its text. Screenshots of each view land in
 //! `test-artifacts/e2e/`. Needs `Xvfb`, `WebKitWebDriver` and `tauri-driver` (scripts/setup.sh installs them).
 
 #[path = "support/app.rs"]
@@ -75,6 +76,226 @@ fn ask(s: &Session, question: &str, long: Duration) -> String {
     s.text(&answer)
 }
 
+/// A screenshot's pixels (8-bit, 1–4 channels), to read what is on the screen where an element is.
+struct Pixels {
+    width: usize,
+    height: usize,
+    channels: usize,
+    data: Vec<u8>,
+}
+
+impl Pixels {
+    fn of_png(bytes: &[u8]) -> Pixels {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .expect("the screenshot is a PNG");
+        let mut data = vec![0; reader.output_buffer_size().expect("a screenshot of a sane size")];
+        let info = reader.next_frame(&mut data).expect("the screenshot's pixels");
+        assert_eq!(info.bit_depth, png::BitDepth::Eight, "an 8-bit screenshot");
+        let (width, height) = (info.width as usize, info.height as usize);
+        let channels = info.line_size / width;
+        data.truncate(info.line_size * height);
+        Pixels {
+            width,
+            height,
+            channels,
+            data,
+        }
+    }
+
+    fn rgb(&self, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * self.width + x) * self.channels;
+        if self.channels >= 3 {
+            [self.data[i], self.data[i + 1], self.data[i + 2]]
+        } else {
+            [self.data[i]; 3]
+        }
+    }
+
+    /// The fraction of the pixels in `[x0, x1) × [y0, y1)` (screen pixels, clipped to the screen) darker than
+    /// mid-grey: text ink on a page.
+    fn ink(&self, [x0, y0, x1, y1]: [f64; 4]) -> f64 {
+        let clip = |v: f64, max: usize| (v.round().max(0.0) as usize).min(max);
+        let (x0, x1) = (clip(x0, self.width), clip(x1, self.width));
+        let (y0, y1) = (clip(y0, self.height), clip(y1, self.height));
+        let (mut dark, mut all) = (0usize, 0usize);
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let [r, g, b] = self.rgb(x, y).map(f64::from);
+                all += 1;
+                dark += usize::from(0.299 * r + 0.587 * g + 0.114 * b < 128.0);
+            }
+        }
+        if all == 0 {
+            0.0
+        } else {
+            dark as f64 / all as f64
+        }
+    }
+
+    /// Where the marker [`MARKER_JS`] puts at the viewport's corner is on the screen: its top-left pixel and the
+    /// screen pixels per CSS pixel.
+    fn marker(&self) -> Option<(f64, f64, f64)> {
+        let magenta = |[r, g, b]: [u8; 3]| r > 235 && g < 20 && b > 235;
+        let (mut left, mut top, mut right) = (usize::MAX, usize::MAX, 0usize);
+        for y in 0..self.height {
+            for x in 0..self.width {
+                if magenta(self.rgb(x, y)) {
+                    if top == usize::MAX {
+                        top = y;
+                    }
+                    left = left.min(x);
+                    right = right.max(x);
+                }
+            }
+            if top != usize::MAX && y > top + 64 {
+                break;
+            }
+        }
+        (top != usize::MAX).then(|| (left as f64, top as f64, (right + 1 - left) as f64 / MARKER_PX))
+    }
+}
+
+/// The marker's size in CSS pixels.
+const MARKER_PX: f64 = 24.0;
+/// A magenta square at the viewport's top-left corner, above everything: found in a screenshot, it says where the
+/// viewport is on the screen (and at what scale), whatever the window's position and decorations.
+const MARKER_JS: &str = "const m = document.createElement('div'); m.id = 'e2e-marker';\
+     Object.assign(m.style, {position: 'fixed', left: '0px', top: '0px', width: '24px', height: '24px',\
+       background: '#ff00ff', zIndex: '2147483647', pointerEvents: 'none'});\
+     document.body.appendChild(m);";
+
+/// The Page view's largest highlight box (scrolled into view), the page image and what clips it (viewport
+/// rectangles in CSS pixels, `[left, top, right, bottom]`), and, read from the decoded page image in a canvas, the
+/// ink under the box and in a strip of the page's side margins at the same height (fractions of the image).
+const PAGE_BOX_JS: &str = "const view = document.querySelector('[data-testid=view-page]');\
+     const img = view && view.querySelector('[data-testid=page-image]');\
+     const area = (el) => { const b = el.getBoundingClientRect(); return b.width * b.height; };\
+     const box = view && [...view.querySelectorAll('[data-testid=page-box]')].sort((a, b) => area(b) - area(a))[0];\
+     if (!img || !box || !img.complete || !img.naturalWidth) return null;\
+     box.scrollIntoView({block: 'nearest', inline: 'nearest'});\
+     const r = (el) => { const b = el.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };\
+     const clip = img.closest('.page-figure-scroll') || img.parentElement;\
+     const out = {box: r(box), image: r(img), clip: r(clip), viewport: [0, 0, innerWidth, innerHeight],\
+       boxes: view.querySelectorAll('[data-testid=page-box]').length, label: box.getAttribute('aria-label'),\
+       chunk: box.getAttribute('data-chunk-id')};\
+     try {\
+       const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;\
+       const g = c.getContext('2d'); g.drawImage(img, 0, 0);\
+       const d = g.getImageData(0, 0, c.width, c.height).data;\
+       const ink = (f) => {\
+         const at = (v, n) => Math.max(0, Math.min(n, Math.round(v * n)));\
+         let dark = 0, all = 0;\
+         for (let y = at(f[1], c.height); y < at(f[3], c.height); y++)\
+           for (let x = at(f[0], c.width); x < at(f[2], c.width); x++) {\
+             const i = (y * c.width + x) * 4; all++;\
+             if (0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2] < 128) dark++;\
+           }\
+         return all ? dark / all : 0;\
+       };\
+       const [bx0, by0, bx1, by1] = out.box, [ix0, iy0, ix1, iy1] = out.image;\
+       const [w, h] = [ix1 - ix0, iy1 - iy0];\
+       const f = [(bx0 - ix0) / w, (by0 - iy0) / h, (bx1 - ix0) / w, (by1 - iy0) / h];\
+       const mw = Math.min(f[2] - f[0], 0.05);\
+       out.natural = {at: f, box: ink(f),\
+         margin: Math.min(ink([0.005, f[1], 0.005 + mw, f[3]]), ink([0.995 - mw, f[1], 0.995, f[3]]))};\
+     } catch (e) { out.natural = {error: String(e)}; }\
+     return out;";
+
+fn rect(v: &serde_json::Value) -> [f64; 4] {
+    let a = |i: usize| v[i].as_f64().unwrap_or(f64::NAN);
+    [a(0), a(1), a(2), a(3)]
+}
+
+fn intersect(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [a[0].max(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].min(b[3])]
+}
+
+/// The Page view, opened on a chunk, lays the chunk's boxes over the page image, and its largest box sits on the
+/// chunk's text: inside it at least 2% of the screen's pixels are darker than mid-grey (text ink, read from the
+/// real window's screenshot), and a strip of the same height in the page's side margin has at most a third as
+/// many. The decoded page image, read in a canvas under the same box, must say the same.
+fn highlight_sits_on_its_text(s: &Session, shots: &app::Shots, name: &str) {
+    // The overlay, or the note saying why there is none (a chunk without boxes), once the page image is in.
+    let shown = s.wait(
+        "[data-testid=view-page] [data-testid=page-box], [data-testid=view-page] [data-testid=page-no-boxes]",
+        Duration::from_secs(30),
+    );
+    assert_eq!(
+        s.attribute(&shown, "data-testid").as_deref(),
+        Some("page-box"),
+        "the chunk opened has no highlight on its page: {}",
+        s.text(&shown)
+    );
+    // The image decodes and the box scrolls into view.
+    let start = Instant::now();
+    let geometry = loop {
+        let g = s.script(PAGE_BOX_JS, json!([]));
+        if !g.is_null() || start.elapsed() > Duration::from_secs(20) {
+            break g;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(!geometry.is_null(), "the page image never loaded under the highlight");
+    std::thread::sleep(Duration::from_millis(600));
+    let geometry = s.script(PAGE_BOX_JS, json!([]));
+    assert!(
+        geometry["label"].as_str().is_some_and(|l| !l.is_empty()),
+        "the highlight has an accessible label: {geometry}"
+    );
+
+    s.script(MARKER_JS, json!([]));
+    std::thread::sleep(Duration::from_millis(400));
+    let png = s.screenshot();
+    s.script("document.getElementById('e2e-marker')?.remove()", json!([]));
+    std::fs::write(shots.0.join(format!("{name}.png")), &png).unwrap();
+    let screen = Pixels::of_png(&png);
+    let (ox, oy, scale) = screen
+        .marker()
+        .expect("the viewport's corner marker is on the screenshot");
+
+    // The part of the box on the screen, a few pixels inside its edges (its outline is drawn there).
+    let (bx, image) = (rect(&geometry["box"]), rect(&geometry["image"]));
+    let seen = intersect(
+        intersect(bx, image),
+        intersect(rect(&geometry["clip"]), rect(&geometry["viewport"])),
+    );
+    let inset = 3.0;
+    let seen = [seen[0] + inset, seen[1] + inset, seen[2] - inset, seen[3] - inset];
+    assert!(
+        seen[2] - seen[0] >= 12.0 && seen[3] - seen[1] >= 8.0,
+        "the highlight is not in view: {geometry}"
+    );
+    let on_screen = |[x0, y0, x1, y1]: [f64; 4]| [ox + x0 * scale, oy + y0 * scale, ox + x1 * scale, oy + y1 * scale];
+    let margin_width = (seen[2] - seen[0]).min(0.05 * (image[2] - image[0]));
+    let left = [image[0] + inset, seen[1], image[0] + inset + margin_width, seen[3]];
+    let right = [image[2] - inset - margin_width, seen[1], image[2] - inset, seen[3]];
+    let ink = screen.ink(on_screen(seen));
+    let margin = screen.ink(on_screen(left)).min(screen.ink(on_screen(right)));
+    let natural = &geometry["natural"];
+    let figure = json!({"page_highlight_ink": {
+        "screen": {"box": ink, "margin": margin, "viewport_at": [ox, oy], "scale": scale},
+        "page_image": natural, "boxes": geometry["boxes"], "chunk": geometry["chunk"]}});
+    println!("{figure}");
+    assert!(
+        ink >= 0.02,
+        "the highlight covers no text on the screen ({:.1}% dark pixels): {figure}",
+        100.0 * ink
+    );
+    assert!(
+        margin <= ink / 3.0,
+        "the page's margin beside the highlight is as dark as the highlight: {figure}"
+    );
+    // The same under the box in the decoded page image (where the canvas can be read).
+    match (natural["box"].as_f64(), natural["margin"].as_f64()) {
+        (Some(b), Some(m)) => {
+            assert!(b >= 0.02, "no text ink under the box in the page image: {figure}");
+            assert!(m <= b / 3.0, "the page image's margin is as dark as the box: {figure}");
+        }
+        _ => eprintln!("the page image could not be read in a canvas ({natural}); the screen's pixels were checked"),
+    }
+}
+
 #[test]
 fn a_real_paper_with_the_offline_judge() {
     let Some(w) = window_test() else {
@@ -107,6 +328,14 @@ fn a_real_paper_with_the_offline_judge() {
     assert!(s.text(&defaults).contains("local judge"), "{}", s.text(&defaults));
     std::thread::sleep(Duration::from_millis(300));
     shots.take(s, "3-inspector");
+
+    // A passage opens on its page, highlighted on the page image where its text is.
+    s.click("[data-testid=judge-row] button.link");
+    s.wait(
+        "[data-testid=view-page] [data-testid=chunk-highlight]",
+        Duration::from_secs(20),
+    );
+    highlight_sits_on_its_text(s, shots, "3b-page-highlight");
 
     // The CLI ingests into the same library while the app is open: the Library view follows without a restart,
     // and the app's next question retrieves the new document.
@@ -243,6 +472,10 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
     s.click("[data-testid=nav-inspector]");
     s.click("[data-testid=judge-row] button.link");
     s.wait("[data-testid=chunk-highlight]", Duration::from_secs(20));
+    s.wait(
+        "[data-testid=view-page] [data-testid=page-box]",
+        Duration::from_secs(20),
+    );
     std::thread::sleep(Duration::from_millis(500));
     shots.take(s, "5-page");
 

@@ -264,6 +264,12 @@ export type Candidate = {
 	group_id?: string | null,
 	/**  Imported as pinned (rag-jev's `pinned`): always selected. */
 	pinned?: boolean,
+	/**
+	 *  The heading path in force where the chunk starts ("3 Method", "3.2 Training"); empty before the first
+	 *  heading and when the store knows none. Left out of the JSON when empty, so runs and run files from before
+	 *  it read, and checksum, as they were written.
+	 */
+	section?: string[],
 };
 
 /**  One candidate's answers. */
@@ -605,8 +611,10 @@ export type GroupBy =
 "none" | 
 /**  Chunks of the same document. */
 "document" | 
-/**  Chunks starting on the same page of the same document (the closest to a section extraction knows). */
-"page";
+/**  Chunks starting on the same page of the same document. */
+"page" | 
+/**  Chunks under the same section heading of the same document (a chunk before any heading groups by its page). */
+"section";
 
 /**  One step of an ingest. Files are numbered from 1. */
 export type IngestEvent = 
@@ -958,12 +966,35 @@ export type Mode =
 /**  Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank. */
 "fusion";
 
-/**  A chunk clipped to the page: `[char_start, char_end)` in characters (code points) of the page text. */
+/**
+ *  A rectangle on one page, in fractions of the page's width and height measured from its top-left corner
+ *  (0 ≤ x0 ≤ x1 ≤ 1, 0 ≤ y0 ≤ y1 ≤ 1), so it lays over a rendering of the page at any resolution.
+ */
+export type PageBox = {
+	/**  The page number, from 1. */
+	page: number,
+	x0: number | null,
+	y0: number | null,
+	x1: number | null,
+	y1: number | null,
+};
+
+/**
+ *  A chunk clipped to the page: `[char_start, char_end)` in characters (code points) of the page text, and where
+ *  it lies on the page's rendering.
+ */
 export type PageChunk = {
 	chunk_id: string,
 	index: number,
 	char_start: number,
 	char_end: number,
+	/**
+	 *  The chunk's boxes on this page (fractions of the page's width and height from its top-left corner); empty
+	 *  when the loader knew no positions (plain text, OCR, chunks ingested before boxes were recorded).
+	 */
+	boxes: PageBox[],
+	/**  The heading path in force where the chunk starts; empty before the document's first heading. */
+	section: string[],
 };
 
 /**  One page's text and where each chunk lies on it. */

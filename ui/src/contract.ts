@@ -74,6 +74,7 @@ export type Contract = [
   Ok<Check<U.ReviewLabel, G.ReviewLabel>>,
   Ok<Check<U.Metrics, G.Metrics>>,
   Ok<Check<U.Mode, G.Mode>>,
+  Ok<Check<U.PageBox, G.PageBox>>,
   Ok<Check<U.PageChunk, G.PageChunk>>,
   Ok<Check<U.PageView, G.PageView>>,
   Ok<Check<U.PipelineDefaults, G.PipelineDefaults>>,

@@ -31,7 +31,11 @@ export type IngestStatus = "ingested" | "unchanged" | "failed" | "cancelled";
 export type FileReport = { path: string; status: IngestStatus; pages: number; chunks: number; error_code: string | null; error: string | null; warning: string | null };
 export type IngestReport = { files: FileReport[] };
 
-export type PageChunk = { chunk_id: string; index: number; char_start: number; char_end: number };
+/** A rectangle on one page (from 1), in fractions (0..1) of the page's width and height from its top-left corner. */
+export type PageBox = { page: number; x0: number; y0: number; x1: number; y1: number };
+/** `boxes`: one per run of lines of the chunk in one column (none for a chunk ingested before positions were kept);
+ * `section`: the heading path where the chunk starts. */
+export type PageChunk = { chunk_id: string; index: number; char_start: number; char_end: number; boxes: PageBox[]; section: string[] };
 export type PageView = { document_id: string; title: string; path: string; page: number; page_count: number; text: string; ocr: boolean; chunks: PageChunk[] };
 
 export type Role = "system" | "user" | "assistant";
@@ -50,14 +54,14 @@ export type StageQuery = { stage: string; text: string };
 export type VariantHit = { chunk_id: string; rank: number; score: number; similarity: number | null; bm25: number | null };
 export type VariantHits = { query: string; hits: VariantHit[] };
 export type Provenance = { variant: number; rank: number; score: number };
-export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[]; metadata?: string | null; group_id: string | null; pinned: boolean };
+export type Candidate = { chunk_id: string; document_id: string; document: string; title: string; page_start: number; page_end: number; char_start: number; char_end: number; tokens: number; text: string; score: number; found_by: Provenance[]; metadata?: string | null; group_id: string | null; pinned: boolean; section: string[] };
 export type JudgeStatus = "judged" | "cached" | "partial" | "bypassed" | "none";
 export type CandidateJudgment = { chunk_id: string; answers: { [key in string]: number }; model: string; cached: boolean; input_tokens: number; output_tokens: number; latency_ms: number };
 export type JudgeOutcome = { judge: string; model: string; prompt_version: string; calibrated: boolean; status: JudgeStatus; error_code: string | null; error: string | null; judgments: CandidateJudgment[]; fresh_passages: number; cached_passages: number; unscreened_passages: number; input_tokens: number; output_tokens: number; latency_ms: number; not_assessed: string[]; defaults: JudgeDefaults };
 export type Source = { number: number; chunk_id: string; document: string; title: string; page_start: number; page_end: number; text: string };
 
 export type Mode = "classify" | "filter" | "rerank" | "filter_and_rerank" | "fusion";
-export type GroupBy = "none" | "document" | "page";
+export type GroupBy = "none" | "document" | "page" | "section";
 export type PolicyOptions = { mode: Mode; thresholds: { [key in string]: number }; min_relevance: number | null; top_n: number | null; max_context_tokens: number | null; shadow: boolean; keep_groups_together: boolean; pinned: string[]; group_by: GroupBy };
 export type Reason = "retained" | "below_threshold" | "beyond_top_n" | "beyond_token_budget" | "pinned" | "group_retained" | "bypassed" | "injection" | "conflicting" | "not_relevant" | "no_evidence" | "unscored";
 export type Status = "applied" | "shadow" | "bypassed";

@@ -67,7 +67,7 @@ pub fn run(o: &Options) -> Result<()> {
         speed_report(&set, &embedder, o.speed)?;
     }
     if o.refit {
-        let path = crate::repo_root().join("crates/engine/src/judge/local/fit.json");
+        let path = crate::repo_root().join("crates/judge/src/local/fit.json");
         let json = serde_json::to_string_pretty(&fit).unwrap_or_default();
         std::fs::write(&path, json + "\n")
             .map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", path.display())))?;

@@ -111,7 +111,7 @@ enum Command {
         /// Also measure the language-model signals (slow: the embedded model reads every candidate).
         #[arg(long)]
         lm: bool,
-        /// Write the fitted judge to crates/engine/src/judge/local/fit.json.
+        /// Write the fitted judge to crates/judge/src/local/fit.json.
         #[arg(long)]
         refit: bool,
         /// Also measure the embedded model's yes/no readout for the contradicted premise.

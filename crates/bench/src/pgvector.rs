@@ -117,6 +117,8 @@ fn document(d: usize, batch: &[Vec<f32>]) -> (DocumentRow, Vec<NewChunk>) {
             char_start: 0,
             char_end: 10,
             tokens: 8,
+            section: Vec::new(),
+            boxes: Vec::new(),
             embedding: v.clone(),
         })
         .collect::<Vec<_>>();

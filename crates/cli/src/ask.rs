@@ -4,7 +4,7 @@
 use crate::chat::ModelArgs;
 use crate::print_json;
 use ragsift_engine::pipeline::Trace;
-use ragsift_engine::policy::{Mode, PolicyOptions};
+use ragsift_engine::policy::{GroupBy, Mode, PolicyOptions};
 use ragsift_engine::workbench::{AskEvent, AskRequest, Events, JudgeKind};
 use ragsift_engine::{Error, SearchMode};
 use std::io::Write;
@@ -79,7 +79,8 @@ pub struct PolicyArgs {
     /// Always select this chunk (repeatable); it counts first towards --top-n and the budget.
     #[arg(long = "pin", value_name = "CHUNK_ID")]
     pins: Vec<String>,
-    /// Keep chunks of the same document, or of the same page, together: none, document or page.
+    /// Keep chunks of the same document, page or section together: none, document, page or section (a chunk
+    /// before the document's first heading goes with its page).
     #[arg(long)]
     group_by: Option<String>,
 }
@@ -122,8 +123,10 @@ impl PolicyArgs {
             }
         }
         if let Some(g) = &self.group_by {
-            o.group_by = serde_json::from_value(serde_json::Value::String(g.clone()))
-                .map_err(|_| Error::Invalid(format!("unknown --group-by '{g}' (none, document, page)")))?;
+            o.group_by = (GroupBy::ALL.into_iter().find(|by| by.name() == g.as_str())).ok_or_else(|| {
+                let names: Vec<&str> = GroupBy::ALL.iter().map(|by| by.name()).collect();
+                Error::Invalid(format!("unknown --group-by '{g}' ({})", names.join(", ")))
+            })?;
         }
         o.validate().map_err(Error::Invalid)?;
         Ok(o)
@@ -227,6 +230,7 @@ pub fn decisions_json(trace: &Trace, selection: &ragsift_engine::policy::Selecti
                 let c = &trace.candidates[d.input_index];
                 serde_json::json!({
                     "chunk_id": d.chunk_id, "document": c.document, "page_start": c.page_start, "page_end": c.page_end,
+                    "section": c.section,
                     "selected": d.selected, "reason": d.reason, "rank": d.rank, "score": d.score,
                     "scores": trace.judge.judgments.get(d.input_index).map(|j| &j.answers),
                 })

@@ -14,6 +14,7 @@ mod review;
 mod runs;
 mod search;
 mod select;
+mod term;
 
 use clap::{Parser, Subcommand};
 use ragsift_engine::{paths, Error, Library, LibraryConfig, RuntimePaths, Settings};

@@ -3,6 +3,7 @@
 
 use crate::ask::{decisions_json, trace_json, PolicyArgs};
 use crate::print_json;
+use crate::term::plain;
 use ragsift_engine::workbench::{JudgeKind, Workbench};
 use ragsift_engine::Error;
 use std::path::{Path, PathBuf};
@@ -88,7 +89,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
                 print_json(&serde_json::json!({ "runs": runs }));
             } else {
                 for r in runs {
-                    println!("{}  {:<6} {}", r.id, r.judge, r.query);
+                    println!("{}  {:<6} {}", plain(&r.id), plain(&r.judge), plain(&r.query));
                 }
             }
         }
@@ -99,7 +100,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
                 Some(path) => {
                     std::fs::write(&path, file + "\n")
                         .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
-                    eprintln!("exported run {id} to {}", path.display());
+                    eprintln!("exported run {} to {}", plain(&id), path.display());
                 }
                 None => println!("{file}"),
             }
@@ -110,7 +111,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             if json {
                 print_json(&serde_json::json!({ "run": run }));
             } else {
-                println!("imported run {}  {}", run.id, run.query);
+                println!("imported run {}  {}", plain(&run.id), plain(&run.query));
             }
         }
         RunsAction::ImportCandidates { file, judge, json } => {

@@ -33,9 +33,59 @@ pub fn vector_key(chunk_id: &str) -> u64 {
     n & (u64::MAX >> 1)
 }
 
+/// The longest run id accepted from outside (ragsift's own are 12 hex digits; rag-jev's are UUIDs).
+pub const MAX_RUN_ID_LEN: usize = 64;
+
+/// Checks a run id that came from outside (an imported file): 1 to 64 ASCII letters, digits, `-`, `_` or `.`,
+/// starting with a letter or digit — so it can never be a path (`../`), a SQL wildcard (`%`, `_` alone), empty,
+/// or carry a terminal escape.
+pub fn check_run_id(id: &str) -> Result<(), String> {
+    let shown: String = id.chars().take(MAX_RUN_ID_LEN).flat_map(char::escape_default).collect();
+    if id.is_empty() || id.len() > MAX_RUN_ID_LEN {
+        return Err(format!("run id '{shown}' must be 1 to {MAX_RUN_ID_LEN} characters"));
+    }
+    let ok = id.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "run id '{shown}' may hold only letters, digits, '-', '_' and '.', and must start with a letter or digit"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outside_run_ids_are_checked() {
+        for good in ["b8ced99fe37c", "3f2a-4b1c_x.1", "A"] {
+            assert!(check_run_id(good).is_ok(), "{good}");
+        }
+        let long = "a".repeat(MAX_RUN_ID_LEN + 1);
+        for bad in [
+            "",
+            "%",
+            "_",
+            "../x",
+            ".hidden",
+            "-x",
+            "a b",
+            "run\u{1b}[31m",
+            "é",
+            long.as_str(),
+        ] {
+            assert!(check_run_id(bad).is_err(), "{bad:?}");
+        }
+        assert!(
+            check_run_id("x\u{1b}[2J").unwrap_err().contains("\\u{1b}"),
+            "escapes are shown, not sent"
+        );
+    }
 
     #[test]
     fn ids_are_deterministic_and_change_with_content() {

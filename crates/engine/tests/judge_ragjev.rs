@@ -142,6 +142,7 @@ fn candidates(texts: &[&str]) -> Vec<Candidate> {
             metadata: None,
             group_id: None,
             pinned: false,
+            section: Vec::new(),
         })
         .collect()
 }

@@ -68,7 +68,15 @@ fn materialize(item: &mut Value, retriever: &dyn Retriever, top_k: usize) -> Res
         .collect();
     item["documents"] = Value::Array(
         hits.iter()
-            .map(|h| json!({"id": h.chunk.id, "text": h.chunk.text, "metadata": {"document": h.chunk.document_path, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end}}))
+            .map(|h| {
+                let mut metadata = json!({"document": h.chunk.document_path, "page_start": h.chunk.page_start,
+                    "page_end": h.chunk.page_end});
+                // The heading path, when the chunk has one (an import reads it back for grouping by section).
+                if !h.chunk.section.is_empty() {
+                    metadata["section"] = json!(h.chunk.section);
+                }
+                json!({"id": h.chunk.id, "text": h.chunk.text, "metadata": metadata})
+            })
             .collect(),
     );
     let lost = !wanted.is_empty() && relevant.is_empty();

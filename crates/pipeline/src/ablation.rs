@@ -121,6 +121,7 @@ mod tests {
             metadata: None,
             group_id: None,
             pinned: false,
+            section: Vec::new(),
         }
     }
 

@@ -40,6 +40,11 @@ pub struct Candidate {
     /// Imported as pinned (rag-jev's `pinned`): always selected.
     #[serde(default)]
     pub pinned: bool,
+    /// The heading path in force where the chunk starts ("3 Method", "3.2 Training"); empty before the first
+    /// heading and when the store knows none. Left out of the JSON when empty, so runs and run files from before
+    /// it read, and checksum, as they were written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub section: Vec<String>,
 }
 
 /// A joiner stage.
@@ -83,6 +88,7 @@ impl Joiner for ConcatenationJoiner {
                         metadata: h.chunk.metadata.clone(),
                         group_id: None,
                         pinned: false,
+                        section: h.chunk.section.clone(),
                     }),
                 }
             }
@@ -119,6 +125,8 @@ mod tests {
                 char_end: 1,
                 tokens: 1,
                 metadata: None,
+                section: vec![format!("section of {id}")],
+                boxes: Vec::new(),
             },
         }
     }
@@ -131,6 +139,7 @@ mod tests {
         ]);
         let ids: Vec<&str> = joined.iter().map(|c| c.chunk_id.as_str()).collect();
         assert_eq!(ids, ["c", "a", "b"], "b keeps its first score 0.4");
+        assert_eq!(joined[0].section, ["section of c"], "the chunk's section is carried");
         let b = &joined[2];
         assert_eq!(
             b.found_by,

@@ -149,6 +149,7 @@ mod tests {
             metadata: None,
             group_id: None,
             pinned: false,
+            section: Vec::new(),
         }
     }
 

@@ -150,5 +150,82 @@ pub fn read(bytes: &[u8]) -> Result<Trace> {
     if let Err(e) = trace.labels.validate(&trace.candidates) {
         return refuse(e);
     }
+    if let Err(e) = ragsift_core::ids::check_run_id(&trace.run_id).and_then(|()| check_numbers(&trace)) {
+        return refuse(e);
+    }
     Ok(trace)
+}
+
+/// Every judgment is a probability (finite, 0 to 1), as the Jev parser and the local judge guarantee for runs
+/// made here; a re-hashed file with 5.0 or −3.0 would otherwise pass a 0.9 filter it should fail. Scores are finite.
+fn check_numbers(trace: &Trace) -> std::result::Result<(), String> {
+    for j in &trace.judge.judgments {
+        if let Some((question, p)) = j.answers.iter().find(|(_, p)| !(0.0..=1.0).contains(*p)) {
+            return Err(format!(
+                "chunk {}'s judgment '{question}' is {p}, not a probability between 0 and 1",
+                j.chunk_id
+            ));
+        }
+    }
+    match trace.candidates.iter().find(|c| !c.score.is_finite()) {
+        Some(c) => Err(format!("chunk {}'s retrieval score is {}", c.chunk_id, c.score)),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{export, read, trace_digest, RunFile};
+    use crate::synthetic::{judged_run, SyntheticRun};
+
+    /// A run file of `trace` after `edit`, re-hashed as a forger would, so only the content checks stand.
+    fn forged(edit: impl Fn(&mut RunFile)) -> Vec<u8> {
+        let trace = judged_run(3, &SyntheticRun::default()).unwrap();
+        let mut file: RunFile = serde_json::from_str(&export(&trace).unwrap()).unwrap();
+        edit(&mut file);
+        file.sha256 = trace_digest(&file.trace).unwrap();
+        serde_json::to_vec(&file).unwrap()
+    }
+
+    #[test]
+    fn judgments_outside_zero_to_one_are_refused_at_the_boundaries() {
+        for (p, ok) in [
+            (0.0, true),
+            (1.0, true),
+            (1.0 + 1e-12, false),
+            (-0.0, true),
+            (-1e-12, false),
+        ] {
+            let bytes = forged(|f| {
+                let answers = &mut f.trace.judge.judgments[1].answers;
+                let key = answers.keys().next().unwrap().clone();
+                answers.insert(key, p);
+            });
+            assert_eq!(read(&bytes).is_ok(), ok, "{p}");
+        }
+        for p in [5.0, -3.0] {
+            let err = read(&forged(|f| {
+                let answers = &mut f.trace.judge.judgments[0].answers;
+                let key = answers.keys().next().unwrap().clone();
+                answers.insert(key, p);
+            }))
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("not a probability between 0 and 1"), "{err}");
+        }
+    }
+
+    #[test]
+    fn run_ids_that_are_paths_wildcards_or_escapes_are_refused() {
+        for bad in ["%", "", "../x", "a\u{1b}[31m"] {
+            let bytes = forged(|f| {
+                f.run_id = bad.to_string();
+                f.trace.run_id = bad.to_string();
+            });
+            let err = read(&bytes).unwrap_err().to_string();
+            assert!(err.contains("run id"), "{bad:?}: {err}");
+            assert!(!err.contains('\u{1b}'), "the escape is not printed raw");
+        }
+        assert!(read(&forged(|_| {})).is_ok());
+    }
 }

@@ -1,6 +1,7 @@
 //! A synthetic judged run of any size — what `ragsift-bench replay` and the tests of thousands of candidates replay:
 //! another retriever's candidates judged by Jev as an imported run would hold them (the four Spring questions and
-//! usefulness per passage, deterministic pseudo-random scores, 64-hex chunk ids over three documents).
+//! usefulness per passage, deterministic pseudo-random scores, 64-hex chunk ids over three documents), and a small
+//! one whose candidates carry heading paths, for grouping by section.
 
 use crate::join::{Candidate, Provenance};
 use crate::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
@@ -68,6 +69,7 @@ fn candidate(i: usize, variant: usize, rank: usize) -> Candidate {
         metadata: None,
         group_id: None,
         pinned: false,
+        section: Vec::new(),
     }
 }
 
@@ -150,5 +152,39 @@ pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
     let first = all.remove(0); // variants ≥ 1
     let mut trace = Trace::imported(query, first, candidates, judge, &PolicyOptions::default(), labels)?;
     trace.variants.extend(all);
+    Ok(trace)
+}
+
+/// Sets candidate `i`'s scores: relevant, with evidence and useful at `p`, flagged as an injection or not, and not
+/// contradicting the question.
+pub fn set_scores(trace: &mut Trace, i: usize, p: f64, injection: bool) {
+    trace.judge.judgments[i].answers = BTreeMap::from([
+        (
+            CONTAINS_PROMPT_INJECTION.to_string(),
+            if injection { 0.95 } else { 0.01 },
+        ),
+        (CONTRADICTS_QUERY_PREMISE.to_string(), 0.01),
+        (IS_RELEVANT.to_string(), p),
+        (CONTAINS_ANSWER_EVIDENCE.to_string(), p),
+        (USEFUL.to_string(), p),
+    ]);
+}
+
+/// The shared heading path of [`sectioned_run`]'s candidates 0 and 3.
+pub const SHARED_SECTION: [&str; 2] = ["4 Faults", "4.2 Isolation"];
+
+/// A judged run of 9 whose candidates carry heading paths: 0 and 3 (one document) under [`SHARED_SECTION`], 0
+/// relevant (0.9) and 3 not (0.1); every other candidate under a heading of its own.
+pub fn sectioned_run() -> Result<Trace> {
+    let mut trace = judged_run(9, &SyntheticRun::default())?;
+    for (i, c) in trace.candidates.iter_mut().enumerate() {
+        c.section = if i == 0 || i == 3 {
+            SHARED_SECTION.map(str::to_string).to_vec()
+        } else {
+            vec![format!("{i} Other")]
+        };
+    }
+    set_scores(&mut trace, 0, 0.9, false);
+    set_scores(&mut trace, 3, 0.1, false);
     Ok(trace)
 }

@@ -367,6 +367,17 @@ pub fn fingerprint(query: &str, candidates: &[Candidate]) -> String {
     sha256_hex(s.as_bytes())
 }
 
+/// A candidate's group under `group_by`: its document, its document and first page, or its document and heading
+/// path. A chunk before any heading (an empty path) groups by its page, so that they are not all one group.
+fn group_of(c: &Candidate, group_by: GroupBy) -> Option<String> {
+    match group_by {
+        GroupBy::None => None,
+        GroupBy::Document => Some(c.document_id.clone()),
+        GroupBy::Section if !c.section.is_empty() => Some(format!("{}#{}", c.document_id, c.section.join(" › "))),
+        GroupBy::Page | GroupBy::Section => Some(format!("{}#{}", c.document_id, c.page_start)),
+    }
+}
+
 /// Candidates + judgments → the policy's input (input order = joined order); `not_assessed` are the questions
 /// the judge does not answer.
 pub fn chunk_judgments(
@@ -384,11 +395,7 @@ pub fn chunk_judgments(
             tokens: c.tokens,
             characters: c.text.chars().count() as u32,
             pinned: c.pinned,
-            group: c.group_id.clone().or_else(|| match group_by {
-                GroupBy::None => None,
-                GroupBy::Document => Some(c.document_id.clone()),
-                GroupBy::Page => Some(format!("{}#{}", c.document_id, c.page_start)),
-            }),
+            group: c.group_id.clone().or_else(|| group_of(c, group_by)),
             not_assessed: not_assessed.to_vec(),
             scores: judgments
                 .get(i)
@@ -399,3 +406,6 @@ pub fn chunk_judgments(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -85,16 +85,23 @@ pub enum GroupBy {
     None,
     /// Chunks of the same document.
     Document,
-    /// Chunks starting on the same page of the same document (the closest to a section extraction knows).
+    /// Chunks starting on the same page of the same document.
     Page,
+    /// Chunks under the same section heading of the same document (a chunk before any heading groups by its page).
+    Section,
 }
 
 impl GroupBy {
-    fn name(self) -> &'static str {
+    /// Every grouping, in the order a list of them shows.
+    pub const ALL: [GroupBy; 4] = [GroupBy::None, GroupBy::Document, GroupBy::Page, GroupBy::Section];
+
+    /// Its name in options, policy versions and on the command line.
+    pub fn name(self) -> &'static str {
         match self {
             GroupBy::None => "none",
             GroupBy::Document => "document",
             GroupBy::Page => "page",
+            GroupBy::Section => "section",
         }
     }
 }

@@ -654,6 +654,18 @@ fn the_users_pins_select_and_version() {
     assert_eq!(once.policy_version(), o.policy_version(), "a repeated pin is one pin");
     o.group_by = GroupBy::Document;
     assert_ne!(o.policy_version(), once.policy_version());
+    let by_document = o.policy_version();
+    o.group_by = GroupBy::Section;
+    assert_ne!(o.policy_version(), by_document, "each grouping versions apart");
+}
+
+/// Each grouping's name is its serde name (the CLI's `--group-by` and the policy version use it).
+#[test]
+fn groupings_are_named_as_they_serialise() {
+    for g in GroupBy::ALL {
+        assert_eq!(serde_json::to_value(g).unwrap(), g.name());
+        assert_eq!(serde_json::from_value::<GroupBy>(g.name().into()).unwrap(), g);
+    }
 }
 
 fn kinds(s: &Selection) -> Vec<(WarningKind, String)> {

@@ -115,12 +115,15 @@ impl OcrSetup {
         on_ocr: &dyn Fn(usize, usize),
     ) -> Result<ragsift_ingest::extract::Extracted> {
         use ragsift_ingest::extract::Loader;
-        ragsift_ingest::extract::extract_file_with_ocr(path, limits, self.options(), on_ocr).map_err(|e| match self {
-            OcrSetup::Off | OcrSetup::Missing if ragsift_ingest::extract::PdfLoader.accepts(path) => {
-                e.with_ocr(self.no_text())
-            }
-            _ => e,
-        })
+        ragsift_ingest::extract::extract_file_with_ocr(path, limits, self.options(), on_ocr)
+            // The warning for pages still garbled says whether OCR read them, or why not.
+            .map(|ex| ex.with_ocr(self.no_text()))
+            .map_err(|e| match self {
+                OcrSetup::Off | OcrSetup::Missing if ragsift_ingest::extract::PdfLoader.accepts(path) => {
+                    e.with_ocr(self.no_text())
+                }
+                _ => e,
+            })
     }
 
     /// The OCR set-up a remembered failure was made under: the languages when OCR ran, empty when it did not.

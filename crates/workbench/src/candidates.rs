@@ -101,8 +101,8 @@ fn parse_import(json: &str) -> Result<Import> {
     })
 }
 
-/// The request's documents as candidates: their id, text, metadata (`source`/`title`/`page` shown when present),
-/// group and pin; ranks are the input order.
+/// The request's documents as candidates: their id, text, metadata (`source`/`title`/`page`/`section` shown when
+/// present), group and pin; ranks are the input order.
 fn candidates_of(request: &SelectRequest) -> (Vec<Candidate>, VariantHits) {
     let mut hits = Vec::new();
     let candidates = (request.documents.iter().enumerate())
@@ -138,6 +138,7 @@ fn candidates_of(request: &SelectRequest) -> (Vec<Candidate>, VariantHits) {
                 metadata: (!d.metadata.is_empty()).then(|| Value::Object(d.metadata.clone()).to_string()),
                 group_id: d.group_id.clone(),
                 pinned: d.pinned,
+                section: section_of(&d.metadata),
             }
         })
         .collect();
@@ -146,6 +147,16 @@ fn candidates_of(request: &SelectRequest) -> (Vec<Candidate>, VariantHits) {
         hits,
     };
     (candidates, variant)
+}
+
+/// A document's heading path from its metadata's `section` (a list of headings, as a labelled run's export writes
+/// it, or one heading); empty when it has none.
+fn section_of(metadata: &Map<String, Value>) -> Vec<String> {
+    match metadata.get("section") {
+        Some(Value::Array(headings)) => headings.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+        Some(Value::String(heading)) if !heading.is_empty() => vec![heading.clone()],
+        _ => Vec::new(),
+    }
 }
 
 /// A JSON file's text, refused above [`portable::MAX_RUN_FILE_BYTES`].
@@ -286,5 +297,24 @@ impl Workbench {
             .find(|r| r.id == trace.run_id)
             .ok_or_else(|| Error::NotFound(format!("run {} after import", trace.run_id)))?;
         Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A labelled run's export writes the heading path as a list; another retriever may give one heading.
+    #[test]
+    fn an_imported_documents_section_is_read_from_its_metadata() {
+        let section = |v: Value| section_of(&Map::from_iter([("section".to_string(), v)]));
+        assert_eq!(
+            section(serde_json::json!(["3 Method", "3.2 Training"])),
+            ["3 Method", "3.2 Training"]
+        );
+        assert_eq!(section(serde_json::json!("Warranty")), ["Warranty"]);
+        assert!(section(serde_json::json!("")).is_empty());
+        assert!(section(serde_json::json!(3)).is_empty());
+        assert!(section_of(&Map::new()).is_empty());
     }
 }

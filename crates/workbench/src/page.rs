@@ -1,8 +1,9 @@
-//! The page view: one page's text with the chunks on it (character offsets into that text), and an optional
-//! rendering of the page as a PNG (poppler's pdftoppm, when installed).
+//! The page view: one page's text with the chunks on it (character offsets into that text, their boxes on the page and
+//! their heading paths), and an optional rendering of the page as a PNG (poppler's pdftoppm, when installed).
 
 use super::Workbench;
 use crate::{Error, Result};
+use ragsift_store::store::{ChunkRow, PageBox};
 use serde::{Deserialize, Serialize};
 use std::process::Command;
 
@@ -21,7 +22,8 @@ pub struct PageView {
     pub chunks: Vec<PageChunk>,
 }
 
-/// A chunk clipped to the page: `[char_start, char_end)` in characters (code points) of the page text.
+/// A chunk clipped to the page: `[char_start, char_end)` in characters (code points) of the page text, and where
+/// it lies on the page's rendering.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct PageChunk {
@@ -29,6 +31,33 @@ pub struct PageChunk {
     pub index: u32,
     pub char_start: u32,
     pub char_end: u32,
+    /// The chunk's boxes on this page (fractions of the page's width and height from its top-left corner); empty
+    /// when the loader knew no positions (plain text, OCR, chunks ingested before boxes were recorded).
+    pub boxes: Vec<PageBox>,
+    /// The heading path in force where the chunk starts; empty before the document's first heading.
+    pub section: Vec<String>,
+}
+
+impl PageChunk {
+    /// `chunk` clipped to page `page`, whose text is `len` characters long.
+    fn clipped(chunk: ChunkRow, page: u32, len: u32) -> PageChunk {
+        PageChunk {
+            chunk_id: chunk.id,
+            index: chunk.index,
+            char_start: if chunk.page_start == page {
+                chunk.char_start.min(len)
+            } else {
+                0
+            },
+            char_end: if chunk.page_end == page {
+                chunk.char_end.min(len)
+            } else {
+                len
+            },
+            boxes: chunk.boxes.into_iter().filter(|b| b.page == page).collect(),
+            section: chunk.section,
+        }
+    }
 }
 
 impl Workbench {
@@ -46,12 +75,7 @@ impl Workbench {
             .chunks_of(document_id)?
             .into_iter()
             .filter(|c| c.page_start <= page && page <= c.page_end)
-            .map(|c| PageChunk {
-                chunk_id: c.id,
-                index: c.index,
-                char_start: if c.page_start == page { c.char_start.min(len) } else { 0 },
-                char_end: if c.page_end == page { c.char_end.min(len) } else { len },
-            })
+            .map(|c| PageChunk::clipped(c, page, len))
             .collect();
         Ok(PageView {
             document_id: doc.id,
@@ -107,6 +131,44 @@ fn base64(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// A chunk from the foot of page 1 to the top of page 2 shows on each page with that page's boxes only.
+    #[test]
+    fn a_chunk_on_a_page_carries_its_boxes_there_and_its_section() {
+        let at = |page: u32, y0: f32| PageBox {
+            page,
+            x0: 0.1,
+            y0,
+            x1: 0.9,
+            y1: y0 + 0.1,
+        };
+        let chunk = ChunkRow {
+            key: 1,
+            id: "c".into(),
+            document_id: "d".into(),
+            document_path: "/d.pdf".into(),
+            document_title: "d".into(),
+            index: 4,
+            text: "across the page break".into(),
+            page_start: 1,
+            page_end: 2,
+            char_start: 90,
+            char_end: 12,
+            tokens: 5,
+            metadata: None,
+            section: vec!["2 Method".into()],
+            boxes: vec![at(1, 0.85), at(2, 0.05), at(2, 0.5)],
+        };
+        let first = PageChunk::clipped(chunk.clone(), 1, 100);
+        assert_eq!((first.char_start, first.char_end), (90, 100));
+        assert_eq!(first.boxes, [at(1, 0.85)]);
+        assert_eq!(first.section, ["2 Method"]);
+        let second = PageChunk::clipped(chunk, 2, 50);
+        assert_eq!((second.char_start, second.char_end), (0, 12));
+        assert_eq!(second.boxes, [at(2, 0.05), at(2, 0.5)]);
+    }
+
     #[test]
     fn base64_matches_rfc4648_vectors() {
         for (input, want) in [
@@ -116,7 +178,7 @@ mod tests {
             ("foo", "Zm9v"),
             ("foobar", "Zm9vYmFy"),
         ] {
-            assert_eq!(super::base64(input.as_bytes()), want);
+            assert_eq!(base64(input.as_bytes()), want);
         }
     }
 }

@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { IpcFailure } from "../api";
 import type { IntegrityWarning, Reason } from "../api";
 import { presentIpcError } from "../logic/errors";
+import { sectionPath } from "../logic/pageBoxes";
 import { REASON_EXPLAIN, REASON_LABEL, reasonTone } from "../logic/reasons";
 import { go } from "../state";
 
@@ -100,4 +101,11 @@ export function CopyButton(props: { text: string; label?: string }) {
       );
     }}>{props.label ?? "Copy"}</button>
   );
+}
+
+/** A passage's heading path, short and muted beside its title and pages ("· 3 Method › 3.2 Training"); nothing
+ * when it has none (a chunk ingested before headings were kept, or a document without headings). */
+export function SectionPath(props: { section: readonly string[] | null | undefined }) {
+  const s = sectionPath(props.section);
+  return s ? <span class="muted small section-path" data-testid="section-path" title={`Section: ${s}`}> · {s}</span> : null;
 }

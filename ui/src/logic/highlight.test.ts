@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PageChunk } from "../api";
 import { codePointOffsets, splitHighlights } from "./highlight";
 
-const ch = (id: string, s: number, e: number, index = 0): PageChunk => ({ chunk_id: id, index, char_start: s, char_end: e });
+const ch = (id: string, s: number, e: number, index = 0): PageChunk => ({ chunk_id: id, index, char_start: s, char_end: e, boxes: [], section: [] });
 
 describe("splitHighlights", () => {
   it("highlights a plain ASCII range", () => {

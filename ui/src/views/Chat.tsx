@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { ChatMessage, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, Empty, ErrorBanner, Progress } from "../components/common";
+import { Banner, Empty, ErrorBanner, Progress, SectionPath } from "../components/common";
 import { pages, stageText } from "../logic/format";
 import { endJob, openRun, openSource, rememberTrace, startJob } from "../state";
 
@@ -31,6 +31,7 @@ function history(turns: Turn[]): ChatMessage[] {
 
 export function SourcesList(props: { trace: Trace }) {
   const t = props.trace;
+  const sections = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c.section])), [t]);
   if (!t.sources.length) return <div class="muted">No sources were given to the model.</div>;
   return (
     <ol class="sources">
@@ -39,6 +40,7 @@ export function SourcesList(props: { trace: Trace }) {
           <button type="button" class="link" onClick={() => openSource(t, s.number)} title={s.document}>
             [{s.number}] {s.title} <span class="muted">({pages(s.page_start, s.page_end)})</span>
           </button>
+          <SectionPath section={sections.get(s.chunk_id)} />
           <div class="source-snippet">{s.text.length > 240 ? `${s.text.slice(0, 240)}…` : s.text}</div>
         </li>
       ))}

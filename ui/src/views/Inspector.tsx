@@ -1,7 +1,7 @@
 import { useMemo } from "preact/hooks";
 import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag } from "../components/common";
+import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag, SectionPath } from "../components/common";
 import { RunView } from "../components/RunView";
 import { VirtualTable } from "../components/VirtualRows";
 import { AblationTable, LabelButtons, useCalibrated } from "../components/Tuning";
@@ -77,7 +77,7 @@ function JudgeTable(props: { trace: Trace }) {
             <td class="num">{i + 1}</td>
             <td class="passage">{t.origin === "imported"
               ? <span title={c.text.slice(0, 400)}>{c.title} <span class="muted small">{c.chunk_id}</span></span>
-              : <button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button>} <span class="muted">{pages(c.page_start, c.page_end)}</span>{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
+              : <button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button>} <span class="muted">{pages(c.page_start, c.page_end)}</span><SectionPath section={c.section} />{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
             {QUESTIONS.map((q) => (
               <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
                 ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
@@ -147,7 +147,7 @@ export function TraceView(props: { trace: Trace }) {
           <VirtualTable items={t.candidates} rowKey={(c) => c.chunk_id} columns={5} tableClass="table compact" label="Joined candidates"
             head={<tr><th class="num">#</th><th>Passage</th><th class="num">Tokens</th><th class="num">Score</th><th>Found by (variant:rank)</th></tr>}
             renderRow={(c, i) => (
-              <tr key={c.chunk_id} aria-rowindex={i + 2}><td class="num">{i + 1}</td><td>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+              <tr key={c.chunk_id} aria-rowindex={i + 2}><td class="num">{i + 1}</td><td>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span><SectionPath section={c.section} /></td>
                 <td class="num">{c.tokens}</td><td class="num">{fmt(c.score, 3)}</td>
                 <td class="small">{c.found_by.map((p) => `v${p.variant}:${p.rank}`).join(" ")}</td></tr>
             )} />

@@ -3,14 +3,14 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { api } from "../api";
 import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
-import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag } from "../components/common";
+import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag, SectionPath } from "../components/common";
 import { RunView } from "../components/RunView";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { OperatingCurves } from "../components/Curves";
 import { useCalibrated } from "../components/Tuning";
 import { VirtualTable } from "../components/VirtualRows";
 import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
-import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, forWire, takesThreshold } from "../logic/reasons";
+import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, GROUP_BY, GROUP_BY_LABEL, forWire, takesThreshold } from "../logic/reasons";
 import { applyReplayDelta } from "../logic/replayDelta";
 import { createSweeps } from "../logic/replaySweep";
 import { diffSelections } from "../logic/replayDiff";
@@ -82,7 +82,7 @@ class ReplayRow extends Component<RowProps> {
         <td><input type="checkbox" data-testid="replay-relevant" aria-label={`Passage ${p.index + 1} holds relevant evidence`} title="Label: holds relevant evidence for this question"
           checked={p.relevant} onChange={(e) => p.onRelevant(c.chunk_id, (e.target as HTMLInputElement).checked)} /></td>
         <td class="num">{p.rank ?? "—"}</td>
-        <td class="passage" title={c.text.slice(0, 300)}>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span></td>
+        <td class="passage" title={c.text.slice(0, 300)}>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span><SectionPath section={c.section} /></td>
         <td class="num">{fmt(p.score, 3)}</td>
         <td title={p.reason ? REASON_EXPLAIN[p.reason] : undefined}><ReasonTag reason={p.reason} /></td>
         <td title={p.origReason ? REASON_EXPLAIN[p.origReason] : undefined}><ReasonTag reason={p.origReason} /></td>
@@ -309,8 +309,9 @@ function ReplayPanel(props: { trace: Trace }) {
           </select>
           <label class="check"><input type="checkbox" checked={options.shadow} onChange={(e) => update({ shadow: (e.target as HTMLInputElement).checked })} /> shadow (select, but send the original context)</label>
           <label class="check">group by{" "}
-            <select class="input input-inline" data-testid="replay-group-by" value={options.group_by} onChange={(e) => update({ group_by: (e.target as HTMLSelectElement).value as GroupBy })}>
-              <option value="none">none</option><option value="document">document</option><option value="page">page</option>
+            <select class="input input-inline" data-testid="replay-group-by" value={options.group_by} title={GROUP_BY_LABEL[options.group_by]?.explain}
+              onChange={(e) => update({ group_by: (e.target as HTMLSelectElement).value as GroupBy })}>
+              {GROUP_BY.map((g) => <option key={g} value={g} title={GROUP_BY_LABEL[g].explain}>{GROUP_BY_LABEL[g].label}</option>)}
             </select>
           </label>
         </div>

@@ -44,6 +44,7 @@
       chunk_id: id, document_id: d.id, document: d.path, title: d.title, page_start: page, page_end: page,
       char_start: 0, char_end: text.length, tokens, text, score: r3(0.9 - i * 0.003),
       found_by: [{ variant: i % 2, rank: Math.floor(i / 2) + 1, score: r3(0.9 - i * 0.003) }], group_id: null, pinned: false,
+      section: i % 3 === 0 ? ["3 Method", "3.2 Training"] : [],
     });
     judgments.push({
       chunk_id: id, answers: { contains_prompt_injection: inj, contradicts_query_premise: con, is_relevant: rel, contains_answer_evidence: evi, useful },
@@ -210,15 +211,29 @@
     const a = cp(parts[0]); const b = a + cp(parts[1]);
     const onPage = candidates.filter((c) => c.document_id === d.id && c.page_start === page).slice(0, 1);
     const target = onPage[0] ? onPage[0].chunk_id : "chunk-000";
+    // Boxes in fractions of the page from its top-left corner (PAGE_BOXES): the target chunk has two on this page and
+    // one on the next (not drawn here); "other-2" was ingested before positions were kept (no boxes).
     return {
       document_id: d.id, title: d.title, path: d.path, page, page_count: d.pages, text,
       chunks: [
-        { chunk_id: "other-1", index: 0, char_start: 0, char_end: a + 5 },
-        { chunk_id: target, index: 1, char_start: a, char_end: b },
-        { chunk_id: "other-2", index: 2, char_start: b - 5, char_end: cp(text) },
+        { chunk_id: "other-1", index: 0, char_start: 0, char_end: a + 5, section: ["2 Background"],
+          boxes: [{ page, x0: 0.1, y0: 0.08, x1: 0.9, y1: 0.25 }] },
+        { chunk_id: target, index: 1, char_start: a, char_end: b, section: ["3 Method", "3.2 Training"],
+          boxes: [{ page, ...PAGE_BOXES[0] }, { page, ...PAGE_BOXES[1] }, { page: page + 1, x0: 0.1, y0: 0.05, x1: 0.9, y1: 0.2 }] },
+        { chunk_id: "other-2", index: 2, char_start: b - 5, char_end: cp(text), section: [], boxes: [] },
       ],
     };
   }
+  const PAGE_BOXES = [{ x0: 0.1, y0: 0.3, x1: 0.9, y1: 0.45 }, { x0: 0.1, y0: 0.46, x1: 0.55, y1: 0.52 }];
+  window.__MOCK_PAGE_BOXES__ = PAGE_BOXES;
+  // A page rendering (an SVG as a data: URL, as the app's PNG is one): 816 × 1056, a letter page at 96 dpi, with grey
+  // bars for lines of text.
+  const pageImage = (() => {
+    let lines = "";
+    for (let y = 80; y < 1000; y += 22) lines += `<rect x="82" y="${y}" width="${y % 3 ? 650 : 480}" height="9" fill="#555"/>`;
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="816" height="1056" viewBox="0 0 816 1056"><rect width="816" height="1056" fill="#fff"/>${lines}</svg>`;
+    return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+  })();
   const evalView = (() => {
     const m = (p) => ({ precision: p, evidence_recall: 1 - p / 2, ndcg: 0.7 + p / 5, relevant_dropped: 1 - p, documents: 8 - p * 4, characters: 4000 - p * 1800, context_tokens: 1000 - p * 450, all_evidence_lost: 0.02, correctly_empty: 0.5 + p / 3, answer_correct: null });
     const points = [];
@@ -336,7 +351,7 @@
       relevant_found: null, unique_relevant_ids: null, tokens: 2000, unique_tokens: 400, unique_judge_tokens: 930, unique_selected_ids: [], unique_selected_tokens: 0 })) }),
     export_review_labels: (a) => { window.__MOCK_REVIEW_LABELS__ = a.labels; return a.path; },
     page: (a) => pageView(a.documentId, a.page),
-    page_image: () => null,
+    page_image: () => pageImage,
     cancel: () => true,
     remove_document: (a) => documents.find((d) => d.id === a.id),
     evaluate: () => evalView,

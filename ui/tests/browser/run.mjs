@@ -106,6 +106,52 @@ try {
     await page.$eval(wrapCss, (el) => { el.scrollTop = 0; });
   }
 
+  /** The Page view lays the chosen chunk's boxes over the page image (percentages of it), follows the chunk pointed
+   * at, and says why a chunk ingested before positions were kept has none. */
+  async function checkPageOverlay() {
+    const view = '[data-testid="view-page"]';
+    await page.waitForFunction(() => document.querySelector('[data-testid="page-image"]')?.complete);
+    const want = await page.evaluate(() => window.__MOCK_PAGE_BOXES__);
+    const boxes = await page.$$eval(`${view} [data-testid="page-box"]`, (els) => els.map((el) => {
+      const img = el.parentElement.querySelector("img").getBoundingClientRect();
+      const r = el.getBoundingClientRect();
+      return {
+        style: [el.style.left, el.style.top, el.style.width, el.style.height], label: el.getAttribute("aria-label"),
+        chunk: el.getAttribute("data-chunk-id"), position: getComputedStyle(el).position,
+        // Where it sits, in fractions of the rendered image.
+        at: [(r.left - img.left) / img.width, (r.top - img.top) / img.height, (r.right - img.left) / img.width, (r.bottom - img.top) / img.height],
+      };
+    }));
+    const highlighted = await page.locator(`${view} [data-testid="chunk-highlight"]`).count();
+    check(boxes.length === 2, `the Page view overlays the chunk's 2 boxes on this page, not the one on the next page (${boxes.length})`);
+    check(boxes[0]?.style.join(" ") === "10% 30% 80% 15%" && boxes[1]?.style.join(" ") === "10% 46% 45% 6%",
+      `the boxes are placed in percent of the page image (${boxes.map((b) => b.style.join(" ")).join(" | ")})`);
+    const off = Math.max(...boxes.flatMap((b, k) => { const w = want[k]; return [b.at[0] - w.x0, b.at[1] - w.y0, b.at[2] - w.x1, b.at[3] - w.y1].map(Math.abs); }));
+    check(boxes.length === 2 && off < 0.005, `the boxes lie where the fractions say on the rendered image (largest error ${off.toFixed(4)})`);
+    check(boxes.every((b) => b.position === "absolute" && /on the page/.test(b.label ?? "")), `the boxes are positioned absolutely, with a label (${boxes[0]?.label})`);
+    check(highlighted === 1, "the text keeps the chunk's highlight beside the image");
+    check((await page.locator(`${view} [data-testid="page-no-boxes"]`).count()) === 0, "no 'not marked' note for a chunk with boxes on this page");
+    const section = await page.locator(`${view} [data-testid="chunk-section"]`).textContent();
+    check(section === "3 Method › 3.2 Training", `the chunk's section path is shown (${section})`);
+    // Pointing at another chunk in the text moves the overlay to it.
+    await page.hover(`${view} [data-testid="page-text"] [data-chunk-id="other-1"]`);
+    await page.waitForSelector(`${view} [data-testid="page-box"][data-chunk-id="other-1"]`, { timeout: 5000 });
+    const pointed = await page.$$eval(`${view} [data-testid="page-box"]`, (els) => els.map((el) => el.style.top));
+    check(pointed.join() === "8%", `hovering another chunk moves the overlay to its box (${pointed.join()})`);
+    // A chunk without boxes (ingested before positions were kept): no overlay, and a note saying why.
+    await page.mouse.move(5, 5);
+    await page.click(`${view} [data-testid="chunk-pick"][data-chunk-id="other-2"]`);
+    await page.waitForSelector(`${view} [data-testid="page-no-boxes"]`, { timeout: 5000 });
+    const none = await page.locator(`${view} [data-testid="page-box"]`).count();
+    const note = await page.locator(`${view} [data-testid="page-no-boxes"]`).textContent();
+    check(none === 0 && /before .*positions/.test(note ?? "") && /[Rr]e-ingest/.test(note ?? ""), `a chunk without boxes has no overlay and a note (${none}; ${note})`);
+    // Selecting the first chunk back by its button.
+    const firstId = await page.locator(`${view} [data-testid="chunk-pick"]`).nth(1).getAttribute("data-chunk-id");
+    await page.click(`${view} [data-testid="chunk-pick"] >> nth=1`);
+    await page.waitForSelector(`${view} [data-testid="page-box"][data-chunk-id="${firstId}"]`, { timeout: 5000 });
+    check(true, "choosing a chunk in the chunk bar highlights it on the image");
+  }
+
   const stats = await measureRepaint("fixture-run", 200);
   await scrollToEnd('[data-testid="view-replay"] .replay-table-wrap', '[data-testid="replay-row"]', "chunk-199");
   const stats2000 = await measureRepaint("big-run", 2000);
@@ -150,8 +196,15 @@ try {
     check(cites >= 4, `answer renders citation buttons (${cites})`);
     await page.screenshot({ path: join(shots, `chat-${scheme}.png`) });
 
+    if (scheme === "light") {
+      // A source's section path shows beside its title in Chat's Sources.
+      const sourceSections = await page.locator('.sources [data-testid="section-path"]').allTextContents();
+      check(sourceSections.some((t) => t.includes("3 Method › 3.2 Training")), `Chat's sources show their section path (${sourceSections.join(" | ")})`);
+    }
     await page.click('[data-testid="citation"] >> nth=0');
     await page.waitForSelector('[data-testid="view-page"] [data-testid="chunk-highlight"]');
+    await page.waitForSelector('[data-testid="view-page"] [data-testid="page-box"]');
+    if (scheme === "light") await checkPageOverlay();
     await page.screenshot({ path: join(shots, `page-${scheme}.png`) });
 
     await page.click('[data-testid="nav-chat"]');
@@ -166,6 +219,8 @@ try {
     await page.click('[data-testid="nav-replay"]');
     await page.waitForSelector('[data-testid="view-replay"] [data-testid="replay-row"]');
     if (scheme === "light") {
+      const groupings = await page.$$eval('[data-testid="replay-group-by"] option', (os) => os.map((o) => `${o.value}:${o.textContent}`));
+      check(groupings.join() === "none:none,document:document,page:page,section:section", `Replay offers grouping by section (${groupings.join()})`);
       // Shadow mode is a filter not applied: Rust's integrity warning (here the mock's) shows as a banner.
       await page.locator('label.check', { hasText: "shadow" }).locator("input").check();
       await page.waitForSelector('[data-testid="integrity-warnings"] li[data-kind="not_applied"]');

@@ -289,6 +289,8 @@ impl Library {
                     char_start: d.char_start,
                     char_end: d.char_end,
                     tokens: d.tokens,
+                    section: d.section,
+                    boxes: d.boxes,
                     embedding,
                 }
             })

@@ -33,6 +33,20 @@ impl TestCluster {
         Self::launch(false)
     }
 
+    /// A cluster for a unit test, or `None` (the test skips, saying why) when the test server is not installed.
+    #[cfg(test)]
+    pub(crate) fn start_or_skip() -> Option<Self> {
+        match Self::start() {
+            Ok(c) => Some(c),
+            // Without the test server installed (scripts/setup.sh) there is nothing to run against.
+            Err(Error::Setup(m)) if m.contains("not installed") => {
+                eprintln!("skipped: {m}");
+                None
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     /// A cluster that also listens on 127.0.0.1 with TLS on and accepts TCP clients only over TLS, its certificate
     /// signed by a throwaway CA; returns it with the CA's PEM file (for `sslrootcert`). The pgserver build has no
     /// SSL, so this is Debian's PostgreSQL (without pgvector); it needs the `openssl` command.

@@ -5,6 +5,7 @@
 use super::{schema, Client, PgResult, PgStore};
 use crate::backend::{DocumentStore, StoreInfo};
 use crate::index::VectorIndex;
+use crate::store::chunks::{from_json, to_json};
 use crate::store::{ChunkRow, DocumentRow, FailedFile, NewChunk};
 use crate::Result;
 use pgvector::Vector;
@@ -13,7 +14,7 @@ use tokio_postgres::Row;
 const DOC_COLUMNS: &str = "id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
      embedding_model, ingested_at";
 const CHUNK_COLUMNS: &str = "c.key, c.id, c.document_id, d.path, d.title, c.idx, c.text, c.page_start, \
-     c.page_end, c.char_start, c.char_end, c.tokens";
+     c.page_end, c.char_start, c.char_end, c.tokens, c.section, c.boxes";
 const BUMP_GENERATION: &str = "INSERT INTO meta(key, value) VALUES ('generation', '1') \
      ON CONFLICT (key) DO UPDATE SET value = (meta.value::BIGINT + 1)::TEXT";
 
@@ -48,6 +49,8 @@ fn chunk_row(r: &Row) -> ChunkRow {
         char_end: r.get::<_, i32>(10) as u32,
         tokens: r.get::<_, i32>(11) as u32,
         metadata: None,
+        section: from_json(r.try_get::<_, String>(12).ok().as_deref()),
+        boxes: from_json(r.try_get::<_, String>(13).ok().as_deref()),
     }
 }
 
@@ -125,15 +128,18 @@ async fn write_document(
     let chunk = tx
         .prepare(
             "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
-             char_end, tokens, embedding) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+             char_end, tokens, embedding, section, boxes) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
              ON CONFLICT (id) DO UPDATE SET key = excluded.key, document_id = excluded.document_id, \
              idx = excluded.idx, text = excluded.text, text_hash = excluded.text_hash, \
              page_start = excluded.page_start, page_end = excluded.page_end, char_start = excluded.char_start, \
-             char_end = excluded.char_end, tokens = excluded.tokens, embedding = excluded.embedding",
+             char_end = excluded.char_end, tokens = excluded.tokens, embedding = excluded.embedding, \
+             section = excluded.section, boxes = excluded.boxes",
         )
         .await?;
     for c in chunks {
         let hash = ragsift_core::ids::sha256_hex(c.text.as_bytes());
+        let (section, boxes) = (to_json(&c.section), to_json(&c.boxes));
         tx.execute(
             &chunk,
             &[
@@ -149,6 +155,8 @@ async fn write_document(
                 &(c.char_end as i32),
                 &(c.tokens as i32),
                 &Vector::from(c.embedding),
+                &section,
+                &boxes,
             ],
         )
         .await?;
@@ -429,3 +437,6 @@ impl DocumentStore for PgStore {
         Some(Box::new(super::PgVectors::new(self.conn().clone(), expansion_search)))
     }
 }
+
+#[cfg(test)]
+mod tests;

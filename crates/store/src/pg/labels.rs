@@ -109,14 +109,8 @@ mod tests {
 
     #[test]
     fn labels_round_trip_in_postgres() {
-        let cluster = match TestCluster::start() {
-            Ok(c) => c,
-            // Without the test server installed (scripts/setup.sh) there is nothing to run against.
-            Err(crate::Error::Setup(m)) if m.contains("not installed") => {
-                eprintln!("skipped: {m}");
-                return;
-            }
-            Err(e) => panic!("{e}"),
+        let Some(cluster) = TestCluster::start_or_skip() else {
+            return;
         };
         let url = cluster.create_database("labels").unwrap();
         let store = PgStore::open(&url).unwrap();

@@ -59,11 +59,17 @@ impl RunStore for PgStore {
     }
 
     fn run(&self, id: &str) -> Result<Option<String>> {
-        // A prefix of hex ids: LIKE's wildcards are escaped so they match only themselves.
-        let prefix = id.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        // The exact id first, else a unique prefix compared as text (no LIKE wildcards), as the SQLite store.
+        if id.is_empty() {
+            return Ok(None);
+        }
+        let id = id.to_string();
         self.conn().run(move |c| async move {
+            if let Some(row) = c.query_opt("SELECT trace FROM runs WHERE id = $1", &[&id]).await? {
+                return Ok(Some(row.get(0)));
+            }
             let rows = c
-                .query("SELECT trace FROM runs WHERE id LIKE $1 || '%' LIMIT 2", &[&prefix])
+                .query("SELECT trace FROM runs WHERE starts_with(id, $1) LIMIT 2", &[&id])
                 .await?;
             Ok(if rows.len() == 1 { Some(rows[0].get(0)) } else { None })
         })

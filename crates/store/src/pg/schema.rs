@@ -108,6 +108,11 @@ CREATE TABLE failed_files (
     failed_at BIGINT NOT NULL
 );
 "#,
+    r#"
+-- The chunk's heading path and its boxes on its pages, as JSON arrays (as in SQLite); older chunks have neither.
+ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';
+"#,
 ];
 
 /// Brings the database up to the latest schema. pgvector must be installed on the server; creating the extension

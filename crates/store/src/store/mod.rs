@@ -3,6 +3,7 @@
 //! lock up front (immediate transactions), so concurrent processes wait for each other instead of failing, and
 //! every change to the chunks bumps the library's generation in the same transaction.
 
+pub(crate) mod chunks;
 mod judgments;
 pub mod keyword;
 pub(crate) mod labels;
@@ -17,6 +18,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+use chunks::{chunk_row, insert_chunks, CHUNK_COLUMNS};
+pub use chunks::{ChunkRow, NewChunk, PageBox};
 pub use judgments::CachedJudgment;
 pub use labels::{normalize_question, SpanLabel};
 pub use runs::RunSummary;
@@ -57,41 +60,6 @@ pub struct FailedFile {
     pub failed_at: i64,
 }
 
-/// A chunk ready to be written: its text and place, and its vector.
-#[derive(Debug, Clone)]
-pub struct NewChunk {
-    pub key: u64,
-    pub id: String,
-    pub index: usize,
-    pub text: String,
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: usize,
-    pub char_end: usize,
-    pub tokens: usize,
-    pub embedding: Vec<f32>,
-}
-
-/// A stored chunk with the document it belongs to.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ChunkRow {
-    pub key: u64,
-    pub id: String,
-    pub document_id: String,
-    pub document_path: String,
-    pub document_title: String,
-    pub index: u32,
-    pub text: String,
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: u32,
-    pub char_end: u32,
-    pub tokens: u32,
-    /// The row's own metadata as JSON, for chunks ragsift did not write (a Spring AI table's `metadata`).
-    pub metadata: Option<String>,
-}
-
 /// The SQLite database of one library.
 pub struct Store {
     conn: Mutex<Connection>,
@@ -104,9 +72,6 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// Bumps the library's generation inside a write transaction.
 const BUMP_GENERATION: &str = "INSERT INTO meta(key, value) VALUES ('generation', '1') \
      ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)";
-
-const CHUNK_COLUMNS: &str = "c.key, c.id, c.document_id, d.path, d.title, c.idx, c.text, c.page_start, \
-     c.page_end, c.char_start, c.char_end, c.tokens";
 
 impl Store {
     pub fn open(path: &Path) -> Result<Self> {
@@ -226,26 +191,7 @@ impl DocumentStore for Store {
             for (number, text, ocr) in pages {
                 ins.execute(params![doc.id, number, text, ocr])?;
             }
-            let mut ins = tx.prepare(
-                "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
-                 char_end, tokens, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?;
-            for c in chunks {
-                ins.execute(params![
-                    c.key as i64,
-                    c.id,
-                    doc.id,
-                    c.index as i64,
-                    c.text,
-                    ragsift_core::ids::sha256_hex(c.text.as_bytes()),
-                    c.page_start,
-                    c.page_end,
-                    c.char_start as i64,
-                    c.char_end as i64,
-                    c.tokens as i64,
-                    vector_to_blob(&c.embedding)
-                ])?;
-            }
+            insert_chunks(&tx, &doc.id, chunks)?;
         }
         tx.execute(BUMP_GENERATION, [])?;
         tx.commit()?;
@@ -445,24 +391,6 @@ fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
         warning: r.get(8)?,
         embedding_model: r.get(9)?,
         ingested_at: r.get(10)?,
-    })
-}
-
-fn chunk_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChunkRow> {
-    Ok(ChunkRow {
-        key: r.get::<_, i64>(0)? as u64,
-        id: r.get(1)?,
-        document_id: r.get(2)?,
-        document_path: r.get(3)?,
-        document_title: r.get(4)?,
-        index: r.get(5)?,
-        text: r.get(6)?,
-        page_start: r.get(7)?,
-        page_end: r.get(8)?,
-        char_start: r.get(9)?,
-        char_end: r.get(10)?,
-        tokens: r.get(11)?,
-        metadata: None,
     })
 }
 

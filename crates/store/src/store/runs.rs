@@ -39,10 +39,18 @@ impl RunStore for Store {
         Ok(())
     }
 
-    /// The stored trace JSON of a run (by id or unique id prefix).
+    /// The stored trace JSON of a run: the run with exactly this id, else the one run whose id starts with it
+    /// (compared as text, case and all: no LIKE wildcards); none for an empty id or an ambiguous prefix.
     fn run(&self, id: &str) -> Result<Option<String>> {
+        if id.is_empty() {
+            return Ok(None);
+        }
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT trace FROM runs WHERE id LIKE ?1 || '%' LIMIT 2")?;
+        let mut exact = conn.prepare("SELECT trace FROM runs WHERE id = ?1")?;
+        if let Some(trace) = exact.query_map([id], |r| r.get(0))?.next() {
+            return Ok(Some(trace?));
+        }
+        let mut stmt = conn.prepare("SELECT trace FROM runs WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2")?;
         let rows: Vec<String> = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         Ok(if rows.len() == 1 { rows.into_iter().next() } else { None })
     }
@@ -71,5 +79,45 @@ impl RunStore for Store {
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RunStore, RunSummary, Store};
+
+    fn put(store: &Store, id: &str) {
+        let run = RunSummary {
+            id: id.into(),
+            created_at: 1,
+            query: "q".into(),
+            judge: "local".into(),
+            prompt_version: "v".into(),
+            made_by: String::new(),
+        };
+        store.put_run(&run, "fp", &format!("{{\"run_id\":\"{id}\"}}")).unwrap();
+    }
+
+    #[test]
+    fn a_run_is_found_by_its_exact_id_before_any_prefix_and_wildcards_match_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        put(&store, "b8ced99fe37c");
+        // An import whose id extends an existing one no longer hides it.
+        put(&store, "b8ced99fe37c0");
+        let got = |id: &str| {
+            store
+                .run(id)
+                .unwrap()
+                .map(|t| t.trim_start_matches("{\"run_id\":\"").to_string())
+        };
+        assert_eq!(got("b8ced99fe37c").as_deref(), Some("b8ced99fe37c\"}"));
+        assert_eq!(got("b8ced99fe37c0").as_deref(), Some("b8ced99fe37c0\"}"));
+        assert_eq!(got("b8ced"), None, "an ambiguous prefix names no run");
+        for wild in ["%", "_", "b8ced99fe37_", "", "B8CED99FE37C"] {
+            assert_eq!(got(wild), None, "{wild:?}");
+        }
+        put(&store, "a1");
+        assert_eq!(got("a").as_deref(), Some("a1\"}"), "a unique prefix still works");
     }
 }

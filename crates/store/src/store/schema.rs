@@ -126,14 +126,25 @@ CREATE TABLE failed_files (
     failed_at INTEGER NOT NULL  -- unix seconds
 );
 "#,
+    r#"
+-- Where each chunk lies, as JSON arrays: the heading path in force where it starts, and its boxes on its pages
+-- (ingest::structure::PageBox). Chunks ingested before have neither.
+ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';
+"#,
 ];
 
 /// Brings the database up to the latest schema.
 pub fn migrate(conn: &mut Connection) -> Result<()> {
+    migrate_to(conn, MIGRATIONS.len())
+}
+
+/// Applies the migrations up to schema `target` (the tests make older libraries with it).
+fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
     let version = |c: &Connection| -> Result<usize> {
         Ok(c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize)
     };
-    while version(conn)? < MIGRATIONS.len() {
+    while version(conn)? < target.min(MIGRATIONS.len()) {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Another process may have migrated while this one waited for the lock.
         let current = version(&tx)?;
@@ -177,6 +188,42 @@ mod tests {
         });
         let store = Store::open(&path).unwrap();
         assert_eq!(store.generation().unwrap(), 0);
+        assert!(store.integrity_check().unwrap().is_empty());
+    }
+
+    /// A library written before chunks had sections and boxes (schema 7) opens, migrates in place, and its chunks
+    /// read with neither; a value that is not JSON reads as empty too.
+    #[test]
+    fn a_library_from_before_sections_migrates_with_empty_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            super::migrate_to(&mut conn, 7).unwrap();
+            conn.execute_batch(
+                "INSERT INTO documents VALUES ('doc', '/old.pdf', 'old', 'pdf', 'sum', 1, 1, 2, NULL, 'm', 0); \
+                 INSERT INTO pages(document_id, number, text) VALUES ('doc', 1, 'Old text.'); \
+                 INSERT INTO chunks VALUES (1, 'c1', 'doc', 0, 'Old text.', 'h', 1, 1, 0, 9, 3, x'00000000'); \
+                 INSERT INTO chunks VALUES (2, 'c2', 'doc', 1, 'More.', 'h', 1, 1, 0, 5, 2, x'00000000');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let version: i64 = store.conn().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version as usize, super::latest_version());
+        store
+            .conn()
+            .execute(
+                "UPDATE chunks SET section = 'not json', boxes = '[{\"page\": 1}]' WHERE key = 2",
+                [],
+            )
+            .unwrap();
+        let chunks = store.chunks_of("doc").unwrap();
+        assert_eq!(chunks.len(), 2);
+        for c in &chunks {
+            assert!(c.section.is_empty() && c.boxes.is_empty(), "{c:?}");
+        }
+        assert_eq!(chunks[0].text, "Old text.");
         assert!(store.integrity_check().unwrap().is_empty());
     }
 }

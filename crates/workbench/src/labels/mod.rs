@@ -497,6 +497,9 @@ fn document(c: &Candidate, versions: &HashMap<String, String>, spans: &[SpanLabe
     if let Value::Object(place) = place {
         metadata.extend(place);
     }
+    if !c.section.is_empty() {
+        metadata.insert("section".into(), c.section.clone().into());
+    }
     let on: Vec<Value> = (spans.iter())
         .filter(|l| versions.get(&c.chunk_id) == Some(&l.checksum) && overlap(c, l) > 0)
         .map(|l| {

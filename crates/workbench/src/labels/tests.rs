@@ -19,6 +19,7 @@ fn candidate(id: &str, page: u32, start: u32, end: u32) -> Candidate {
         metadata: None,
         group_id: None,
         pinned: false,
+        section: Vec::new(),
     }
 }
 

@@ -31,6 +31,7 @@ fn run(scores: &[f64], relevant: &[&str], policy: &PolicyOptions) -> Trace {
             metadata: None,
             group_id: None,
             pinned: false,
+            section: Vec::new(),
         })
         .collect();
     let judgments = (candidates.iter().zip(scores))

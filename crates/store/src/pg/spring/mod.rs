@@ -156,6 +156,9 @@ fn chunk_row(r: &Row) -> ChunkRow {
         char_end: text.chars().count() as u32,
         tokens: (text.split_whitespace().count() * 4 / 3) as u32,
         metadata: Some(r.get(2)),
+        // A Spring AI table knows neither.
+        section: Vec::new(),
+        boxes: Vec::new(),
         id,
         text,
     }

@@ -39,6 +39,8 @@ fn library(n: usize) -> (tempfile::TempDir, Store) {
                 page_start: 1,
                 page_end: 1,
                 char_start: 0,
+                section: Vec::new(),
+                boxes: Vec::new(),
                 embedding: vec![0.0; 4],
             }
         })
