@@ -4,7 +4,8 @@ use ragsift_engine::Error;
 use serde::Serialize;
 
 /// What the UI does differently per code: `setup` → point to set-up/Settings, `auth` → the key field,
-/// `unreachable` → the endpoint, `bad_file` → per-file message, `cancelled` → nothing, `stale` → "ask again".
+/// `unreachable` → the endpoint, `bad_file` → per-file message, `cancelled` → nothing, `stale` → "ask again",
+/// `disk_full` → free space (nothing was half-written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum IpcCode {
@@ -16,6 +17,7 @@ pub enum IpcCode {
     Auth,
     Cancelled,
     Stale,
+    DiskFull,
     Internal,
 }
 
@@ -46,9 +48,13 @@ impl From<Error> for IpcError {
             | Error::NoText { .. }
             | Error::TooLarge { .. }
             | Error::Unsupported { .. }
-            | Error::Timeout { .. } => IpcCode::BadFile,
+            | Error::Timeout { .. }
+            | Error::Hostile { .. } => IpcCode::BadFile,
             Error::Setup(_) | Error::Model(_) | Error::ModelNotFound(_) => IpcCode::Setup,
-            Error::Auth(_) | Error::Judge { code: "auth", .. } => IpcCode::Auth,
+            Error::Auth(_)
+            | Error::Judge {
+                code: "provider_auth", ..
+            } => IpcCode::Auth,
             Error::RateLimited(_) | Error::Unreachable(_) | Error::Protocol(_) | Error::Judge { .. } => {
                 IpcCode::Unreachable
             }
@@ -58,6 +64,8 @@ impl From<Error> for IpcError {
             Error::NotFound(_) => IpcCode::NotFound,
             Error::Stale(_) => IpcCode::Stale,
             Error::Cancelled => IpcCode::Cancelled,
+            Error::DiskFull { .. } => IpcCode::DiskFull,
+            e if e.is_disk_full() => IpcCode::DiskFull,
             Error::Io { .. } | Error::Db(_) | Error::Server(_) | Error::Index(_) => IpcCode::Internal,
         };
         IpcError {

@@ -2,5 +2,10 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() {
+    // Started as an extraction worker by the app itself: be that, and nothing else.
+    if let Some(code) = ragsift_engine::worker::serve_if_asked() {
+        std::process::exit(code);
+    }
+    ragsift_engine::worker::install_current_exe();
     ragsift_app::run()
 }

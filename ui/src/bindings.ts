@@ -711,7 +711,7 @@ export type IntervalView = {
  *  What the UI does differently per code: `setup` → point to set-up/Settings, `auth` → the key field,
  *  `unreachable` → the endpoint, `bad_file` → per-file message, `cancelled` → nothing, `stale` → "ask again".
  */
-export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreachable" | "auth" | "cancelled" | "stale" | "internal";
+export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreachable" | "auth" | "cancelled" | "stale" | "disk_full" | "internal";
 
 export type IpcError = {
 	code: IpcCode,

@@ -4,7 +4,7 @@
 // field in Rust breaks `tsc`.
 /** user-defined types **/
 
-export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreachable" | "auth" | "cancelled" | "stale" | "internal";
+export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreachable" | "auth" | "cancelled" | "stale" | "disk_full" | "internal";
 export type IpcError = { code: IpcCode; message: string };
 
 export type JudgeDefaults = { source: string; thresholds: { [key in string]: number }; min_relevance: number | null; answer_threshold: number };

@@ -32,28 +32,37 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-pub fn run(seconds: u64) -> ragsift_engine::Result<()> {
+pub fn run(seconds: u64, in_worker: bool) -> ragsift_engine::Result<()> {
+    if in_worker {
+        let exe = std::env::current_exe().map_err(|e| ragsift_engine::Error::Invalid(e.to_string()))?;
+        ragsift_engine::worker::install(ragsift_engine::worker::Isolation {
+            exe,
+            memory_mb: ragsift_engine::worker::memory_limit_mb(),
+        });
+    }
     let seeds = seeds();
     let limits = Limits {
         max_file_mb: 50,
         timeout: Duration::from_secs(10),
     };
     println!(
-        "\n## fuzz: {} seed files, {seconds} s, extraction timeout {} s",
+        "\n## fuzz: {} seed files, {seconds} s, extraction timeout {} s{}",
         seeds.len(),
-        limits.timeout.as_secs()
+        limits.timeout.as_secs(),
+        if in_worker { ", through extraction workers" } else { "" }
     );
     let start = Instant::now();
     let r = fuzz::run(&seeds, fuzz::Budget::Time(Duration::from_secs(seconds)), limits);
     let elapsed = start.elapsed().as_secs_f64();
     println!(
-        "inputs {} ({:.0}/s): text {}, typed errors {}, panics {}, hangs {}",
+        "inputs {} ({:.0}/s): text {}, typed errors {}, panics {}, hangs {}, worker deaths {}",
         r.inputs,
         r.inputs as f64 / elapsed,
         r.text,
         r.errors,
         r.panics,
-        r.hangs
+        r.hangs,
+        r.worker_deaths
     );
     for (seed, round) in &r.failures {
         println!("failure: seed {} round {round}", seeds[*seed].0);

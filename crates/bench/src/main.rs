@@ -20,6 +20,7 @@ mod reingest;
 mod replay;
 mod scans;
 mod search;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -95,10 +96,21 @@ enum Command {
     Scans,
     /// Multi-column pages (fixtures/multicolumn) against their source text: ragsift vs `pdftotext`, and speed.
     Columns,
+    /// Extraction in a worker process against extraction in this process, on the 1,000-document corpus.
+    Worker {
+        #[arg(long, default_value_t = 1000)]
+        docs: usize,
+        /// Alternated rounds; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
     /// Mutants of every fixture through the loaders for this long: zero panics and hangs expected.
     Fuzz {
         #[arg(long, default_value_t = 300)]
         seconds: u64,
+        /// Extract each mutant in a worker process, as ingest does.
+        #[arg(long)]
+        worker: bool,
     },
     /// The local judge on the labelled set (fixtures/qa): per-signal and fitted AUC, Brier, reliability.
     Judge {
@@ -145,6 +157,9 @@ enum Command {
 }
 
 fn main() {
+    if let Some(code) = ragsift_engine::worker::serve_if_asked() {
+        std::process::exit(code);
+    }
     ragsift_engine::extract::install_quiet_panic_hook();
     let cli = Cli::parse();
     println!("machine: {}", machine());
@@ -170,7 +185,8 @@ fn main() {
         Command::Pgvector { vectors, queries } => pgvector::run(vectors, queries),
         Command::Reingest { copies } => reingest::run(copies),
         Command::Llm => llm::run(),
-        Command::Fuzz { seconds } => fuzz::run(seconds),
+        Command::Fuzz { seconds, worker } => fuzz::run(seconds, worker),
+        Command::Worker { docs, rounds } => worker::run(docs, rounds),
         Command::Scans => scans::run(),
         Command::Columns => columns::run(),
         Command::Replay => replay::run(),

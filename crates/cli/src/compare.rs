@@ -39,7 +39,7 @@ pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
     };
     let wb = args.model.workbench(home)?;
     let read = |path: &PathBuf, name: &str| {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = ragsift_engine::read::read_text(path, ragsift_engine::read::JSON_MAX_MB)?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         wb.compare_config(name, &json)
@@ -83,7 +83,7 @@ pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
                     "{} p.{} ({})",
                     r.document,
                     r.page_start,
-                    &r.chunk_id[..r.chunk_id.len().min(8)]
+                    r.chunk_id.chars().take(8).collect::<String>()
                 )
             })
             .collect::<Vec<_>>()

@@ -147,5 +147,5 @@ fn parse_scoring(s: &str) -> Result<eval::ScoringStrategy, String> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))
+    ragsift_engine::fsx::write_atomic(path, text.as_bytes(), ragsift_engine::fsx::Access::Shared)
 }

@@ -126,7 +126,12 @@ enum LibraryAction {
 }
 
 fn main() -> ExitCode {
+    // Started as an extraction worker by another ragsift: be that, and nothing else.
+    if let Some(code) = ragsift_engine::worker::serve_if_asked() {
+        return ExitCode::from(code.clamp(0, 255) as u8);
+    }
     ragsift_engine::extract::install_quiet_panic_hook();
+    ragsift_engine::worker::install_current_exe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

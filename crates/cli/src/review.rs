@@ -6,7 +6,7 @@ use crate::print_json;
 use ragsift_engine::workbench::review::{review_results, ReviewKey, ReviewPacket, ReviewResults, ReviewStatus};
 use ragsift_engine::Error;
 use serde::de::DeserializeOwned;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -96,11 +96,12 @@ fn packet(home: &Path, args: PacketArgs) -> Result<ExitCode, Error> {
     };
     let files = wb.review_packet(&args.runs, seed, &progress)?;
     let key_path = key_path.unwrap_or_else(|| PathBuf::from(format!("review-key-{}.json", files.packet.packet_id)));
-    write_new(&key_path, &files.key)?;
+    // The packet before its key: a key without its packet would be an orphan.
     match &args.output {
         Some(out) => write_new(out, &files.packet)?,
         None => print_json(&to_value(&files.packet)?),
     }
+    write_new(&key_path, &files.key)?;
     eprintln!(
         "packet {}: {} items; key in {} (keep it from reviewers until every answer is labelled)",
         files.packet.packet_id,
@@ -113,12 +114,12 @@ fn packet(home: &Path, args: PacketArgs) -> Result<ExitCode, Error> {
 fn results(args: ResultsArgs) -> Result<ExitCode, Error> {
     let packet: ReviewPacket = read_json(&args.packet, "a review packet")?;
     let key: Option<ReviewKey> = args.key.as_deref().map(|k| read_json(k, "a review key")).transpose()?;
-    let labels = std::fs::read_to_string(&args.labels).map_err(|e| Error::io(&args.labels, e))?;
+    let labels = ragsift_engine::read::read_text(&args.labels, ragsift_engine::read::JSON_MAX_MB)?;
     let r = review_results(&packet, &labels, key.as_ref())?;
     let value = to_value(&r)?;
     if let Some(out) = &args.output {
         let text = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
-        std::fs::write(out, text).map_err(|e| Error::io(out, e))?;
+        ragsift_engine::fsx::write_atomic(out, text.as_bytes(), ragsift_engine::fsx::Access::Shared)?;
     }
     if args.json {
         print_json(&value);
@@ -239,15 +240,10 @@ fn to_value(v: &impl serde::Serialize) -> Result<serde_json::Value, Error> {
 /// Writes `value` as JSON to a file that must not exist yet.
 fn write_new(path: &Path, value: &impl serde::Serialize) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(format!("JSON: {e}")))? + "\n";
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
+    ragsift_engine::fsx::write_new(path, text.as_bytes(), ragsift_engine::fsx::Access::Shared)
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path, what: &str) -> Result<T, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = ragsift_engine::read::read_text(path, ragsift_engine::read::JSON_MAX_MB)?;
     serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{} is not {what}: {e}", path.display())))
 }

@@ -69,14 +69,19 @@ fn id_list(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// A JSON input from a file or stdin (`-`), bounded by the one JSON limit.
 fn read_input(file: &str) -> Result<Vec<u8>, Error> {
+    let max = ragsift_engine::read::JSON_MAX_MB;
     if file == "-" {
         let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+        std::io::Read::read_to_end(&mut std::io::Read::take(std::io::stdin(), (max << 20) + 1), &mut buf)
             .map_err(|e| Error::Invalid(format!("stdin: {e}")))?;
+        if buf.len() as u64 > max << 20 {
+            return Err(Error::Invalid(format!("stdin: over the {max} MB limit of JSON input")));
+        }
         Ok(buf)
     } else {
-        std::fs::read(file).map_err(|e| Error::Invalid(format!("{file}: {e}")))
+        ragsift_engine::read::read_capped(Path::new(file), max)
     }
 }
 
@@ -98,8 +103,8 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             let file = wb.export_run(&id)?;
             match output {
                 Some(path) => {
-                    std::fs::write(&path, file + "\n")
-                        .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+                    let text = file + "\n";
+                    ragsift_engine::fsx::write_atomic(&path, text.as_bytes(), ragsift_engine::fsx::Access::Shared)?;
                     eprintln!("exported run {} to {}", plain(&id), path.display());
                 }
                 None => println!("{file}"),

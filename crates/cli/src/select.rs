@@ -40,7 +40,7 @@ fn parse_on_error(s: &str) -> Result<OnError, String> {
 fn emit(value: &impl serde::Serialize, output: Option<&Path>) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))? + "\n";
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display()))),
+        Some(path) => ragsift_engine::fsx::write_atomic(path, text.as_bytes(), ragsift_engine::fsx::Access::Shared),
         None => {
             print!("{text}");
             Ok(())
@@ -52,11 +52,18 @@ pub fn run(home: &Path, args: SelectArgs) -> Result<ExitCode, Error> {
     let raw = if args.input == "-" {
         let mut s = String::new();
         std::io::stdin()
+            .take((ragsift_engine::read::JSON_MAX_MB << 20) + 1)
             .read_to_string(&mut s)
             .map_err(|e| Error::Invalid(format!("stdin: {e}")))?;
+        if s.len() as u64 > ragsift_engine::read::JSON_MAX_MB << 20 {
+            return Err(Error::Invalid(format!(
+                "stdin: over the {} MB limit of JSON input",
+                ragsift_engine::read::JSON_MAX_MB
+            )));
+        }
         s
     } else {
-        std::fs::read_to_string(&args.input).map_err(|e| Error::Invalid(format!("{}: {e}", args.input)))?
+        ragsift_engine::read::read_text(Path::new(&args.input), ragsift_engine::read::JSON_MAX_MB)?
     };
     let request = match parse_request(&raw) {
         Ok(r) => r,

@@ -243,7 +243,8 @@ mod http;
 fn ask_uses_the_key_file_and_the_saved_defaults() {
     let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.6, 0.8, 0.7));
     let home = ingested_home();
-    std::fs::write(home.path().join("jev-api-key"), "key-from-the-file").unwrap();
+    let key = home.path().join("jev-api-key");
+    std::fs::write(&key, "key-from-the-file").unwrap();
     let policy = serde_json::json!({
         "mode": "filter_and_rerank", "min_relevance": 0.25, "thresholds": {"is_relevant": 0.3},
         "top_n": 2, "max_context_tokens": 900, "shadow": false, "keep_groups_together": true,
@@ -254,6 +255,22 @@ fn ask_uses_the_key_file_and_the_saved_defaults() {
         "policy": policy,
     });
     std::fs::write(home.path().join("settings.json"), settings.to_string()).unwrap();
+
+    // A key file others can read is refused, with the fix, and nothing is asked.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = ragsift(home.path())
+        .args(["ask", "How long is the battery warranty?", "--max-tokens", "16"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("can be read by other users") && stderr.contains("chmod 600"),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty(), "no judge was asked");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
 
     let (code, v, err) = run_json(ragsift(home.path()).args([
         "ask",

@@ -200,3 +200,43 @@ fn imported_candidates_replay_with_labels_and_travel_without_a_key() {
     let (_, list) = run_json(ragsift(d.path()).args(["runs", "list", "--json"]));
     assert_eq!(list["runs"], json!([]));
 }
+
+/// A refused key is a failure of the command, not a run of unscreened passages; and the key the server echoes in
+/// its error body never reaches our message.
+#[test]
+fn a_refused_key_fails_the_import_and_its_echo_is_redacted() {
+    let server = Server::with_handler(|r: &Request| {
+        let sent = (r.header("authorization").unwrap_or_default())
+            .trim_start_matches("Bearer ")
+            .to_string();
+        let body =
+            json!({"detail": {"type": "authentication_error", "message": format!("API key {sent} is not valid")}});
+        Reply::Json(401, vec![], body.to_string())
+    });
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("case.json");
+    std::fs::write(&file, case().to_string()).unwrap();
+    let out = ragsift(home.path())
+        .args(["runs", "import-candidates"])
+        .arg(&file)
+        .args(["--judge", "jev", "--json"])
+        .env("TYPESAFE_API_KEY", "sk-test-0123456789abcdef")
+        .env("TYPESAFE_BASE_URL", &server.url)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "exit 0 with a refused key: {stdout}");
+    assert!(
+        stderr.contains("is not valid") && stderr.contains("[redacted]"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("0123456789abcdef") && !stdout.contains("0123456789abcdef"),
+        "{stderr}"
+    );
+    let (_, runs) = run_json(ragsift(home.path()).args(["runs", "list", "--json"]));
+    assert_eq!(runs["runs"].as_array().map(Vec::len), Some(0), "nothing stored: {runs}");
+}

@@ -61,6 +61,15 @@ pub enum Error {
         /// The deadline.
         seconds: u64,
     },
+    /// The file's extraction worker died, overran its processor time or ran out of memory: only this file failed.
+    #[error("{path}: {reason}; only this file failed")]
+    Hostile {
+        /// The file.
+        path: PathBuf,
+        /// What the worker ran into, and where ("the PDF exhausted the 2048 MiB memory limit while decoding
+        /// page 3").
+        reason: String,
+    },
     /// Something set-up installs is missing (runtime, model files).
     #[error("{0}")]
     Setup(String),
@@ -74,6 +83,16 @@ pub enum Error {
         path: PathBuf,
         /// The OS error.
         source: std::io::Error,
+    },
+    /// The disk (or the user's quota) is full: nothing was half-written, the old file is kept.
+    #[error("{}", disk_full_message(.path, *.needed, *.free))]
+    DiskFull {
+        /// The file being written.
+        path: PathBuf,
+        /// Bytes the write needed, when known.
+        needed: Option<u64>,
+        /// Bytes free on its file system, when known.
+        free: Option<u64>,
     },
     /// SQLite failed.
     #[error("database error: {0}")]
@@ -148,6 +167,18 @@ pub enum NoTextOcr {
     Missing,
 }
 
+fn disk_full_message(path: &std::path::Path, needed: Option<u64>, free: Option<u64>) -> String {
+    let mb = |b: u64| format!("{:.1} MB", b as f64 / 1_048_576.0);
+    let mut m = format!("{}: the disk is full", path.display());
+    match (needed, free) {
+        (Some(n), Some(f)) => m += &format!(" (the write needs about {}, {} is free)", mb(n), mb(f)),
+        (Some(n), None) => m += &format!(" (the write needs about {})", mb(n)),
+        (None, Some(f)) => m += &format!(" ({} is free)", mb(f)),
+        (None, None) => {}
+    }
+    m + "; nothing was half-written: free some space and try again"
+}
+
 fn no_text_message(pages: &str, ocr: NoTextOcr) -> String {
     match ocr {
         NoTextOcr::Read => format!("no text found on pages {pages}, also not by OCR"),
@@ -174,7 +205,7 @@ impl Error {
     pub fn is_lasting(&self) -> bool {
         matches!(
             self,
-            Error::Encrypted { .. } | Error::Corrupt { .. } | Error::NoText { .. }
+            Error::Encrypted { .. } | Error::Corrupt { .. } | Error::NoText { .. } | Error::Hostile { .. }
         )
     }
 
@@ -187,9 +218,12 @@ impl Error {
             Error::TooLarge { .. } => "too_large",
             Error::Unsupported { .. } => "unsupported",
             Error::Timeout { .. } => "timeout",
+            Error::Hostile { .. } => "extraction_stopped",
             Error::Setup(_) => "setup",
             Error::Model(_) => "model",
             Error::Io { .. } => "io",
+            Error::DiskFull { .. } => "disk_full",
+            Error::Db(_) if self.is_disk_full() => "disk_full",
             Error::Db(_) => "database",
             Error::Index(_) => "index",
             Error::Auth(_) => "auth",
@@ -209,11 +243,26 @@ impl Error {
         }
     }
 
-    /// An [`Error::Io`] for `path`.
+    /// An [`Error::Io`] for `path`, or [`Error::DiskFull`] when the OS says the disk is full.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
+        let path = path.into();
+        if crate::fsx::is_disk_full(&source) {
+            let free = crate::fsx::free_bytes(&path);
+            return Error::DiskFull {
+                path,
+                needed: None,
+                free,
+            };
+        }
+        Error::Io { path, source }
+    }
+
+    /// Whether this is the disk being full, also as SQLite or the vector index say it.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            Error::DiskFull { .. } => true,
+            Error::Db(rusqlite::Error::SqliteFailure(e, _)) => e.code == rusqlite::ErrorCode::DiskFull,
+            _ => false,
         }
     }
 }

@@ -36,6 +36,9 @@ pub fn vector_key(chunk_id: &str) -> u64 {
 /// The longest run id accepted from outside (ragsift's own are 12 hex digits; rag-jev's are UUIDs).
 pub const MAX_RUN_ID_LEN: usize = 64;
 
+/// The shortest prefix that names a run (when exactly one run's id starts with it).
+pub const MIN_PREFIX_LEN: usize = 6;
+
 /// Checks a run id that came from outside (an imported file): 1 to 64 ASCII letters, digits, `-`, `_` or `.`,
 /// starting with a letter or digit — so it can never be a path (`../`), a SQL wildcard (`%`, `_` alone), empty,
 /// or carry a terminal escape.

@@ -2,12 +2,16 @@
 //! events, the lock that keeps CPU-heavy models from running at once, and where the runtime and models live.
 #![deny(missing_docs)]
 
+pub mod bounded;
 pub mod cancel;
 pub mod compute;
 pub mod error;
+pub mod fsx;
 pub mod ids;
 pub mod paths;
 pub mod progress;
+pub mod read;
+pub mod secret;
 
 pub use cancel::CancelToken;
 pub use error::{Error, FieldProblem, NoTextOcr, Result};

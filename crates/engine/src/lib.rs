@@ -2,9 +2,9 @@
 //! benchmarks use (as swiftide's facade crate does). Each module lives in its own crate, dependencies only
 //! downward: core → policy → ingest → models → store → judge → pipeline / eval → workbench. See ARCHITECTURE.md.
 
-pub use ragsift_core::{cancel, compute, error, ids, paths, progress};
+pub use ragsift_core::{cancel, compute, error, fsx, ids, paths, progress, read};
 pub use ragsift_eval as eval;
-pub use ragsift_ingest::{chunk, extract, fuzz, quality};
+pub use ragsift_ingest::{chunk, corpus, extract, fuzz, quality, worker};
 pub use ragsift_judge as judge;
 pub use ragsift_models::{embed, llm};
 pub use ragsift_pipeline as pipeline;

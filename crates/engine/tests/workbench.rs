@@ -396,3 +396,27 @@ fn idle_models_unload_and_reload_on_the_next_ask() {
     assert!(ask(&wb), "the next ask reloads the model, with progress");
     assert!(wb.loaded_models().language_model);
 }
+
+/// Private data stays private: a new home is 0700, its database 0600, the key file 0600 and written whole.
+#[test]
+fn a_new_home_and_its_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("new-home");
+    let wb = Workbench::open(Some(&home)).unwrap();
+    wb.set_judge_key(Some("sk-private-key")).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&home), 0o700, "home");
+    assert_eq!(mode(&home.join("ragsift.db")), 0o600, "database");
+    assert_eq!(mode(&home.join("jev-api-key")), 0o600, "key");
+    let mut s = wb.settings();
+    s.library.top_k = 7;
+    wb.save_settings(s).unwrap();
+    assert_eq!(mode(&home.join("settings.json")), 0o600, "settings");
+    let temps: Vec<_> = std::fs::read_dir(&home)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?}");
+}

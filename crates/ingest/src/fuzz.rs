@@ -28,6 +28,9 @@ pub struct FuzzReport {
     pub panics: usize,
     /// Mutants that ran past the extraction timeout.
     pub hangs: usize,
+    /// Mutants whose extraction worker died or ran out of memory (only with workers installed: the fuzzing
+    /// process itself goes on).
+    pub worker_deaths: usize,
     /// The seed index and mutation round of each panic or hang, to reproduce it.
     pub failures: Vec<(usize, u64)>,
     /// Typed errors by their code (`corrupt`, `no_text`, ...).
@@ -170,7 +173,11 @@ pub fn run_with(
         let input = mutator(seed, round);
         report.inputs += 1;
         let (bytes, began) = (input.len(), Instant::now());
-        let result = extract_bytes(Path::new(name), input, limits);
+        let result = if crate::worker::installed() {
+            in_worker(name, &input, limits)
+        } else {
+            extract_bytes(Path::new(name), input, limits)
+        };
         let time = Slowest {
             seed: i,
             round,
@@ -186,6 +193,10 @@ pub fn run_with(
                 report.hangs += 1;
                 report.failures.push((i, round));
             }
+            Err(Error::Hostile { .. }) => {
+                report.worker_deaths += 1;
+                report.failures.push((i, round));
+            }
             Err(Error::Corrupt { detail, .. }) if detail == crate::extract::PARSER_CRASHED => {
                 report.panics += 1;
                 report.failures.push((i, round));
@@ -198,6 +209,17 @@ pub fn run_with(
         round += 1;
     }
     report
+}
+
+/// A mutant extracted by a worker, as ingest does: written to a temp file named like its seed.
+fn in_worker(name: &str, input: &[u8], limits: Limits) -> crate::Result<crate::extract::Extracted> {
+    let ext = Path::new(name).extension().and_then(|e| e.to_str()).unwrap_or("pdf");
+    let mut file = tempfile::Builder::new()
+        .suffix(&format!(".{ext}"))
+        .tempfile()
+        .map_err(|e| Error::io(name, e))?;
+    std::io::Write::write_all(&mut file, input).map_err(|e| Error::io(name, e))?;
+    crate::worker::extract_isolated(file.path(), limits, None, &|_, _| {})
 }
 
 #[cfg(test)]

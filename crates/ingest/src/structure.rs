@@ -17,7 +17,7 @@ pub struct PageBox {
 }
 
 /// One laid-out line of a page's text: its byte range `[start, end)` in `PageText::text` and its box.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TextLine {
     pub start: usize,
     pub end: usize,
@@ -26,7 +26,7 @@ pub struct TextLine {
 
 /// A heading found on a page: where it starts in the page's text (a byte offset), its level (1 = top, set over
 /// the whole document by [`assign_levels`]), title, font size and numbering depth ("2.3 …" → 2).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Heading {
     pub start: usize,
     pub level: u8,

@@ -3,7 +3,7 @@
 //! missing ones are asked. A judge failure fails open per passage, as Spring's filter does: a passage the judge
 //! could not answer stays unscreened (no scores; the policy keeps it as `unscored`) while cached and answered
 //! passages still apply — status `partial`, "could not screen N of M"; when no passage has scores, `bypassed`.
-//! With `strict`, any failure is an error instead.
+//! With `strict`, any failure is an error instead; a refused key always is.
 //!
 //! Cached answers are checked against the model that answers today: a judge asked through a moving alias
 //! (`jev-latest`) gives its answers a time to live ([`Judge::cache_ttl`]), and when a fresh answer comes from another
@@ -253,8 +253,16 @@ impl Ask<'_> {
         let (judge, questions) = (self.judge, self.questions);
         let texts: Vec<String> = which.iter().map(|&i| self.candidates[i].text.clone()).collect();
         let results = judge.judge_each(self.query, &texts, questions);
-        if self.strict {
-            if let Some(e) = results.iter().position(Result::is_err) {
+        // A refused key fails the command, strict or not: failing open on it would pass every passage through
+        // unscreened, run after run, while looking like a judged run.
+        let refused = |r: &Result<_>| matches!(r, Err(e) if refused_key(e));
+        if self.strict || results.iter().any(refused) {
+            let first = if self.strict {
+                results.iter().position(Result::is_err)
+            } else {
+                results.iter().position(refused)
+            };
+            if let Some(e) = first {
                 return Err(results
                     .into_iter()
                     .nth(e)
@@ -320,4 +328,16 @@ impl Ask<'_> {
         self.store.put_judgments(&rows)?;
         Ok(answered_by)
     }
+}
+
+/// Whether the judge's server refused the key (401/403): a failure of the command, never failed open.
+pub fn refused_key(e: &crate::Error) -> bool {
+    matches!(
+        e,
+        crate::Error::Auth(_)
+            | crate::Error::Judge {
+                code: "provider_auth",
+                ..
+            }
+    )
 }

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 pub const RUN_FILE_FORMAT: &str = "ragsift-run";
 /// The run-file layout this build writes and reads.
 pub const RUN_FILE_VERSION: u32 = 1;
-/// The largest run file read (a run of 2,000 candidates with their text is a few MB).
-pub const MAX_RUN_FILE_BYTES: usize = 64 << 20;
+/// The largest run file read or written: the one JSON limit, [`ragsift_core::read::JSON_MAX_MB`] (a run of
+/// 2,000 candidates with their text is a few MB).
+pub const MAX_RUN_FILE_BYTES: usize = (ragsift_core::read::JSON_MAX_MB as usize) << 20;
 
 /// Counts that must match the trace inside.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +82,17 @@ pub fn export(trace: &Trace) -> Result<String> {
         sha256: trace_digest(trace)?,
         trace: trace.clone(),
     };
-    serde_json::to_string_pretty(&file).map_err(|e| Error::Invalid(format!("run {}: {e}", trace.run_id)))
+    let text = serde_json::to_string_pretty(&file).map_err(|e| Error::Invalid(format!("run {}: {e}", trace.run_id)))?;
+    // What is exported must import: the same limit both ways.
+    if text.len() + 1 > MAX_RUN_FILE_BYTES {
+        return Err(Error::Invalid(format!(
+            "run {}: its file would be {} MB, over the {} MB limit of run files",
+            trace.run_id,
+            text.len() >> 20,
+            MAX_RUN_FILE_BYTES >> 20
+        )));
+    }
+    Ok(text)
 }
 
 /// Reads and checks a run file: format and layout version, the checksum, the fingerprint (recomputed from the

@@ -143,6 +143,10 @@ impl PolicyOptions {
         if self.top_n == Some(0) {
             return Err("top_n must be at least 1 when set".to_string());
         }
+        // As rag-jev's select request: a budget of no tokens is a mistake, not a policy.
+        if self.max_context_tokens == Some(0) {
+            return Err("max_context_tokens must be at least 1 when set".to_string());
+        }
         // rag-jev's `Policy.validate_threshold`, for the modes that take no threshold.
         if self.min_relevance.is_some() {
             match self.mode {

@@ -36,6 +36,10 @@ pub trait DocumentStore: Send + Sync {
     fn read_only(&self) -> bool {
         false
     }
+    /// The database file, when it could be opened only for reading because its disk is full.
+    fn disk_full(&self) -> Option<std::path::PathBuf> {
+        None
+    }
     fn meta(&self, key: &str) -> Result<Option<String>>;
     fn set_meta(&self, key: &str, value: &str) -> Result<()>;
     /// Bumped by every write to the chunks, in the same transaction.

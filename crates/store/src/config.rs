@@ -115,7 +115,8 @@ impl OcrSetup {
         on_ocr: &dyn Fn(usize, usize),
     ) -> Result<ragsift_ingest::extract::Extracted> {
         use ragsift_ingest::extract::Loader;
-        ragsift_ingest::extract::extract_file_with_ocr(path, limits, self.options(), on_ocr)
+        // In an extraction worker when the program installed one (the CLI and the app do), else here.
+        ragsift_ingest::worker::extract_isolated(path, limits, self.options(), on_ocr)
             // The warning for pages still garbled says whether OCR read them, or why not.
             .map(|ex| ex.with_ocr(self.no_text()))
             .map_err(|e| match self {

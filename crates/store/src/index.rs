@@ -2,6 +2,7 @@
 //! next to the database; it is a cache of the vectors SQLite holds, so it can always be repaired or rebuilt.
 
 use crate::{journal, Error, Result};
+use ragsift_core::fsx::{self, Access, TempFile};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
@@ -250,14 +251,24 @@ impl VectorIndex for UsearchIndex {
             return Ok(());
         }
         let _g = self.shared();
-        let tmp = path.with_extension(format!("usearch.{}.tmp", std::process::id()));
         let unsaved = self.unsaved.swap(0, Ordering::AcqRel);
         *self.removed_keys() = Some(Vec::new());
-        let saved = self
-            .index
-            .save(&tmp.to_string_lossy())
-            .map_err(err)
-            .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)))
+        // A unique temp file beside the index, removed when the save fails; the old index stays whole.
+        let saved = TempFile::beside(path, Access::Private)
+            .and_then(|mut tmp| {
+                tmp.close();
+                let needed = self.index.serialized_length() as u64;
+                match self.index.save(&tmp.path().to_string_lossy()) {
+                    Ok(()) => tmp.commit(),
+                    // usearch says only "Failed to serialize into stream": a full disk is named as such.
+                    Err(_) if fsx::free_bytes(path).is_some_and(|free| free < needed) => Err(Error::DiskFull {
+                        path: path.clone(),
+                        needed: Some(needed),
+                        free: fsx::free_bytes(path),
+                    }),
+                    Err(e) => Err(err(e)),
+                }
+            })
             .and_then(|_| journal::clear(&journal::path_of(path)));
         if saved.is_err() {
             self.dirty.store(true, Ordering::Release);

@@ -89,7 +89,7 @@ fn read_url_file(home: &Path) -> Result<Option<String>> {
             path.display()
         )));
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let text = ragsift_core::read::read_text(&path, ragsift_core::read::SMALL_MAX_MB)?;
     Ok(Some(text.trim().to_string()).filter(|s| !s.is_empty()))
 }
 

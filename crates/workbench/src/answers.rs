@@ -184,7 +184,7 @@ impl Workbench {
         model: &'a dyn LanguageModel,
         store: &'a dyn LibraryStore,
     ) -> Result<Option<Box<dyn Judge + 'a>>> {
-        Ok(match kind.resolve(self.jev_config().is_some()) {
+        Ok(match kind.resolve(self.jev_config()?.is_some()) {
             JudgeKind::Jev => Some(Box::new(self.jev_judge(request)?)),
             JudgeKind::Local => Some(Box::new(LocalJudge::new(embedder, Some(model), Some(store)))),
             JudgeKind::Auto | JudgeKind::None => None,
@@ -193,7 +193,7 @@ impl Workbench {
 
     fn jev_judge(&self, request: JevRequest) -> Result<JevJudge> {
         let config = self
-            .jev_config()
+            .jev_config()?
             .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
         JevJudge::with_request(config, request)
     }

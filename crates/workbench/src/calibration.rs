@@ -94,10 +94,10 @@ impl Workbench {
                 Traces::Live(&mut score),
             )
         };
-        match request.judge.resolve(self.jev_config().is_some()) {
+        match request.judge.resolve(self.jev_config()?.is_some()) {
             JudgeKind::Jev => {
                 let config = self
-                    .jev_config()
+                    .jev_config()?
                     .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
                 score_with(&JevJudge::with_request(config, strategy.jev_request())?)
             }

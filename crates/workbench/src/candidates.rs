@@ -159,19 +159,10 @@ fn section_of(metadata: &Map<String, Value>) -> Vec<String> {
     }
 }
 
-/// A JSON file's text, refused above [`portable::MAX_RUN_FILE_BYTES`].
+/// A JSON file's text, refused above the one JSON limit ([`ragsift_core::read::JSON_MAX_MB`]).
 fn read_text(path: &str) -> Result<String> {
     let p = std::path::Path::new(path.trim());
-    let size = std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
-    if size > portable::MAX_RUN_FILE_BYTES as u64 {
-        return Err(Error::Invalid(format!(
-            "{}: {size} bytes is over the {} MB limit",
-            p.display(),
-            portable::MAX_RUN_FILE_BYTES >> 20
-        )));
-    }
-    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
-    String::from_utf8(bytes).map_err(|_| Error::Invalid(format!("{}: not UTF-8 text", p.display())))
+    ragsift_core::read::read_text(p, ragsift_core::read::JSON_MAX_MB)
 }
 
 impl Workbench {
@@ -183,10 +174,10 @@ impl Workbench {
         request: &SelectRequest,
         f: impl FnOnce(&dyn Judge) -> Result<T>,
     ) -> Result<T> {
-        match kind.resolve(self.jev_config().is_some()) {
+        match kind.resolve(self.jev_config()?.is_some()) {
             JudgeKind::Jev => {
                 let config = self
-                    .jev_config()
+                    .jev_config()?
                     .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
                 let judge = JevJudge::with_request(config, request.scoring_strategy.jev_request())?
                     .with_guidance(request.relevance_guidance.clone());
@@ -267,7 +258,8 @@ impl Workbench {
     /// Writes a run file to `path` (what the app's Export button does); returns the path.
     pub fn export_run_to(&self, run_id: &str, path: &str) -> Result<String> {
         let file = self.export_run(run_id)? + "\n";
-        std::fs::write(path, file).map_err(|e| Error::io(std::path::Path::new(path), e))?;
+        let p = std::path::Path::new(path);
+        ragsift_core::fsx::write_atomic(p, file.as_bytes(), ragsift_core::fsx::Access::Shared)?;
         Ok(path.to_string())
     }
 

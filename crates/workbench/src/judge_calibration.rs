@@ -246,17 +246,14 @@ fn path(home: &Path) -> PathBuf {
 
 fn read_file(home: &Path) -> Result<CalibrationFile> {
     let p = path(home);
-    let text = match std::fs::read_to_string(&p) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(CalibrationFile {
-                format: FORMAT.into(),
-                version: VERSION,
-                judges: Vec::new(),
-            })
-        }
-        Err(e) => return Err(Error::io(&p, e)),
-    };
+    if !p.exists() {
+        return Ok(CalibrationFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            judges: Vec::new(),
+        });
+    }
+    let text = ragsift_core::read::read_text(&p, ragsift_core::read::JSON_MAX_MB)?;
     let file: CalibrationFile =
         serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: {e}", p.display())))?;
     if file.format != FORMAT || file.version != VERSION {
@@ -268,18 +265,18 @@ fn read_file(home: &Path) -> Result<CalibrationFile> {
     Ok(file)
 }
 
-/// Replaces the fits of the same judge triples and keeps the others; temp file + rename.
+/// Replaces the fits of the same judge triples and keeps the others; one writer at a time across threads and
+/// processes, written atomically and durably.
 fn store(home: &Path, fits: Vec<JudgeCalibration>) -> Result<PathBuf> {
     let _guard = FILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _lock = ragsift_core::fsx::lock(&home.join(format!("{FILE}.lock")))?;
     let mut file = read_file(home)?;
     file.judges.retain(|old| !fits.iter().any(|new| new.key() == old.key()));
     file.judges.extend(fits);
     file.judges.sort_by(|a, b| a.key().cmp(&b.key()));
     let p = path(home);
-    let tmp = home.join(format!(".{FILE}.tmp"));
     let json = serde_json::to_vec_pretty(&file).map_err(|e| Error::Invalid(e.to_string()))?;
-    std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, &p).map_err(|e| Error::io(&p, e))?;
+    ragsift_core::fsx::write_atomic(&p, &json, ragsift_core::fsx::Access::Private)?;
     Ok(p)
 }
 

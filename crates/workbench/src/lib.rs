@@ -86,6 +86,8 @@ struct Replayable {
 /// The app's state.
 pub struct Workbench {
     home: PathBuf,
+    /// Where the Jev key file is: `home`, or for a derived library the library it was derived from.
+    key_home: PathBuf,
     settings: RwLock<Settings>,
     library: RwLock<Arc<Library>>,
     embedder: Mutex<Option<Arc<FastEmbedder>>>,
@@ -105,10 +107,11 @@ impl Workbench {
     /// Opens the library in `home` (else `$RAGSIFT_HOME`, else the per-user data dir), as the CLI does.
     pub fn open(home: Option<&Path>) -> Result<Self> {
         let home = resolve_home(home)?;
-        std::fs::create_dir_all(&home).map_err(|e| Error::io(&home, e))?;
+        ragsift_core::fsx::private_dir(&home)?;
         let settings = Settings::load(&home)?;
         let library = Library::open(&home, settings.library.clone())?;
         Ok(Workbench {
+            key_home: home.clone(),
             home,
             settings: RwLock::new(settings),
             library: RwLock::new(Arc::new(library)),
@@ -308,7 +311,7 @@ impl Workbench {
 
     /// Stores (or with `None`, forgets) the Jev API key, readable only by the user.
     pub fn set_judge_key(&self, key: Option<&str>) -> Result<JudgeInfo> {
-        let path = self.home.join(KEY_FILE);
+        let path = self.key_path();
         match key.map(str::trim).filter(|k| !k.is_empty()) {
             Some(k) => write_private(&path, k)?,
             None => match std::fs::remove_file(&path) {
@@ -320,19 +323,37 @@ impl Workbench {
     }
 
     /// The Jev configuration when a key is stored or in the environment; settings override the endpoint/model.
-    pub(crate) fn jev_config(&self) -> Option<JevConfig> {
-        let stored = std::fs::read_to_string(self.home.join(KEY_FILE)).ok();
+    /// A stored key that others can read is refused with the fix, never used silently.
+    pub(crate) fn jev_config(&self) -> Result<Option<JevConfig>> {
+        let stored = self.stored_key()?;
         let judge = self.settings().judge;
-        JevConfig::from_lookup(|name| match name {
+        Ok(JevConfig::from_lookup(|name| match name {
             "TYPESAFE_API_KEY" => stored.clone().or_else(|| std::env::var(name).ok()),
             "TYPESAFE_BASE_URL" => judge.base_url.clone().or_else(|| std::env::var(name).ok()),
             "TYPESAFE_DEFAULT_MODEL" => judge.model.clone().or_else(|| std::env::var(name).ok()),
             _ => std::env::var(name).ok(),
-        })
+        }))
+    }
+
+    /// The key file: the library's own, or for a derived library (`compare`) the library it was derived from:
+    /// a key is never copied.
+    fn key_path(&self) -> PathBuf {
+        self.key_home.join(KEY_FILE)
+    }
+
+    /// The stored Jev key, if any; refused when users other than the owner can read the file.
+    fn stored_key(&self) -> Result<Option<String>> {
+        let path = self.key_path();
+        if !path.exists() {
+            return Ok(None);
+        }
+        ragsift_core::fsx::check_secret(&path, "the Jev API key file")?;
+        let text = ragsift_core::read::read_text(&path, ragsift_core::read::SMALL_MAX_MB)?;
+        Ok(Some(text.trim().to_string()).filter(|k| !k.is_empty()))
     }
 
     pub fn judge_info(&self) -> JudgeInfo {
-        let jev = self.jev_config();
+        let jev = self.jev_config().ok().flatten();
         let key_set = jev.is_some();
         let kind = self.settings().judge.kind.resolve(key_set);
         let fit = ragsift_judge::local::shipped_fit();
@@ -407,13 +428,5 @@ impl Workbench {
 }
 
 fn write_private(path: &Path, text: &str) -> Result<()> {
-    use std::io::Write;
-    #[cfg(unix)]
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    options.mode(0o600);
-    let mut f = options.open(path).map_err(|e| Error::io(path, e))?;
-    f.write_all(text.as_bytes()).map_err(|e| Error::io(path, e))
+    ragsift_core::fsx::write_atomic(path, text.as_bytes(), ragsift_core::fsx::Access::Private)
 }

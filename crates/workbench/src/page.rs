@@ -89,8 +89,9 @@ impl Workbench {
         })
     }
 
-    /// The page rendered at 96 dpi (pdftoppm writes the PNG to stdout when given no output root) as a `data:` URL, or `None` when it cannot be rendered here (not a PDF, file
-    /// moved, pdftoppm missing).
+    /// The page rendered by pdftoppm (its longer side 1,200 pixels; the PNG on stdout) as a `data:` URL, or
+    /// `None` when it cannot be rendered here (not a PDF, file moved, pdftoppm missing). pdftoppm runs with a
+    /// deadline, a memory limit and a cap on its output, so a hostile page costs its image, not the app.
     pub fn page_image(&self, document_id: &str, page: u32) -> Result<Option<String>> {
         let doc = self
             .library()
@@ -101,17 +102,31 @@ impl Workbench {
             return Ok(None);
         }
         let n = page.to_string();
-        let out = Command::new("pdftoppm")
-            .args(["-f", &n, "-l", &n, "-r", "96", "-png", "-singlefile", &doc.path])
-            .output();
-        match out {
-            Ok(o) if o.status.success() && !o.stdout.is_empty() => {
-                Ok(Some(format!("data:image/png;base64,{}", base64(&o.stdout))))
-            }
+        let mut cmd = Command::new("pdftoppm");
+        cmd.args([
+            "-f",
+            &n,
+            "-l",
+            &n,
+            "-scale-to",
+            "1200",
+            "-png",
+            "-singlefile",
+            &doc.path,
+        ]);
+        match ragsift_core::bounded::output(cmd, RENDER_BOUNDS) {
+            Ok(png) if !png.is_empty() => Ok(Some(format!("data:image/png;base64,{}", base64(&png)))),
             _ => Ok(None),
         }
     }
 }
+
+/// What rendering one page may use.
+const RENDER_BOUNDS: ragsift_core::bounded::Bounds = ragsift_core::bounded::Bounds {
+    timeout: std::time::Duration::from_secs(10),
+    memory: 1 << 30,
+    max_output: 32 << 20,
+};
 
 fn base64(bytes: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -147,7 +147,10 @@ impl Settings {
     /// Reads `settings.json` from `home`, or the defaults when it does not exist.
     pub fn load(home: &Path) -> Result<Self> {
         let path = home.join("settings.json");
-        match std::fs::read(&path) {
+        if !path.exists() {
+            return Ok(Settings::default());
+        }
+        match ragsift_core::read::read_capped(&path, ragsift_core::read::SMALL_MAX_MB) {
             Ok(bytes) => {
                 let mut s: Settings =
                     serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
@@ -162,8 +165,8 @@ impl Settings {
                 }
                 Ok(s)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
-            Err(e) => Err(Error::io(path, e)),
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(e),
         }
     }
 
@@ -239,15 +242,15 @@ impl Settings {
         p
     }
 
-    /// Validates and writes `settings.json` in `home` atomically (temp file + rename).
+    /// Validates and writes `settings.json` in `home` atomically and durably, one saver at a time across
+    /// processes (`settings.json.lock`): a reader sees the old file or the new one, never a torn one.
     pub fn save(&self, home: &Path) -> Result<()> {
         self.validate()?;
         let path = home.join("settings.json");
-        let tmp = home.join(".settings.json.tmp");
         let json = serde_json::to_vec_pretty(self).map_err(|e| Error::Invalid(e.to_string()))?;
-        std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
-        std::fs::write(&tmp, json).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+        ragsift_core::fsx::private_dir(home)?;
+        let _lock = ragsift_core::fsx::lock(&home.join("settings.json.lock"))?;
+        ragsift_core::fsx::write_atomic(&path, &json, ragsift_core::fsx::Access::Private)
     }
 }
 

@@ -159,7 +159,7 @@ struct CompareCase {
 
 fn read_cases(path: &str) -> Result<Vec<CompareCase>> {
     let p = Path::new(path);
-    let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+    let text = ragsift_core::read::read_text(p, ragsift_core::read::JSON_MAX_MB)?;
     let bad = |m: String| Error::Invalid(format!("{path}: {m}"));
     let value: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     let list = match value {

@@ -9,6 +9,7 @@ const FILE_ERRORS: Record<string, string> = {
   unsupported: "This file type is not supported. Add PDF files.",
   not_found: "The file or folder does not exist (moved or deleted?).",
   io: "The file could not be read (permissions or a disk problem).",
+  disk_full: "The disk is full: nothing was half-written. Free some space and add the file again.",
   cancelled: "Cancelled before this file was finished.",
 };
 
@@ -53,6 +54,8 @@ export function presentIpcError(code: IpcCode): ErrorPresentation {
       return { tone: "error", title: "Not found", hint: null };
     case "bad_file":
       return { tone: "error", title: "Bad file", hint: null };
+    case "disk_full":
+      return { tone: "error", title: "The disk is full", hint: "Nothing was half-written and the old files are kept. Free some space and try again." };
     default:
       return { tone: "error", title: "Something went wrong", hint: null };
   }

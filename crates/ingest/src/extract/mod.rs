@@ -12,13 +12,12 @@ mod outline;
 mod pdf;
 mod place;
 mod poppler;
-mod read;
 mod repair;
 
 pub use garble::looks_garbled;
 pub use ocr::{available as ocr_available, read_page as ocr_page, OcrOptions};
 pub use poppler::available as poppler_available;
-pub use read::read_capped;
+pub use ragsift_core::read::read_capped;
 
 /// A positioned glyph, for laying out glyphs given directly in the layout fuzz tests (`tests/fuzz_layout.rs`).
 #[doc(hidden)]
@@ -66,7 +65,7 @@ pub struct PageText {
 }
 
 /// How a page's glyphs became text.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub enum Decoding {
     /// By its fonts' own maps (pdf-extract), the usual way.
@@ -237,7 +236,7 @@ pub fn extract_file(path: &Path, limits: Limits) -> Result<Extracted> {
     if !is_supported(path) {
         return Err(Error::Unsupported { path: path.into() });
     }
-    let bytes = read::read_capped(path, limits.max_file_mb)?;
+    let bytes = read_capped(path, limits.max_file_mb)?;
     extract_bytes(path, bytes, limits)
 }
 
@@ -259,7 +258,7 @@ pub fn extract_file_with_ocr(
     if !is_supported(path) {
         return Err(Error::Unsupported { path: path.into() });
     }
-    let bytes = read::read_capped(path, limits.max_file_mb)?;
+    let bytes = read_capped(path, limits.max_file_mb)?;
     let mut pages = load_pages(path, bytes, limits)?;
     ocr::read_pages(path, &mut pages, options, on_ocr);
     finish(path, pages)

@@ -118,6 +118,7 @@ pub(super) fn read_pages(path: &Path, pages: &mut [PageText], options: &OcrOptio
         .collect();
     for (k, &i) in wanted.iter().enumerate() {
         on_ocr(k + 1, wanted.len());
+        crate::worker::at_page(pages[i].number);
         let Ok(text) = read_page(path, pages[i].number, options) else {
             continue;
         };

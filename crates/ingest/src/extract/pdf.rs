@@ -27,6 +27,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
     }
     let mut out = Vec::with_capacity(pages.len());
     for (&number, &id) in &pages {
+        crate::worker::at_page(number);
         let mut dev = GlyphCollector::default();
         let run = catch_unwind(AssertUnwindSafe(|| {
             pdf_extract::output_doc_page(&doc, &mut dev, number)

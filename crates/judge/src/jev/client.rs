@@ -233,12 +233,12 @@ impl JevClient {
                     401 | 403 => {
                         return Err(JevError::Auth {
                             status,
-                            message: detail_message(&body),
+                            message: self.detail(&body),
                         })
                     }
                     400 => {
                         return Err(JevError::BadModel {
-                            message: detail_message(&body),
+                            message: self.detail(&body),
                         })
                     }
                     422 => {
@@ -253,14 +253,14 @@ impl JevClient {
                         JevError::Server {
                             status,
                             attempts,
-                            message: detail_message(&body),
+                            message: self.detail(&body),
                         },
                         retry_after,
                     ),
                     _ => {
                         return Err(JevError::Http {
                             status,
-                            message: detail_message(&body),
+                            message: self.detail(&body),
                         })
                     }
                 },
@@ -290,6 +290,11 @@ impl JevClient {
             .saturating_mul(1u32 << (retry - 1).min(20))
             .min(self.config.backoff_max);
         base.mul_f64(1.0 - JITTER * random_fraction())
+    }
+
+    /// The error body's message, without anything that looks like the key sent.
+    fn detail(&self, body: &[u8]) -> String {
+        ragsift_core::secret::redact(&detail_message(body), &self.config().api_key)
     }
 
     fn attempt(&self, body: &[u8], timeout: Duration) -> Attempt {

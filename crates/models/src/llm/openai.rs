@@ -123,7 +123,8 @@ impl OpenAiModel {
                 attempt += 1;
                 continue;
             }
-            let detail = error_message(resp);
+            // A server may echo the key it was sent: never into our message.
+            let detail = ragsift_core::secret::redact_opt(&error_message(resp), self.config.api_key.as_deref());
             return Err(match status.as_u16() {
                 401 | 403 => Error::Auth(format!(
                     "{} refused the request (HTTP {status}): {detail}",

@@ -218,14 +218,28 @@ impl Library {
                 });
                 report.files.push(entry);
                 if last_persist.elapsed() > PERSIST_EVERY {
-                    self.index.sync()?;
+                    // A failed save (a full disk) is tried again at the end, which reports it.
+                    let _ = self.index.sync();
                     last_persist = Instant::now();
                 }
             }
             Ok(())
         })?;
         progress(&IngestEvent::Saving);
-        self.index.sync()?;
+        if let Err(e) = self.index.sync() {
+            // The files are stored (the database holds their vectors); only the index file is behind, and the
+            // next open rebuilds what it lacks. Each stored file says so, and the report survives.
+            let note = format!(
+                "stored, but the vector index file could not be saved ({e}); it is brought up to date from the \
+                 database when the library is next opened"
+            );
+            for f in report.files.iter_mut().filter(|f| f.status == IngestStatus::Ingested) {
+                f.warning = Some(match f.warning.take() {
+                    Some(w) => format!("{w}; {note}"),
+                    None => note.clone(),
+                });
+            }
+        }
         Ok(report)
     }
 

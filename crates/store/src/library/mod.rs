@@ -63,7 +63,7 @@ impl Library {
     /// every chunk has its vector and no vector lacks its chunk, whatever a crash left behind.
     pub fn open(home: &Path, settings: LibraryConfig) -> Result<Self> {
         settings.validate()?;
-        std::fs::create_dir_all(home).map_err(|e| Error::io(home, e))?;
+        ragsift_core::fsx::private_dir(home)?;
         let (store, index, server) = open_store(home, &settings)?;
         let generation = store.generation()?;
         let mut lib = Library {
@@ -78,7 +78,10 @@ impl Library {
             writer_wait: writer::DEFAULT_WAIT,
         };
         lib.reconciled = lib.reconcile()?;
-        lib.save_if_current()?;
+        // Opening writes only what reconciling repaired, and a failed save (a full disk) does not stop the
+        // library from opening: the database is the truth and the index in memory matches it; the next save, or
+        // the next open, writes it.
+        let _ = lib.save_if_current();
         Ok(lib)
     }
 
@@ -127,6 +130,13 @@ impl Library {
     /// durable before the lock is released (a large index journals a small change instead of saving itself whole:
     /// see [`VectorIndex::sync`]). Closing the library saves the index whole.
     fn exclusive<T>(&self, progress: Progress<'_>, write: impl FnOnce() -> Result<T>) -> Result<T> {
+        if let Some(path) = self.store.disk_full() {
+            return Err(Error::DiskFull {
+                free: ragsift_core::fsx::free_bytes(&path),
+                path,
+                needed: None,
+            });
+        }
         if self.store.read_only() {
             return Err(Error::NotSupported(format!(
                 "{} is read-only: ragsift does not ingest into or remove from it",
@@ -145,7 +155,9 @@ impl Library {
         self.writing.fetch_sub(1, Ordering::AcqRel);
         self.generation.store(generation?, Ordering::Release);
         let value = result?;
-        saved?;
+        // The change is in the database, which is the truth; an index file that could not be saved (a full disk)
+        // stays dirty and is saved later, or rebuilt by the next open's reconcile. The old file stays whole.
+        let _ = saved;
         Ok(value)
     }
 
@@ -238,7 +250,15 @@ impl Library {
     }
 
     /// Removes every document whose file no longer exists; returns them.
+    /// Refused on a server store: its documents' paths are on the machines that ingested them, so a path missing
+    /// here says nothing about a teammate's file.
     pub fn remove_missing(&self) -> Result<Vec<DocumentRow>> {
+        if self.server {
+            return Err(Error::NotSupported(format!(
+                "removing missing files from {}: this library is shared, and a teammate's documents have paths on                  their machine, which do not exist on this one; remove documents one by one by id (`ragsift                  library remove ID`)",
+                self.store.info().location
+            )));
+        }
         self.exclusive(&|_| {}, || self.remove_missing_locked())
     }
 

@@ -95,9 +95,11 @@ impl Conn {
     /// A pool for `url` on a new private runtime (no connection is made yet).
     pub(crate) fn connect(url: &str) -> Result<Conn> {
         let (url, root_cert) = tls::take_root_cert(url);
+        let (url, verify) = tls::verify_modes(&url);
         let config: tokio_postgres::Config = url.parse().map_err(|e| Error::Invalid(format!("store URL: {e}")))?;
         let location = describe(&config);
         let mut config = config;
+        tls::require_off_loopback(&mut config, verify || url.contains("sslmode="));
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }

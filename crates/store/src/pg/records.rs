@@ -63,10 +63,14 @@ impl RunStore for PgStore {
         if id.is_empty() {
             return Ok(None);
         }
+        let short = id.chars().count() < ragsift_core::ids::MIN_PREFIX_LEN;
         let id = id.to_string();
         self.conn().run(move |c| async move {
             if let Some(row) = c.query_opt("SELECT trace FROM runs WHERE id = $1", &[&id]).await? {
                 return Ok(Some(row.get(0)));
+            }
+            if short {
+                return Ok(None);
             }
             let rows = c
                 .query("SELECT trace FROM runs WHERE starts_with(id, $1) LIMIT 2", &[&id])

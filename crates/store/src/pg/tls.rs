@@ -1,5 +1,6 @@
-//! TLS to the library's server (rustls, ring): `sslmode` as libpq reads it (`prefer` by default: TLS when the
-//! server offers it), server certificates checked against the public roots, the system's store and libpq's
+//! TLS to the library's server (rustls, ring): `sslmode` as libpq reads it (`prefer` by default on this machine,
+//! `require` for a server elsewhere unless the URL says otherwise; `verify-full` and `verify-ca` read), server
+//! certificates checked against the public roots, the system's store and libpq's
 //! `sslrootcert=FILE` (taken out of the URL, since tokio-postgres does not parse it). Unix sockets never use TLS.
 
 use crate::{Error, Result};
@@ -42,6 +43,36 @@ pub(super) fn take_root_cert(url: &str) -> (String, Option<PathBuf>) {
     (rest, found)
 }
 
+/// `url` with libpq's `sslmode=verify-full` and `verify-ca` read as `require`, which tokio-postgres knows (and
+/// whether one was there): the connector checks the server's certificate and host name in every TLS mode, so
+/// `require` here is `verify-full`.
+pub(super) fn verify_modes(url: &str) -> (String, bool) {
+    let mut found = false;
+    let mut out = url.to_string();
+    for mode in ["sslmode=verify-full", "sslmode=verify-ca"] {
+        if out.contains(mode) {
+            found = true;
+            out = out.replace(mode, "sslmode=require");
+        }
+    }
+    (out, found)
+}
+
+/// A server off this machine with no `sslmode` in its URL gets TLS required, not libpq's `prefer` (which falls
+/// back to plain text without a word): `sslmode=disable` or `prefer` in the URL says otherwise.
+pub(super) fn require_off_loopback(config: &mut tokio_postgres::Config, mode_given: bool) {
+    let remote = |h: &Host| match h {
+        Host::Tcp(name) => {
+            let name = name.trim_matches(['[', ']']);
+            name != "localhost" && !name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        _ => false,
+    };
+    if !mode_given && config.get_hosts().iter().any(remote) {
+        config.ssl_mode(SslMode::Require);
+    }
+}
+
 /// A rustls connector trusting the public roots, the system bundle and `root_cert`.
 pub(super) fn connector(root_cert: Option<&Path>) -> Result<tokio_postgres_rustls::MakeRustlsConnect> {
     let mut roots = rustls::RootCertStore::empty();
@@ -78,6 +109,23 @@ pub(super) fn connector(root_cert: Option<&Path>) -> Result<tokio_postgres_rustl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verify_modes_are_read_and_remote_servers_need_tls_unless_told() {
+        let (url, found) = verify_modes("postgres://a@h/db?sslmode=verify-full");
+        assert!(found);
+        let config: tokio_postgres::Config = url.parse().unwrap();
+        assert_eq!(config.get_ssl_mode(), SslMode::Require);
+        let mut remote: tokio_postgres::Config = "postgres://a@db.example/x".parse().unwrap();
+        require_off_loopback(&mut remote, false);
+        assert_eq!(remote.get_ssl_mode(), SslMode::Require);
+        let mut local: tokio_postgres::Config = "postgres://a@127.0.0.1/x".parse().unwrap();
+        require_off_loopback(&mut local, false);
+        assert_eq!(local.get_ssl_mode(), SslMode::Prefer);
+        let mut told: tokio_postgres::Config = "postgres://a@db.example/x?sslmode=prefer".parse().unwrap();
+        require_off_loopback(&mut told, true);
+        assert_eq!(told.get_ssl_mode(), SslMode::Prefer);
+    }
 
     #[test]
     fn sslrootcert_is_taken_out_of_both_url_forms() {

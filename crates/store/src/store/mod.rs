@@ -64,7 +64,13 @@ pub struct FailedFile {
 pub struct Store {
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// Opened read-only because the disk is full (SQLite could not make its shared-memory file): reads work,
+    /// writes are refused as [`Error::DiskFull`].
+    full: bool,
 }
+
+/// Below this much free space, a failed open is taken for the disk being full.
+const NEARLY_FULL: u64 = 1 << 20;
 
 /// How long a statement waits for another process's write lock before failing.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -74,7 +80,51 @@ const BUMP_GENERATION: &str = "INSERT INTO meta(key, value) VALUES ('generation'
      ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)";
 
 impl Store {
+    /// Opens (creating if needed) the database at `path`, migrated to this build's schema. On a full disk,
+    /// where SQLite cannot create its shared-memory file, an up-to-date database opens read-only.
     pub fn open(path: &Path) -> Result<Self> {
+        match Self::open_writable(path) {
+            Err(e) if ragsift_core::fsx::free_bytes(path).is_some_and(|free| free < NEARLY_FULL) && path.exists() => {
+                Self::open_frozen(path).map_err(|_| e)
+            }
+            opened => opened,
+        }
+    }
+
+    /// Read-only and immutable (no locks, no shared memory): only when the disk is full. A clean close leaves no
+    /// write-ahead log behind, so the file holds every committed write.
+    fn open_frozen(path: &Path) -> Result<Self> {
+        use rusqlite::OpenFlags;
+        let uri = format!("file:{}?immutable=1", path.display());
+        let conn = Connection::open_with_flags(uri, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version as usize != latest_version() {
+            return Err(Error::Invalid("not at this build's schema".into()));
+        }
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+            full: true,
+        })
+    }
+
+    fn open_writable(path: &Path) -> Result<Self> {
+        // Private (0600) from the first byte: a new file is created so before SQLite opens it (an empty file is
+        // a new database), an old one is tightened. SQLite gives its -wal and -shm files the database's mode.
+        if !path.exists() {
+            use std::os::unix::fs::OpenOptionsExt;
+            let created = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path);
+            match created {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(Error::io(path, e)),
+                _ => {}
+            }
+        }
+        // Not ours to change (another user's file opened read-only): left as it is.
+        let _ = ragsift_core::fsx::make_private(path);
         let mut conn = Connection::open(path)?;
         // Before anything else, so a second process opening the same new file waits instead of failing.
         conn.busy_timeout(BUSY_TIMEOUT)?;
@@ -103,6 +153,7 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             path: path.to_path_buf(),
+            full: false,
         })
     }
 
@@ -112,6 +163,10 @@ impl Store {
 }
 
 impl DocumentStore for Store {
+    fn disk_full(&self) -> Option<PathBuf> {
+        self.full.then(|| self.path.clone())
+    }
+
     fn info(&self) -> StoreInfo {
         StoreInfo {
             kind: StoreKind::Sqlite,
@@ -365,6 +420,11 @@ impl DocumentStore for Store {
             .filter_map(|r| r.ok())
             .filter(|s| s != "ok")
             .collect();
+        // FTS5's check is a write statement, which a database opened read-only on a full disk refuses: there
+        // SQLite's own check (which covers the index's tables) stands alone.
+        if self.full {
+            return Ok(problems);
+        }
         if let Err(e) = conn.execute(
             "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)",
             [],

@@ -40,7 +40,8 @@ impl RunStore for Store {
     }
 
     /// The stored trace JSON of a run: the run with exactly this id, else the one run whose id starts with it
-    /// (compared as text, case and all: no LIKE wildcards); none for an empty id or an ambiguous prefix.
+    /// (compared as text, case and all: no LIKE wildcards) when the prefix is at least
+    /// [`ragsift_core::ids::MIN_PREFIX_LEN`] characters; none for an empty id or an ambiguous or short prefix.
     fn run(&self, id: &str) -> Result<Option<String>> {
         if id.is_empty() {
             return Ok(None);
@@ -49,6 +50,9 @@ impl RunStore for Store {
         let mut exact = conn.prepare("SELECT trace FROM runs WHERE id = ?1")?;
         if let Some(trace) = exact.query_map([id], |r| r.get(0))?.next() {
             return Ok(Some(trace?));
+        }
+        if id.chars().count() < ragsift_core::ids::MIN_PREFIX_LEN {
+            return Ok(None);
         }
         let mut stmt = conn.prepare("SELECT trace FROM runs WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2")?;
         let rows: Vec<String> = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
@@ -117,7 +121,12 @@ mod tests {
         for wild in ["%", "_", "b8ced99fe37_", "", "B8CED99FE37C"] {
             assert_eq!(got(wild), None, "{wild:?}");
         }
-        put(&store, "a1");
-        assert_eq!(got("a").as_deref(), Some("a1\"}"), "a unique prefix still works");
+        put(&store, "a1b2c3d4");
+        assert_eq!(
+            got("a1b2c3").as_deref(),
+            Some("a1b2c3d4\"}"),
+            "a unique prefix of 6 still works"
+        );
+        assert_eq!(got("a1b2c"), None, "a prefix under 6 characters names no run");
     }
 }

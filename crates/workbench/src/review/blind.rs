@@ -191,7 +191,14 @@ impl ReviewPacket {
                 self.packet_id
             )));
         }
+        let mut seen = std::collections::BTreeSet::new();
         for item in &self.items {
+            if !seen.insert(item.item_id.as_str()) {
+                return Err(Error::Invalid(format!(
+                    "review item {} appears twice in the packet: each item needs its own id",
+                    item.item_id
+                )));
+            }
             if !item.answers.keys().map(String::as_str).eq(["A", "B"]) {
                 return Err(Error::Invalid(format!(
                     "review item {} must have exactly the answers A and B",

@@ -53,13 +53,25 @@ pub fn review_csv(packet: &ReviewPacket, labels: &[ReviewLabel]) -> String {
     out
 }
 
-/// One record, every field quoted (`"` doubled), ended by LF.
+/// Characters that make a spreadsheet read a cell as a formula when they lead it.
+const FORMULA_LEAD: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// Whether [`write_record`] writes `field` with a leading `'`: formula text, or text that already looks defused.
+fn defused(field: &str) -> bool {
+    field.starts_with(FORMULA_LEAD) || (field.starts_with('\'') && field[1..].starts_with(FORMULA_LEAD))
+}
+
+/// One record, every field quoted (`"` doubled), ended by LF. A field a spreadsheet would run as a formula
+/// (leading `=`, `+`, `-`, `@`, tab or CR) is written with a leading `'`, which [`parse`] takes off again.
 pub(super) fn write_record(out: &mut String, fields: &[&str]) {
     for (i, f) in fields.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push('"');
+        if defused(f) {
+            out.push('\'');
+        }
         out.push_str(&f.replace('"', "\"\""));
         out.push('"');
     }
@@ -123,6 +135,13 @@ pub(super) fn parse(text: &str) -> Result<Vec<(usize, Vec<String>)>, String> {
         record.push(field);
         records.push((start, record));
     }
+    for (_, record) in &mut records {
+        for field in record.iter_mut() {
+            if field.starts_with('\'') && defused(&field[1..]) {
+                field.remove(0);
+            }
+        }
+    }
     Ok(records)
 }
 
@@ -131,6 +150,19 @@ mod tests {
     use super::super::blind::tests::files;
     use super::super::Verdict;
     use super::*;
+
+    /// Formula text never reaches a spreadsheet as a formula, and reads back as it was written.
+    #[test]
+    fn formula_text_is_defused_and_reads_back_unchanged() {
+        let fields = ["=HYPERLINK(\"http://x\")", "+1", "-2", "@SUM(A1)", "'=already", "ok"];
+        let mut text = String::new();
+        write_record(&mut text, &fields);
+        assert!(
+            text.starts_with("\"'=HYPERLINK") && text.contains("\"'+1\"") && text.contains("\"''=already\""),
+            "{text}"
+        );
+        assert_eq!(parse(&text).unwrap()[0].1, fields);
+    }
 
     #[test]
     fn records_keep_quotes_commas_and_line_breaks() {

@@ -1,11 +1,11 @@
 //! A derived library for [`Workbench::compare`]: the same source documents chunked another way, in its own home
 //! `<home>/derived/chunks-<N>-<overlap>/` (always a local store), opened as its own [`Workbench`] with the
-//! library's settings except the chunking, the same judge (its key copied, mode 0600) and the models already
-//! loaded. It is kept: a later compare re-ingests the same paths, which skips unchanged files. Its runs and its
-//! judgment cache stay in its home.
+//! library's settings except the chunking, the same judge (its key read from the library's home, never copied)
+//! and the models already loaded. It is kept: a later compare re-ingests the same paths, which skips unchanged
+//! files. Its runs and its judgment cache stay in its home.
 
 use super::CompareCase;
-use crate::{write_private, Error, Result, Workbench, KEY_FILE};
+use crate::{Error, Result, Workbench, KEY_FILE};
 use ragsift_core::progress::IngestStatus;
 use ragsift_core::CancelToken;
 use ragsift_pipeline::join::Candidate;
@@ -84,16 +84,15 @@ impl Workbench {
             (self.home.join("derived")).join(format!("chunks-{chunk_tokens}-{}", settings.library.overlap_tokens));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         settings.save(&dir)?;
-        // The judge key follows the library's: copied when stored, removed when not.
-        let key = dir.join(KEY_FILE);
-        match std::fs::read_to_string(self.home.join(KEY_FILE)) {
-            Ok(k) => write_private(&key, &k)?,
-            Err(_) => match std::fs::remove_file(&key) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&key, e)),
-                _ => {}
-            },
+        // The judge key is the library's own, read where it is stored: never copied. A copy an older version
+        // made is removed.
+        let copy = dir.join(KEY_FILE);
+        match std::fs::remove_file(&copy) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&copy, e)),
+            _ => {}
         }
-        let wb = Workbench::open(Some(&dir))?;
+        let mut wb = Workbench::open(Some(&dir))?;
+        wb.key_home = self.key_home.clone();
         // Same embedding model, threads and chat settings: share what is loaded rather than load it twice.
         share(&self.embedder, &wb.embedder);
         share(&self.remote_embedder, &wb.remote_embedder);

@@ -1,11 +1,36 @@
 //! Bounded reading of a user's file: its type and size are checked from its metadata before it is opened (opening
 //! a FIFO for reading blocks), it is opened without blocking and checked again, and the read stops one byte past
 //! the limit, so a FIFO, a device, or a file that grows or lies about its size cannot hang or exhaust memory.
+//! Every JSON input (run files, review packets, case and trace files, candidate imports) has the one limit
+//! [`JSON_MAX_MB`], the same on export, so that what ragsift exports it can import.
 
 use crate::{Error, Result};
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::Path;
+
+/// The one size limit of every JSON file ragsift reads or writes (MiB).
+pub const JSON_MAX_MB: u64 = 256;
+
+/// The limit of small text files: keys, URLs, settings (MiB).
+pub const SMALL_MAX_MB: u64 = 1;
+
+/// The UTF-8 text of the regular file at `path`, bounded as [`read_capped`].
+pub fn read_text(path: &Path, max_mb: u64) -> Result<String> {
+    let bytes = read_capped(path, max_mb)?;
+    String::from_utf8(bytes).map_err(|e| Error::Corrupt {
+        path: path.into(),
+        kind: "UTF-8 text",
+        detail: e.to_string(),
+    })
+}
+
+/// Refuses before anything else (before a lock is taken) a path that is not a regular file: a FIFO would block
+/// the reader, a device never ends.
+pub fn check_regular(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    check(path, &meta, u64::MAX / (1024 * 1024))
+}
 
 /// The bytes of the regular file at `path`, refused when it is not a regular file or is over `max_mb` MiB.
 pub fn read_capped(path: &Path, max_mb: u64) -> Result<Vec<u8>> {
