@@ -6,9 +6,7 @@
 use super::wire::{Reply, Request, WireError, WireExtracted};
 use crate::extract::{extract_file_with_ocr, install_quiet_panic_hook};
 use std::io::{BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 
 /// The first argument that makes a program a worker.
 pub const WORKER_ARG: &str = "__extract-worker";
@@ -30,6 +28,7 @@ pub fn serve_if_asked() -> Option<i32> {
 fn serve(memory_mb: u64) -> i32 {
     limit(libc::RLIMIT_AS, memory_mb << 20);
     install_quiet_panic_hook();
+    super::REPORTING.store(true, Ordering::Relaxed);
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return 1 };
@@ -41,12 +40,8 @@ fn serve(memory_mb: u64) -> i32 {
         let budget = cpu_seconds() + limits.timeout.as_secs() + 2;
         limit(libc::RLIMIT_CPU, budget);
         super::at_page(0);
-        let done = Arc::new(AtomicBool::new(false));
-        let watcher = watch_pages(done.clone());
         let ocr = request.ocr();
         let result = extract_file_with_ocr(&request.path, limits, ocr.as_ref(), &|k, n| send(&Reply::Ocr(k, n)));
-        done.store(true, Ordering::Release);
-        let _ = watcher.join();
         let timed_out = matches!(result, Err(ragsift_core::Error::Timeout { .. }));
         send(&Reply::Done(
             result.map(WireExtracted::from).map_err(|e| WireError::of(&e)),
@@ -58,23 +53,8 @@ fn serve(memory_mb: u64) -> i32 {
     0
 }
 
-/// Sends the page being decoded whenever it changes, until `done`.
-fn watch_pages(done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut last = u32::MAX;
-        while !done.load(Ordering::Acquire) {
-            let now = super::current_page();
-            if now != last {
-                send(&Reply::Page(now));
-                last = now;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    })
-}
-
 /// One reply line on stdout, flushed.
-fn send(reply: &Reply) {
+pub(super) fn send(reply: &Reply) {
     let Ok(mut line) = serde_json::to_vec(reply) else {
         return;
     };
