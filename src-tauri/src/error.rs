@@ -88,7 +88,7 @@ mod tests {
             (Error::Unreachable("down".into()), IpcCode::Unreachable),
             (
                 Error::Judge {
-                    code: "auth",
+                    code: "provider_auth",
                     message: "401".into(),
                 },
                 IpcCode::Auth,
@@ -115,6 +115,21 @@ mod tests {
                 IpcCode::Invalid,
             ),
             (Error::Protocol("bad json".into()), IpcCode::Unreachable),
+            (
+                Error::DiskFull {
+                    path: "settings.json".into(),
+                    needed: Some(10),
+                    free: Some(0),
+                },
+                IpcCode::DiskFull,
+            ),
+            (
+                Error::Hostile {
+                    path: "a.pdf".into(),
+                    reason: "the PDF exhausted the 2048 MiB memory limit while decoding page 3".into(),
+                },
+                IpcCode::BadFile,
+            ),
         ];
         for (error, code) in cases {
             let message = error.to_string();

@@ -709,7 +709,8 @@ export type IntervalView = {
 
 /**
  *  What the UI does differently per code: `setup` → point to set-up/Settings, `auth` → the key field,
- *  `unreachable` → the endpoint, `bad_file` → per-file message, `cancelled` → nothing, `stale` → "ask again".
+ *  `unreachable` → the endpoint, `bad_file` → per-file message, `cancelled` → nothing, `stale` → "ask again",
+ *  `disk_full` → free space (nothing was half-written).
  */
 export type IpcCode = "invalid" | "not_found" | "setup" | "bad_file" | "unreachable" | "auth" | "cancelled" | "stale" | "disk_full" | "internal";
 

@@ -226,7 +226,9 @@ impl Library {
             Ok(())
         })?;
         progress(&IngestEvent::Saving);
-        if let Err(e) = self.index.sync() {
+        // Whole, not journaled: a journal holds only removals, so after a batch of additions a journaled sync
+        // would leave the file behind the database, and the next open would add and save them again.
+        if let Err(e) = self.index.persist() {
             // The files are stored (the database holds their vectors); only the index file is behind, and the
             // next open rebuilds what it lacks. Each stored file says so, and the report survives.
             let note = format!(
