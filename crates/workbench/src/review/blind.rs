@@ -316,6 +316,16 @@ pub(super) mod tests {
         assert!(empty.verify().is_err());
     }
 
+    /// Two items under one id (re-hashed so the id matches) would let "complete" hide an unlabelled answer.
+    #[test]
+    fn a_packet_with_a_duplicate_item_id_is_refused() {
+        let mut twice = files(3, 1).packet;
+        twice.items[1].item_id = twice.items[0].item_id.clone();
+        twice.packet_id = twice.content_id();
+        let err = twice.verify().unwrap_err().to_string();
+        assert!(err.contains("appears twice"), "{err}");
+    }
+
     #[test]
     fn citations_are_renumbered_to_the_evidence() {
         let source = |number: usize, id: &str| Source {
