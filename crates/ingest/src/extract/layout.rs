@@ -46,6 +46,8 @@ type Row = Vec<Segment>;
 const SPLIT_GAP: f64 = 0.5;
 /// At most this many bins cover a region's width when looking for a gutter (a page is at most 14,400 pt wide).
 const MAX_BINS: f64 = 16_384.0;
+/// At most this many candidate gutters (the widest) are weighed against each other in one region.
+const MAX_BANDS: usize = 32;
 /// How deep regions are searched for gutters inside gutters (columns of a column, a block with its own grid).
 const MAX_DEPTH: usize = 3;
 
@@ -178,9 +180,15 @@ fn order(rows: Vec<Row>, depth: usize) -> Vec<Segment> {
         let (a, b) = extent(rows.iter().flatten());
         b - a
     };
-    // Table rows count only in a stack of two or more (a table has rows; a loose line of text is alone).
-    let tabular: Vec<bool> = rows.iter().map(|r| table_row(r, whole)).collect();
-    let table = |i: usize| tabular[i] && (i > 0 && tabular[i - 1] || tabular.get(i + 1) == Some(&true));
+    // Table rows count only in a stack of two or more (a table has rows; a loose line of text is alone), or
+    // alone when they stand apart from the text above and below (a figure's row of labels between columns).
+    let tabular: Vec<bool> = rows.iter().map(|r| table_row(r, whole, gutter)).collect();
+    let apart: Vec<bool> = isolated(&rows)
+        .into_iter()
+        .zip(&rows)
+        .map(|(alone, row)| alone && cells(row).len() >= 5 && labels(row, gutter))
+        .collect();
+    let table = |i: usize| tabular[i] && (i > 0 && tabular[i - 1] || tabular.get(i + 1) == Some(&true)) || apart[i];
     let mut runs: Vec<(bool, Vec<Row>)> = Vec::new();
     for (i, row) in rows.into_iter().enumerate() {
         let wide = gutter.crossed_by(&row) || table(i) || (i == 0 && running.0) || (i == last && running.1);
@@ -236,18 +244,12 @@ fn order(rows: Vec<Row>, depth: usize) -> Vec<Segment> {
     out
 }
 
-/// True for a row of short table cells laid across the region (four or more, most of them a few characters,
-/// spread over most of its width). It is read in place, so that a full-width table is not split between the
-/// columns beside it.
-fn table_row(row: &[Segment], width: f64) -> bool {
-    // Cells: the row's segments merged across gaps narrower than a font size (justified word spaces).
-    let mut cells: Vec<(f64, f64, f64)> = Vec::new();
-    for s in row {
-        match cells.last_mut() {
-            Some(c) if s.x0 - c.1 < c.2.max(s.size) => c.1 = c.1.max(s.x1),
-            _ => cells.push((s.x0, s.x1, s.size)),
-        }
-    }
+/// True for a row of short table cells laid across the region: four or more, most of them a few characters,
+/// spread over most of its width, or, on both sides of the gutter, none longer than a short phrase and spread
+/// over a third of it (a narrow centred table between columns). It is read in place, so that a full-width table
+/// is not split between the columns beside it; a line of column text is one long cell, and is not a table row.
+fn table_row(row: &[Segment], width: f64, gutter: Gutter) -> bool {
+    let cells = cells(row);
     if cells.len() < 4 {
         return false;
     }
@@ -255,7 +257,45 @@ fn table_row(row: &[Segment], width: f64) -> bool {
     let size = median(cells.iter().map(|c| c.2).collect());
     let cell = median(cells.iter().map(|c| c.1 - c.0).collect());
     let ink: f64 = cells.iter().map(|c| c.1 - c.0).sum();
-    b - a >= 0.6 * width && cell <= 4.0 * size && ink <= 0.55 * (b - a)
+    ink <= 0.55 * (b - a)
+        && (b - a >= 0.6 * width && cell <= 4.0 * size || labels(row, gutter) && b - a >= 0.35 * width)
+}
+
+/// True when a row's cells lie on both sides of the gutter and none is longer than a short phrase (eight font
+/// sizes): labels or table cells, where a line of column text would be one long cell.
+fn labels(row: &[Segment], gutter: Gutter) -> bool {
+    let cells = cells(row);
+    cells.iter().any(|c| c.1 < gutter.center())
+        && cells.iter().any(|c| c.0 > gutter.center())
+        && cells.iter().all(|c| c.1 - c.0 <= 8.0 * c.2)
+}
+
+/// A row's cells: its segments merged across gaps narrower than a font size (justified word spaces), as
+/// `(x0, x1, size)`.
+fn cells(row: &[Segment]) -> Vec<(f64, f64, f64)> {
+    let mut cells: Vec<(f64, f64, f64)> = Vec::new();
+    for s in row {
+        match cells.last_mut() {
+            Some(c) if s.x0 - c.1 < c.2.max(s.size) => c.1 = c.1.max(s.x1),
+            _ => cells.push((s.x0, s.x1, s.size)),
+        }
+    }
+    cells
+}
+
+/// For each row, whether it stands apart from the rows above and below it: more than three font sizes from
+/// either baseline, as a figure's labels stand in their frame.
+fn isolated(rows: &[Row]) -> Vec<bool> {
+    let baseline = |row: &Row| row.iter().map(|s| s.y).fold(f64::NAN, f64::max);
+    let size = |row: &Row| row.iter().map(|s| s.size).fold(0.0, f64::max);
+    (0..rows.len())
+        .map(|i| {
+            let (y, s) = (baseline(&rows[i]), size(&rows[i]));
+            let above = i.checked_sub(1).is_none_or(|j| baseline(&rows[j]) - y > 3.0 * s);
+            let below = rows.get(i + 1).is_none_or(|r| y - baseline(r) > 3.0 * s);
+            above && below
+        })
+        .collect()
 }
 
 /// Whether the first and the last row of a page are a running header and footer: two lines or more apart from
@@ -332,9 +372,10 @@ fn logical_order(visual: &str) -> String {
         .collect()
 }
 
-/// Finds a candidate gutter in a region: the widest band in the middle 60% of its text that no more rows touch
-/// than the emptiest spot does (plus a little slack for stray marks), at least 0.6 of a font size wide. Full-width
-/// rows touch every spot alike, so they do not hide the gutter of the columns below or above them.
+/// Finds a candidate gutter in a region: of the bands in the middle 60% of its text that no more rows touch than
+/// the emptiest spot does (plus a little slack for stray marks), at least 0.6 of a font size wide, the one with
+/// the most text along its edges. Full-width rows touch every spot alike, so they do not hide the gutter of the
+/// columns below or above them.
 fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     let segs: Vec<&Segment> = rows.iter().flatten().collect();
     if segs.len() < 6 {
@@ -372,32 +413,52 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     let (from, to) = (bin(lo + 0.2 * width), bin(lo + 0.8 * width));
     let floor = *coverage[from..=to].iter().min()?;
     let allowed = floor + (rows.len() / 25).max(1);
-    let mut best: Option<(usize, usize)> = None;
+    let size = median(segs.iter().map(|s| s.size).collect());
+    // The low bands wide enough to be a gutter.
+    let mut bands: Vec<(usize, usize)> = Vec::new();
     let mut start = None;
     for b in from..=to + 1 {
         let low = coverage.get(b).is_some_and(|&c| b <= to && c <= allowed);
         match (low, start) {
             (true, None) => start = Some(b),
             (false, Some(s)) => {
-                if best.is_none_or(|(bs, be)| be - bs < b - s) {
-                    best = Some((s, b));
+                if (b - s) as f64 * step >= 0.6 * size {
+                    bands.push((s, b));
                 }
                 start = None;
             }
             _ => {}
         }
     }
-    let (s, e) = best?;
-    let gutter = Gutter {
+    // Of those, the one with the most text right beside it (within two font sizes on either side; the widest
+    // when tied): a column's edge, not the empty end of a short column's lines.
+    bands.sort_by_key(|(s, e)| std::cmp::Reverse(e - s));
+    bands.truncate(MAX_BANDS);
+    let reach = 2.0 * size;
+    let beside = |(s, e): (usize, usize)| {
+        let (x0, x1) = (lo + s as f64 * step, lo + e as f64 * step);
+        let touches = |a: f64, b: f64| {
+            rows.iter()
+                .filter(|r| r.iter().any(|seg| seg.x0 < b && seg.x1 > a))
+                .count()
+        };
+        touches(x0 - reach, x0) + touches(x1, x1 + reach)
+    };
+    let (s, e) = bands
+        .iter()
+        .copied()
+        .enumerate()
+        .max_by_key(|&(k, band)| (beside(band), std::cmp::Reverse(k)))?
+        .1;
+    Some(Gutter {
         x0: lo + s as f64 * step,
         x1: lo + e as f64 * step,
-    };
-    let size = median(segs.iter().map(|s| s.size).collect());
-    (gutter.x1 - gutter.x0 >= 0.6 * size).then_some(gutter)
+    })
 }
 
 /// True when a run of rows that leave the gutter empty forms two columns: three or more lines on each side, side
-/// by side, each side spanning a quarter of the region and holding a block of at least three stacked lines, and
+/// by side, each side spanning a quarter of the region and holding a block of at least three stacked lines (or
+/// of two long lines of prose beside three), and
 /// at least one side made of text lines that mostly fill their column (a table of short cells, or a few notes
 /// beside a paragraph, is not two columns).
 fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
@@ -415,7 +476,7 @@ fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
         let bottom = b.iter().map(|s| s.y - s.size).fold(f64::INFINITY, f64::min);
         a.iter().filter(|s| s.y <= top && s.y >= bottom).count() >= 2
     };
-    let stacked = |side: &[Segment]| {
+    let stacked = |side: &[Segment], lines: usize| {
         let (mut best, mut run) = (1, 1);
         for w in side.windows(2) {
             let gap = w[0].y - w[1].y;
@@ -426,14 +487,19 @@ fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
             };
             best = best.max(run);
         }
-        best >= 3
+        best >= lines
     };
-    let text = |side: &[Segment]| {
+    // Lines that mostly fill their column: at least `fill` of its width and `sizes` font sizes long.
+    let filled = |side: &[Segment], fill: f64, sizes: f64| {
         let x0 = side.iter().map(|s| s.x0).fold(f64::INFINITY, f64::min);
         let x1 = side.iter().map(|s| s.x1).fold(f64::NEG_INFINITY, f64::max);
         let line = median(side.iter().map(|s| s.x1 - s.x0).collect());
-        line >= 0.4 * (x1 - x0) && line >= 10.0 * median(side.iter().map(|s| s.size).collect())
+        line >= fill * (x1 - x0) && line >= sizes * median(side.iter().map(|s| s.size).collect())
     };
+    let text = |side: &[Segment]| filled(side, 0.4, 10.0);
+    // A block of three stacked lines on each side, or of two on a side of long lines of prose (a column that
+    // ends two lines into the page, above its footnote).
+    let block = |side: &[Segment]| stacked(side, 3) || stacked(side, 2) && filled(side, 0.6, 15.0);
     let (lo, hi) = extent(rows.iter().flatten());
     let broad = |side: &[Segment]| {
         let (a, b) = extent(side.iter());
@@ -443,8 +509,9 @@ fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
         && broad(&right)
         && beside(&left, &right)
         && beside(&right, &left)
-        && stacked(&left)
-        && stacked(&right)
+        && block(&left)
+        && block(&right)
+        && (stacked(&left, 3) || stacked(&right, 3))
         && (text(&left) || text(&right))
 }
 

@@ -6,6 +6,7 @@ mod garble;
 mod guard;
 mod inflate;
 mod layout;
+pub mod lexicon;
 pub mod normalize;
 mod ocr;
 mod outline;

@@ -1,5 +1,6 @@
 //! Text clean-up shared by every loader: Unicode compatibility forms, whitespace, and line-end hyphenation.
 
+use super::lexicon;
 use unicode_normalization::UnicodeNormalization;
 
 /// NFKC (so ligatures like "ﬁ" become "fi"), soft hyphens dropped, every kind of space made a plain space,
@@ -27,9 +28,10 @@ pub fn clean_line(s: &str) -> String {
 }
 
 /// Joins the lines of one paragraph with single spaces, re-joining words hyphenated across a line end
-/// ("tempera-" + "ture" → "temperature"); a hyphen before an uppercase letter or digit is kept ("X-" + "Ray").
+/// ("tempera-" + "ture" → "temperature"); a hyphen before an uppercase letter or digit is kept ("X-" + "Ray"),
+/// and so is that of a compound ("retrieval-" + "augmented", [`lexicon::compound`]).
 pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
-    join_lines_keeping(lines, &|_: &str, _: &str| false)
+    join_lines_keeping(lines, &lexicon::compound)
 }
 
 /// [`join_lines`], keeping the hyphen of a word broken at a line end when `compound(first, second)` says the
@@ -128,6 +130,10 @@ mod tests {
         assert_eq!(join_lines(&["the tempera-", "ture rises"]), "the temperature rises");
         assert_eq!(join_lines(&["an X-", "Ray image"]), "an X- Ray image");
         assert_eq!(join_lines(&["range 10 -", "20"]), "range 10 - 20");
+        assert_eq!(
+            join_lines(&["a retrieval-", "augmented model"]),
+            "a retrieval-augmented model"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! from a position in the text.
 
 use super::{median, Segment};
+use crate::extract::lexicon;
 use crate::extract::normalize::{clean_line, join_lines_tracked};
 use std::collections::HashSet;
 
@@ -67,7 +68,8 @@ fn runs_on(last: Option<&String>, next: &str) -> bool {
 }
 
 /// The hyphenated compounds the page writes whole inside a line ("retrieval-augmented"), lower-cased: a line
-/// that ends in "retrieval-" before "augmented" keeps its hyphen.
+/// that ends in "retrieval-" before "augmented" keeps its hyphen (as it does when the two halves are words and
+/// the two as one are not: [`lexicon::compound`]).
 fn compounds(lines: &[Segment]) -> HashSet<String> {
     let mut out = HashSet::new();
     for line in lines {
@@ -90,7 +92,7 @@ fn flush(current: &mut Vec<(String, usize)>, out: &mut Vec<Paragraph>, compounds
     }
     let compound = |a: &str, b: &str| {
         let b = b.trim_end_matches(|c: char| !c.is_alphanumeric());
-        compounds.contains(&format!("{a}-{b}").to_lowercase())
+        compounds.contains(&format!("{a}-{b}").to_lowercase()) || lexicon::compound(a, b)
     };
     let texts: Vec<&str> = current.iter().map(|(t, _)| t.as_str()).collect();
     let (text, starts) = join_lines_tracked(&texts, &compound);

@@ -16,7 +16,7 @@ pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
     gs.sort_by(|(_, a), (_, b)| b.y.total_cmp(&a.y).then(a.x.total_cmp(&b.x)));
     // A row's baseline is that of its largest glyph so far: a superscript that comes first (it sits higher) takes
     // in the larger glyphs of its line up to 0.6 of their size below it and hands the baseline over to them,
-    // while a smaller glyph must sit within 0.25 of the baseline's size (a subscript), so that small labels
+    // while a smaller glyph must sit within 0.35 of the baseline's size (a subscript; Chromium lowers one by 0.3), so that small labels
     // around a large one in a figure do not chain into one row.
     let mut rows: Vec<(&Glyph, Vec<(usize, &Glyph)>)> = Vec::new();
     for (run, g) in gs {
@@ -24,7 +24,7 @@ pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
             let reach = if g.size > 1.05 * base.size {
                 0.6 * g.size
             } else if g.size < 0.95 * base.size {
-                0.25 * base.size
+                0.35 * base.size
             } else {
                 0.4 * base.size.max(g.size)
             };

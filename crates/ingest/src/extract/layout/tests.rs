@@ -356,3 +356,88 @@ fn an_accent_set_over_its_letter_is_composed_with_it() {
     g.extend(word(82.0, 700.0, "glichst ~ x^2"));
     assert_eq!(page_text(&g), "möglichst ~ x^2");
 }
+
+#[test]
+fn a_narrow_centred_table_between_columns_is_read_in_place() {
+    // The table spans under half the text width, two cells on each side of the gutter, under a header row that
+    // crosses it: its rows must not be split between the columns below.
+    let mut g = two_columns(700.0, 5, "topleft", "topright");
+    g.extend(word(180.0, 630.0, "Mode Top Threshold Latency"));
+    for (i, (mode, a, b, c)) in [("vector", "4", "0.0", "12"), ("keyword", "4", "none", "3")]
+        .iter()
+        .enumerate()
+    {
+        let y = 618.0 - 12.0 * i as f64;
+        g.extend(word(180.0, y, mode));
+        g.extend(word(260.0, y, a));
+        g.extend(word(330.0, y, b));
+        g.extend(word(390.0, y, c));
+    }
+    g.extend(two_columns(570.0, 5, "lowleft", "lowright"));
+    let text = page_text(&g);
+    assert_order(
+        &text,
+        &[
+            "topright4",
+            "vector",
+            "0.0",
+            "12",
+            "keyword",
+            "none",
+            "lowleft0",
+            "lowleft4",
+            "lowright0",
+        ],
+    );
+}
+
+#[test]
+fn a_lone_row_of_figure_labels_between_columns_is_read_in_place() {
+    let mut g = two_columns(700.0, 5, "topleft", "topright");
+    for (k, label) in ["glyphs", "→", "words", "→", "lines", "→", "blocks", "→", "passages"]
+        .iter()
+        .enumerate()
+    {
+        g.extend(word(80.0 + 45.0 * k as f64, 612.0, label));
+    }
+    g.extend(two_columns(570.0, 5, "lowleft", "lowright"));
+    let text = page_text(&g);
+    assert_order(
+        &text,
+        &[
+            "topleft4",
+            "topright4",
+            "glyphs",
+            "lines",
+            "blocks",
+            "passages",
+            "lowleft0",
+        ],
+    );
+}
+
+#[test]
+fn a_short_right_column_does_not_hide_the_gutter() {
+    // The right column ends two lines into the page; its footnote sits at the foot. The empty stretch of the
+    // right column is wider than the gutter, but has no text along its edges.
+    let mut g = Vec::new();
+    for i in 0..20 {
+        g.extend(column_line(72.0, 700.0 - 12.0 * i as f64, &format!("left{i}")));
+    }
+    g.extend(column_line(320.0, 712.0, "rightA"));
+    g.extend(column_line(320.0, 700.0, "rightB"));
+    g.extend(column_line(320.0, 472.0, "note1"));
+    g.extend(word(320.0, 460.0, "noteend of it"));
+    let text = page_text(&g);
+    assert_order(&text, &["left0", "left19", "rightA", "rightB", "note1"]);
+}
+
+#[test]
+fn a_lowered_subscript_stays_with_its_word() {
+    // Chromium lowers `<sub>` by about 0.3 of the line's size.
+    let mut g = word(72.0, 700.0, "between BERT");
+    g.extend(glyphs(132.0, 697.0, 7.0, "BASE"));
+    g.extend(word(150.0, 700.0, " and more"));
+    g.extend(word(72.0, 688.0, "on the next line"));
+    assert_eq!(page_text(&g), "between BERTBASE and more on the next line");
+}
