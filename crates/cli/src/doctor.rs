@@ -24,6 +24,7 @@ pub fn run(home: &Path, json: bool) -> Result<ExitCode, Error> {
     };
     let settings = Settings::load(home).unwrap_or_default();
     add("data dir", paths::data_dir().map(|d| d.display().to_string()));
+    add("settings", settings_check(home));
     add(
         "runtime",
         RuntimePaths::discover(home)
@@ -56,6 +57,26 @@ pub fn run(home: &Path, json: bool) -> Result<ExitCode, Error> {
         }
     }
     Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Whether `settings.json` reads, and holds no field that no setting reads (those are ignored).
+fn settings_check(home: &Path) -> Result<String, Error> {
+    let path = home.join("settings.json");
+    Settings::load(home)?;
+    let unknown = Settings::unknown_fields(home);
+    if !unknown.is_empty() {
+        let fields: Vec<String> = unknown.iter().map(|f| format!("`{}`", crate::term::plain(f))).collect();
+        return Err(Error::Invalid(format!(
+            "{}: unknown fields, ignored: {} (misspelt, or from another version?)",
+            path.display(),
+            fields.join(", ")
+        )));
+    }
+    Ok(if path.exists() {
+        path.display().to_string()
+    } else {
+        "defaults (no settings.json)".to_string()
+    })
 }
 
 fn library_check(home: &Path) -> Result<String, Error> {

@@ -151,6 +151,13 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         // Before any thread starts: every library this process opens uses this store.
         std::env::set_var(ragsift_engine::location::STORE_URL_ENV, url);
     }
+    for field in Settings::unknown_fields(&home) {
+        eprintln!(
+            "warning: {}: unknown field `{}` is ignored (misspelt, or from another version?)",
+            home.join("settings.json").display(),
+            term::plain(&field)
+        );
+    }
     match cli.command {
         Command::Ingest(args) => ingest::run(&home, args),
         Command::Extract { file, json } => extract(&home, &file, json),

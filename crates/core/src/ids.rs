@@ -39,13 +39,48 @@ pub const MAX_RUN_ID_LEN: usize = 64;
 /// The shortest prefix that names a run (when exactly one run's id starts with it).
 pub const MIN_PREFIX_LEN: usize = 6;
 
-/// Checks a run id that came from outside (an imported file): 1 to 64 ASCII letters, digits, `-`, `_` or `.`,
-/// starting with a letter or digit — so it can never be a path (`../`), a SQL wildcard (`%`, `_` alone), empty,
-/// or carry a terminal escape.
-pub fn check_run_id(id: &str) -> Result<(), String> {
+/// The most characters a chunk id from outside may have (rag-jev's `Document.id`: a string of 1 to 256).
+pub const MAX_CHUNK_ID_CHARS: usize = 256;
+
+/// What an identifier names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    /// A run: ragsift's 12 hex digits, or an imported id (rag-jev's UUIDs).
+    Run,
+    /// A library document: ragsift's 16 hex digits (from its path).
+    Document,
+    /// A chunk or candidate: ragsift's 24 hex digits, or another retriever's document id.
+    Chunk,
+}
+
+impl IdKind {
+    fn name(self) -> &'static str {
+        match self {
+            IdKind::Run => "run id",
+            IdKind::Document => "document id",
+            IdKind::Chunk => "chunk id",
+        }
+    }
+}
+
+/// Checks an id from outside (an imported file, a command-line argument, the app), the one grammar of each kind:
+/// run and document ids as [`check_run_id`] says; chunk ids as rag-jev's document ids, 1 to 256 characters and not
+/// blank (another retriever's ids are its own; they are only ever compared exactly, and escaped when printed).
+pub fn check_id(kind: IdKind, id: &str) -> Result<(), String> {
     let shown: String = id.chars().take(MAX_RUN_ID_LEN).flat_map(char::escape_default).collect();
+    let what = kind.name();
+    if kind == IdKind::Chunk {
+        let n = id.chars().count();
+        return if n == 0 || n > MAX_CHUNK_ID_CHARS || id.trim().is_empty() {
+            Err(format!(
+                "{what} '{shown}' must be 1 to {MAX_CHUNK_ID_CHARS} characters, not blank"
+            ))
+        } else {
+            Ok(())
+        };
+    }
     if id.is_empty() || id.len() > MAX_RUN_ID_LEN {
-        return Err(format!("run id '{shown}' must be 1 to {MAX_RUN_ID_LEN} characters"));
+        return Err(format!("{what} '{shown}' must be 1 to {MAX_RUN_ID_LEN} characters"));
     }
     let ok = id.starts_with(|c: char| c.is_ascii_alphanumeric())
         && id
@@ -55,14 +90,41 @@ pub fn check_run_id(id: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "run id '{shown}' may hold only letters, digits, '-', '_' and '.', and must start with a letter or digit"
+            "{what} '{shown}' may hold only letters, digits, '-', '_' and '.', and must start with a letter or digit"
         ))
     }
+}
+
+/// Checks a run id that came from outside (an imported file): 1 to 64 ASCII letters, digits, `-`, `_` or `.`,
+/// starting with a letter or digit — so it can never be a path (`../`), a SQL wildcard (`%`, `_` alone), empty,
+/// or carry a terminal escape.
+pub fn check_run_id(id: &str) -> Result<(), String> {
+    check_id(IdKind::Run, id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunk_and_document_ids_have_their_grammar() {
+        for good in [
+            "6616dd122a240207db56b13c",
+            "doc-1#page 3",
+            "s3://bucket/a.pdf",
+            &"x".repeat(256),
+        ] {
+            assert!(check_id(IdKind::Chunk, good).is_ok(), "{good}");
+        }
+        for bad in ["", "   ", &"x".repeat(257)] {
+            assert!(check_id(IdKind::Chunk, bad).is_err(), "{bad:?}");
+        }
+        assert!(check_id(IdKind::Document, "3f2a9c0d1e2b4a5c").is_ok());
+        for bad in ["", "../etc", "a%", "x\u{1b}[2J", "a b"] {
+            let e = check_id(IdKind::Document, bad).unwrap_err();
+            assert!(e.starts_with("document id"), "{e}");
+        }
+    }
 
     #[test]
     fn outside_run_ids_are_checked() {

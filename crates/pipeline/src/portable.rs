@@ -167,9 +167,14 @@ pub fn read(bytes: &[u8]) -> Result<Trace> {
     Ok(trace)
 }
 
-/// Every judgment is a probability (finite, 0 to 1), as the Jev parser and the local judge guarantee for runs
+/// Every chunk id is one, and every judgment is a probability (finite, 0 to 1), as the Jev parser and the local judge guarantee for runs
 /// made here; a re-hashed file with 5.0 or −3.0 would otherwise pass a 0.9 filter it should fail. Scores are finite.
 fn check_numbers(trace: &Trace) -> std::result::Result<(), String> {
+    // Every chunk id has the one grammar of chunk ids (rag-jev's: 1 to 256 characters, not blank).
+    let ids = (trace.candidates.iter().map(|c| &c.chunk_id)).chain(trace.judge.judgments.iter().map(|j| &j.chunk_id));
+    for id in ids {
+        ragsift_core::ids::check_id(ragsift_core::ids::IdKind::Chunk, id)?;
+    }
     for j in &trace.judge.judgments {
         if let Some((question, p)) = j.answers.iter().find(|(_, p)| !(0.0..=1.0).contains(*p)) {
             return Err(format!(

@@ -151,6 +151,9 @@ impl Workbench {
             }
             Err(e) => problems.push(e.to_string()),
         }
+        problems.extend(Settings::unknown_fields(&self.home).into_iter().map(|f| {
+            format!("settings.json: the unknown field `{f}` is ignored (misspelt, or from another version?)")
+        }));
         let chat_model = match s.chat.backend {
             ChatBackend::OpenAi => format!(
                 "{} at {}",

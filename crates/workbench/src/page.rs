@@ -62,6 +62,7 @@ impl PageChunk {
 
 impl Workbench {
     pub fn page(&self, document_id: &str, page: u32) -> Result<PageView> {
+        check_document_id(document_id)?;
         let lib = self.library();
         let store = lib.store();
         let doc = store
@@ -93,6 +94,7 @@ impl Workbench {
     /// `None` when it cannot be rendered here (not a PDF, file moved, pdftoppm missing). pdftoppm runs with a
     /// deadline, a memory limit and a cap on its output, so a hostile page costs its image, not the app.
     pub fn page_image(&self, document_id: &str, page: u32) -> Result<Option<String>> {
+        check_document_id(document_id)?;
         let doc = self
             .library()
             .store()
@@ -142,6 +144,11 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Refuses a document id outside the one grammar of document ids, before any lookup.
+pub(crate) fn check_document_id(id: &str) -> Result<()> {
+    ragsift_core::ids::check_id(ragsift_core::ids::IdKind::Document, id).map_err(Error::Invalid)
 }
 
 #[cfg(test)]

@@ -170,6 +170,26 @@ impl Settings {
         }
     }
 
+    /// The fields of `home`'s `settings.json` that no setting reads (a misspelling, a field of an older or newer
+    /// version), as dotted paths (`chat.temprature`): they are ignored, and `doctor`, the app's set-up problems and
+    /// the CLI say so. Empty when the file is missing or unreadable (loading reports that).
+    pub fn unknown_fields(home: &Path) -> Vec<String> {
+        let path = home.join("settings.json");
+        let Ok(bytes) = ragsift_core::read::read_capped(&path, ragsift_core::read::SMALL_MAX_MB) else {
+            return Vec::new();
+        };
+        let (Ok(raw), Ok(parsed)) = (
+            serde_json::from_slice::<serde_json::Value>(&bytes),
+            serde_json::from_slice::<Settings>(&bytes),
+        ) else {
+            return Vec::new();
+        };
+        let known = serde_json::to_value(&parsed).unwrap_or_default();
+        let mut out = Vec::new();
+        unknown_in(&raw, &known, "", &mut out);
+        out
+    }
+
     /// Refuses settings the app cannot work with, naming the first bad field.
     pub fn validate(&self) -> Result<()> {
         FieldProblem::first_as_error(&self.problems())
@@ -260,6 +280,26 @@ fn check_url(field: &str, url: Option<&str>) -> Option<FieldProblem> {
     (!ok).then(|| FieldProblem::new(field, format!("must be an http:// or https:// URL, got '{u}'")))
 }
 
+/// Collects the keys of `raw` that `known` (the same settings as read and written back) does not hold, recursing
+/// into objects both hold. A key set to `null` is the default written out, not unknown.
+fn unknown_in(raw: &serde_json::Value, known: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+    let (Some(raw), Some(known)) = (raw.as_object(), known.as_object()) else {
+        return;
+    };
+    for (key, value) in raw {
+        let path = if at.is_empty() {
+            key.clone()
+        } else {
+            format!("{at}.{key}")
+        };
+        match known.get(key) {
+            Some(k) => unknown_in(value, k, &path, out),
+            None if value.is_null() => {}
+            None => out.push(path),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,5 +329,26 @@ mod tests {
         s.pipeline.variants = 8;
         s.chat.api_key_env = String::new();
         assert_eq!(s.problems(), Vec::new());
+    }
+
+    #[test]
+    fn unknown_fields_are_named_with_their_path() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let mut raw = serde_json::to_value(Settings::default()).expect("serialises");
+        raw["chat"]["temprature"] = serde_json::json!(0.2);
+        raw["colour"] = serde_json::json!("blue");
+        std::fs::write(home.path().join("settings.json"), raw.to_string()).expect("write");
+        assert!(
+            Settings::load(home.path()).is_ok(),
+            "unknown fields do not stop loading"
+        );
+        let mut unknown = Settings::unknown_fields(home.path());
+        unknown.sort();
+        assert_eq!(unknown, ["chat.temprature", "colour"]);
+        Settings::default().save(home.path()).expect("save");
+        assert!(
+            Settings::unknown_fields(home.path()).is_empty(),
+            "what we write we know"
+        );
     }
 }

@@ -113,13 +113,20 @@ impl Workbench {
         Ok(label)
     }
 
-    /// Labels one of a run's candidates relevant or not: a span per page of the chunk's extent (by id or unique
-    /// id prefix).
+    /// Labels one of a run's candidates relevant or not: a span per page of the chunk's extent (by its id, or a
+    /// prefix of at least six characters that names one candidate).
     pub fn label_chunk(&self, run_id: &str, chunk_id: &str, relevant: bool) -> Result<Vec<SpanLabel>> {
+        ragsift_core::ids::check_id(ragsift_core::ids::IdKind::Chunk, chunk_id).map_err(Error::Invalid)?;
         let trace = self.run(run_id)?;
-        let matching: Vec<&Candidate> = (trace.candidates.iter())
-            .filter(|c| c.chunk_id.starts_with(chunk_id))
-            .collect();
+        // The exact id first; else a prefix of at least six characters that names one candidate.
+        let exact: Vec<&Candidate> = trace.candidates.iter().filter(|c| c.chunk_id == chunk_id).collect();
+        let matching: Vec<&Candidate> = if exact.is_empty() && chunk_id.len() >= ragsift_core::ids::MIN_PREFIX_LEN {
+            (trace.candidates.iter())
+                .filter(|c| c.chunk_id.starts_with(chunk_id))
+                .collect()
+        } else {
+            exact
+        };
         let c = match (matching.as_slice(), chunk_id.is_empty()) {
             ([c], false) => *c,
             ([], _) | (_, true) => {
@@ -256,6 +263,7 @@ impl Workbench {
         char_end: u32,
         relevant: bool,
     ) -> Result<SpanLabel> {
+        crate::page::check_document_id(document_id)?;
         let (question, run_id) = self.question_of(run_or_question)?;
         let lib = self.library();
         let store = lib.store();
