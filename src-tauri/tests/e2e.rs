@@ -296,6 +296,42 @@ fn highlight_sits_on_its_text(s: &Session, shots: &app::Shots, name: &str) {
     }
 }
 
+/// At the window's size (1280×800 by default), every row of the Inspector's judge table shows its decision, its
+/// reason and what its passage says inside the window's width, and the table needs no horizontal scroll.
+fn reasons_fit_the_window(s: &Session) {
+    let fit = s.script(
+        "const wrap = document.querySelector('[data-testid=view-inspector] .judge-table-wrap');\
+         const out = { width: window.innerWidth, rows: 0, outside: [], scroll: wrap.scrollWidth - wrap.clientWidth,\
+           page: document.documentElement.scrollWidth - window.innerWidth };\
+         for (const row of document.querySelectorAll('[data-testid=view-inspector] [data-testid=judge-row]')) {\
+           out.rows++;\
+           for (const sel of ['[data-testid=decision-cell] > span', '[data-testid=decision-cell] .reason',\
+                              '[data-testid=passage-snippet]']) {\
+             const el = row.querySelector(sel); const b = el && el.getBoundingClientRect();\
+             if (!b || b.width === 0 || b.left < 0 || b.right > window.innerWidth) out.outside.push(sel);\
+           }\
+         }\
+         return out;",
+        serde_json::json!([]),
+    );
+    let width = fit["width"].as_f64().unwrap_or(0.0);
+    assert!((1200.0..=1280.0).contains(&width), "the default window width: {fit}");
+    assert!(fit["rows"].as_u64().unwrap_or(0) > 0, "{fit}");
+    assert_eq!(
+        fit["outside"].as_array().map(Vec::len),
+        Some(0),
+        "a decision, reason or snippet off-screen: {fit}"
+    );
+    assert!(
+        fit["scroll"].as_f64().unwrap_or(1.0) <= 0.0,
+        "the judge table scrolls sideways: {fit}"
+    );
+    assert!(
+        fit["page"].as_f64().unwrap_or(1.0) <= 0.0,
+        "the page scrolls sideways: {fit}"
+    );
+}
+
 #[test]
 fn a_real_paper_with_the_offline_judge() {
     let Some(w) = window_test() else {
@@ -327,6 +363,7 @@ fn a_real_paper_with_the_offline_judge() {
     let defaults = s.wait("[data-testid=judge-defaults-source]", Duration::from_secs(5));
     assert!(s.text(&defaults).contains("local judge"), "{}", s.text(&defaults));
     std::thread::sleep(Duration::from_millis(300));
+    reasons_fit_the_window(s);
     shots.take(s, "3-inspector");
 
     // A passage opens on its page, highlighted on the page image where its text is.

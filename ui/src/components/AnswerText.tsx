@@ -1,7 +1,7 @@
 import { Fragment } from "preact";
 import { parseCitations } from "../logic/citations";
 
-/** Answer text with `[n]` rendered as citation buttons. */
+/** Answer text with `[n]` rendered as citation buttons, and quoted source text (its own brackets plain) set apart. */
 export function AnswerText(props: { text: string; onCite?: (n: number) => void; known?: (n: number) => boolean }) {
   const segs = parseCitations(props.text);
   return (
@@ -9,6 +9,8 @@ export function AnswerText(props: { text: string; onCite?: (n: number) => void; 
       {segs.map((s, i) =>
         s.kind === "text" ? (
           <span key={i}>{s.text}</span>
+        ) : s.kind === "quote" ? (
+          <span key={i} class="quote" data-testid="answer-quote">{s.text}</span>
         ) : (
           <span key={i} class="cite-group">
             [

@@ -54,7 +54,8 @@ export function OperatingCurves(props: { runId: string; mode: Mode; version: num
   }, [props.runId, props.version]);
   const forMode = useMemo(() => (curves ?? []).filter((c) => c.mode === props.mode), [curves, props.mode]);
   const curve = forMode.find((c) => c.parameter === chosen) ?? forMode[0];
-  if (problem) return <div class="panel muted small" data-testid="curves-unavailable">Operating curves need labels: {problem}</div>;
+  // Not an error: the curves wait for labels (one quiet line; the reason on hover).
+  if (problem) return <div class="muted small" data-testid="curves-unavailable" title={problem}>Operating curves appear once passages are labelled.</div>;
   if (!curve) return null;
   return (
     <div class="panel curves" data-testid="operating-curves">

@@ -11,7 +11,7 @@ export function LabelSummary(props: { report: LabelReport | null; labelled: bool
   if (!r) {
     return (
       <div class="panel label-summary muted small" data-testid="replay-labels">
-        {props.labelled ? "Measuring against the labels…" : "No labels on this run: tick Relevant on the passages below (or import candidates with relevant_ids) to see evidence recall here."}
+        {props.labelled ? "Measuring against the labels…" : "Label passages to see evidence recall and operating curves: tick Relevant on a passage above."}
       </div>
     );
   }

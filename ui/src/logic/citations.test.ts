@@ -29,3 +29,17 @@ describe("parseCitations", () => {
     expect(citedNumbers("[3] then [1, 3] then [2][1]")).toEqual([3, 1, 2]);
   });
 });
+
+describe("quotes", () => {
+  it("leaves a source's own brackets inside a quote as text, and cites after it", () => {
+    const segs = parseCitations("“The Ssdeep scheme [3, 1] is a CTPH.” [1] (p. 1)");
+    expect(segs.filter((s) => s.kind === "cite").map((s) => (s.kind === "cite" ? s.numbers : []))).toEqual([[1]]);
+    expect(segs[0]).toEqual({ kind: "quote", text: "“The Ssdeep scheme [3, 1] is a CTPH.”" });
+    expect(citedNumbers("“see [2]” [1] and “[4]” [3]")).toEqual([1, 3]);
+  });
+
+  it("treats an unclosed quote (a streaming answer) as a quote to the end", () => {
+    expect(parseCitations("“still [2] coming")).toEqual([{ kind: "quote", text: "“still [2] coming" }]);
+    expect(parseCitations("plain [2]")).toEqual([{ kind: "text", text: "plain " }, { kind: "cite", numbers: [2], raw: "[2]" }]);
+  });
+});

@@ -4,7 +4,7 @@ import type { ChatMessage, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, Empty, ErrorBanner, Progress, SectionPath } from "../components/common";
 import { pages, stageText } from "../logic/format";
-import { endJob, openRun, openSource, rememberTrace, startJob } from "../state";
+import { endJob, openRun, openSource, rememberTrace, startJob, view } from "../state";
 
 type Turn = {
   key: number;
@@ -53,7 +53,13 @@ export function Chat() {
   const [input, setInput] = useState("");
   const [focus, setFocus] = useState<number | null>(null);
   const logRef = useRef<HTMLDivElement>(null);
+  const inputBox = useRef<HTMLTextAreaElement>(null);
   const busy = turns.some((t) => t.state === "streaming");
+  // The question box has the focus whenever Chat opens.
+  const shown = view.value === "chat";
+  useEffect(() => {
+    if (shown) inputBox.current?.focus();
+  }, [shown]);
 
   const patch = (key: number, p: Partial<Turn>) => setTurns((ts) => ts.map((t) => (t.key === key ? { ...t, ...p } : t)));
 
@@ -140,7 +146,7 @@ export function Chat() {
           </div>
           <form class="chat-form" onSubmit={(e) => { e.preventDefault(); void send(); }}>
             <label class="sr-only" for="chat-input">Question</label>
-            <textarea id="chat-input" class="input chat-input" data-testid="chat-input" rows={2} value={input}
+            <textarea id="chat-input" class="input chat-input" data-testid="chat-input" rows={2} value={input} ref={inputBox}
               placeholder="Ask a question… (Enter to send, Shift+Enter for a new line)"
               onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)}
               onKeyDown={(e) => {

@@ -1,4 +1,4 @@
-import { useMemo } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import type { Candidate, CandidateJudgment, Decision, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, CopyButton, IntegrityWarnings, ProbBar, ReasonTag, SectionPath } from "../components/common";
@@ -9,6 +9,7 @@ import { fmt, fmtInt, fmtTime, pages } from "../logic/format";
 import { QUESTIONS, REASON_EXPLAIN } from "../logic/reasons";
 import { go, openSource, pageTarget, pinInReplay } from "../state";
 import { defaultsSource } from "./Replay";
+import { Snippet } from "../components/Passage";
 
 
 function Stage(props: { n: number; title: string; meta?: string; children: preact.ComponentChildren }) {
@@ -45,6 +46,47 @@ function openChunk(c: Candidate) {
   go("page");
 }
 
+/** What the policy did with a passage: kept (with its rank), dropped, or passed through unscreened. */
+export function DecisionChip(props: { decision: Decision | undefined }) {
+  const d = props.decision;
+  if (!d) return <span class="muted">—</span>;
+  if (d.selected === null) return <span class="flagged" title="bypassed: the original context goes through">passed</span>;
+  return d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>;
+}
+
+/** The decision and its one reason, stacked, explained on hover. */
+export function DecisionCell(props: { decision: Decision | undefined }) {
+  const d = props.decision;
+  return (
+    <td class="decision" data-testid="decision-cell" title={d ? REASON_EXPLAIN[d.reason] + skippedText(d) : undefined}>
+      <DecisionChip decision={d} />
+      <div><ReasonTag reason={d?.reason} /></div>
+    </td>
+  );
+}
+
+/** The passage: its best sentence, where it is (document, pages, section), and the whole text on demand. */
+function PassageCell(props: { c: Candidate; query: string; imported: boolean }) {
+  const { c } = props;
+  const [open, setOpen] = useState(false);
+  return (
+    <td class="passage-cell">
+      <div class="passage-line">
+        <button type="button" class="expander" aria-expanded={open} data-testid="passage-expand"
+          title={open ? "Hide the whole passage" : "Show the whole passage"} onClick={() => setOpen(!open)}>{open ? "▾" : "▸"}</button>
+        <Snippet text={c.text} query={props.query} />
+      </div>
+      <div class="passage-where muted small">
+        {props.imported
+          ? <span>{c.title} <span class="mono">{c.chunk_id}</span></span>
+          : <button type="button" class="link" onClick={() => openChunk(c)} title="Open on its page">{c.title}</button>} {pages(c.page_start, c.page_end)}<SectionPath section={c.section} />
+      </div>
+      {open && <div class="passage-full" data-testid="passage-full">{c.text}</div>}
+      {c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}
+    </td>
+  );
+}
+
 function JudgeTable(props: { trace: Trace }) {
   const t = props.trace;
   const byId = useMemo(() => {
@@ -58,14 +100,16 @@ function JudgeTable(props: { trace: Trace }) {
   const notAssessed = t.judge.not_assessed ?? [];
   const pinned = useMemo(() => new Set(t.policy.pinned), [t]);
   const calibrated = useCalibrated(t.run_id);
+  // Reason first: decision and reason, then what the passage says and where, then the judge's scores (one compact
+  // bar per question), then the actions. Fits 1280 px; the cache column shows on wider windows.
   return (
-    <VirtualTable items={t.candidates} rowKey={(c) => c.chunk_id} columns={QUESTIONS.length + 7} tableClass="table judge-table"
-      wrapClass="judge-table-wrap" label="Candidates with the judge's answers" testid="judge-table"
+    <VirtualTable items={t.candidates} rowKey={(c) => c.chunk_id} columns={6} tableClass="table judge-table"
+      wrapClass="judge-table-wrap" label="Candidates with the judge's answers" testid="judge-table" estimate={64}
       head={
         <tr>
-          <th class="num">#</th><th>Passage</th>
-          {QUESTIONS.map((q) => <th key={q.key} class="col-prob" title={`${q.key}: ${q.direction}`}>{q.label}</th>)}
-          <th>Cache</th><th>Decision</th><th>Reason</th><th>Pin</th><th title="Relevant evidence for this question, or not (kept as spans)">Label</th>
+          <th class="num">#</th><th class="decision">Decision · reason</th><th>Passage</th>
+          <th class="scores" title={QUESTIONS.map((q) => `${q.short}: ${q.label} (${q.direction})`).join("\n")}>Judge</th>
+          <th class="wide-only">Cache</th><th class="actions" title="Pin in Replay; label relevant evidence for this question (kept as spans)">Pin · label</th>
         </tr>
       }
       renderRow={(c, i) => {
@@ -75,22 +119,26 @@ function JudgeTable(props: { trace: Trace }) {
           <tr key={c.chunk_id} data-testid="judge-row" aria-rowindex={i + 2} data-chunk-id={c.chunk_id} data-reason={d?.reason}
             class={d ? (d.selected === false ? "row-dropped" : "row-kept") : ""}>
             <td class="num">{i + 1}</td>
-            <td class="passage">{t.origin === "imported"
-              ? <span title={c.text.slice(0, 400)}>{c.title} <span class="muted small">{c.chunk_id}</span></span>
-              : <button type="button" class="link" onClick={() => openChunk(c)} title={c.text.slice(0, 400)}>{c.title}</button>} <span class="muted">{pages(c.page_start, c.page_end)}</span><SectionPath section={c.section} />{c.metadata && <details class="meta" data-testid="chunk-metadata"><summary class="muted small">metadata</summary><pre class="mono small">{c.metadata}</pre></details>}</td>
-            {QUESTIONS.map((q) => (
-              <td key={q.key} class="col-prob">{notAssessed.includes(q.key)
-                ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">not assessed</span>
-                : <><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />
-                  {calibrated[i]?.[q.key] !== undefined && <span class="muted small" data-testid="calibrated" title="calibrated probability (stored fit for this judge)">cal {calibrated[i][q.key].toFixed(2)}</span>}</>}</td>
-            ))}
-            <td>{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
-            <td>{d ? (d.selected === null ? <span class="flagged" title="bypassed: the original context goes through">passed</span> : d.selected ? <span class="kept">kept{d.rank != null ? ` #${d.rank}` : ""}</span> : <span class="dropped">dropped</span>) : "—"}</td>
-            <td title={d ? REASON_EXPLAIN[d.reason] + skippedText(d) : undefined}><ReasonTag reason={d?.reason} /></td>
-            <td>{pinned.has(c.chunk_id)
+            <DecisionCell decision={d} />
+            <PassageCell c={c} query={t.query} imported={t.origin === "imported"} />
+            <td class="scores">
+              <div class="score-grid">
+                {QUESTIONS.map((q) => (
+                  <span key={q.key} class="score" title={`${q.label}: ${q.direction}`}>
+                    <span class="score-q muted">{q.short}</span>
+                    {notAssessed.includes(q.key)
+                      ? <span class="muted small" data-testid="not-assessed" title="This judge does not assess this question: its rule is skipped.">n/a</span>
+                      : <><ProbBar value={j?.answers[q.key]} threshold={q.threshold == null ? null : thr[q.key] ?? q.threshold} label={q.label} />
+                        {calibrated[i]?.[q.key] !== undefined && <span class="muted small" data-testid="calibrated" title="calibrated probability (stored fit for this judge)">cal {calibrated[i][q.key].toFixed(2)}</span>}</>}
+                  </span>
+                ))}
+              </div>
+            </td>
+            <td class="wide-only">{j ? (j.cached ? <span class="tag">cached</span> : <span class="tag tag-fresh">fresh</span>) : <span class="muted">—</span>}</td>
+            <td class="actions">{pinned.has(c.chunk_id)
               ? <button type="button" class="btn btn-small" data-testid="inspector-unpin" title="Unpin in Replay and re-select" onClick={() => pinInReplay(t.run_id, c.chunk_id, false)}>Unpin</button>
-              : <button type="button" class="btn btn-small" data-testid="inspector-pin" title="Pin in Replay: always select this passage" onClick={() => pinInReplay(t.run_id, c.chunk_id, true)}>Pin</button>}</td>
-            <td><LabelButtons trace={t} chunkId={c.chunk_id} /></td>
+              : <button type="button" class="btn btn-small" data-testid="inspector-pin" title="Pin in Replay: always select this passage" onClick={() => pinInReplay(t.run_id, c.chunk_id, true)}>Pin</button>}
+              <LabelButtons trace={t} chunkId={c.chunk_id} /></td>
           </tr>
         );
       }} />
@@ -101,6 +149,7 @@ export function TraceView(props: { trace: Trace }) {
   const t = props.trace;
   const j = t.judge;
   const timings = Object.entries(t.timings_ms);
+  const byChunk = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c])), [t]);
   return (
     <div class="trace">
       <div class="trace-head">
@@ -133,10 +182,17 @@ export function TraceView(props: { trace: Trace }) {
             <details key={vi} class="variant" open={v.hits.length <= 8}>
               <summary><span class="tag">v{vi}</span> {v.query} <span class="muted small">({v.hits.length} hits)</span></summary>
               <VirtualTable items={v.hits} rowKey={(h) => h.chunk_id} columns={5} tableClass="table compact" label={`Hits of variant ${vi}`}
-                head={<tr><th class="num">Rank</th><th>Chunk</th><th class="num">Similarity</th><th class="num">BM25</th><th class="num">Score</th></tr>}
-                renderRow={(h, i) => (
-                  <tr key={h.chunk_id} aria-rowindex={i + 2}><td class="num">{h.rank}</td><td class="mono small">{h.chunk_id}</td><td class="num">{fmt(h.similarity, 3)}</td><td class="num">{fmt(h.bm25, 2)}</td><td class="num">{fmt(h.score, 3)}</td></tr>
-                )} />
+                head={<tr><th class="num">Rank</th><th>Passage</th><th class="num">Similarity</th><th class="num">BM25</th><th class="num">Score</th></tr>}
+                renderRow={(h, i) => {
+                  const c = byChunk.get(h.chunk_id);
+                  return (
+                    <tr key={h.chunk_id} aria-rowindex={i + 2} data-testid="variant-hit"><td class="num">{h.rank}</td>
+                      <td class="passage-cell" title={h.chunk_id}>{c
+                        ? <><Snippet text={c.text} query={v.query} max={120} /> <span class="muted small">{c.title} {pages(c.page_start, c.page_end)}</span></>
+                        : <span class="mono small">{h.chunk_id}</span>}</td>
+                      <td class="num">{fmt(h.similarity, 3)}</td><td class="num">{fmt(h.bm25, 2)}</td><td class="num">{fmt(h.score, 3)}</td></tr>
+                  );
+                }} />
             </details>
           ))}
         </div>

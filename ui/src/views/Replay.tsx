@@ -4,6 +4,7 @@ import { api } from "../api";
 import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag, SectionPath } from "../components/common";
+import { Snippet } from "../components/Passage";
 import { RunView } from "../components/RunView";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { OperatingCurves } from "../components/Curves";
@@ -60,6 +61,8 @@ type RowProps = {
   /** Labelled as holding relevant evidence for the run's question. */
   relevant: boolean;
   onRelevant: (chunkId: string, relevant: boolean) => void;
+  /** The run's question, whose words the snippet marks. */
+  query: string;
 };
 
 /** One candidate row; re-renders only when its own decision changes. */
@@ -82,7 +85,8 @@ class ReplayRow extends Component<RowProps> {
         <td><input type="checkbox" data-testid="replay-relevant" aria-label={`Passage ${p.index + 1} holds relevant evidence`} title="Label: holds relevant evidence for this question"
           checked={p.relevant} onChange={(e) => p.onRelevant(c.chunk_id, (e.target as HTMLInputElement).checked)} /></td>
         <td class="num">{p.rank ?? "—"}</td>
-        <td class="passage" title={c.text.slice(0, 300)}>{c.title} <span class="muted">{pages(c.page_start, c.page_end)}</span><SectionPath section={c.section} /></td>
+        <td class="passage-cell" title={c.text.slice(0, 300)}><Snippet text={c.text} query={p.query} max={140} />
+          <div class="muted small">{c.title} {pages(c.page_start, c.page_end)}<SectionPath section={c.section} /></div></td>
         <td class="num">{fmt(p.score, 3)}</td>
         <td title={p.reason ? REASON_EXPLAIN[p.reason] : undefined}><ReasonTag reason={p.reason} /></td>
         <td title={p.origReason ? REASON_EXPLAIN[p.origReason] : undefined}><ReasonTag reason={p.origReason} /></td>
@@ -96,14 +100,14 @@ class ReplayRow extends Component<RowProps> {
  * value). */
 type TableProps = {
   diff: SelectionDiff; candidates: Map<string, Candidate>; pinned: string[]; onPin: (chunkId: string, pinned: boolean) => void;
-  relevant: string[]; onRelevant: (chunkId: string, relevant: boolean) => void;
+  relevant: string[]; onRelevant: (chunkId: string, relevant: boolean) => void; query: string;
 };
 class ReplayTable extends Component<TableProps> {
   shouldComponentUpdate(n: TableProps) {
     return n.diff !== this.props.diff || n.pinned !== this.props.pinned || n.relevant !== this.props.relevant;
   }
   render() {
-    const { diff, candidates, pinned, onPin, relevant, onRelevant } = this.props;
+    const { diff, candidates, pinned, onPin, relevant, onRelevant, query } = this.props;
     const rows = diff.rows.every((r) => candidates.has(r.chunk_id)) ? diff.rows : diff.rows.filter((r) => candidates.has(r.chunk_id));
     return (
       <VirtualTable items={rows} rowKey={(r) => r.chunk_id} columns={9} tableClass="table replay-table" wrapClass="replay-table-wrap"
@@ -113,7 +117,7 @@ class ReplayTable extends Component<TableProps> {
           <ReplayRow key={r.chunk_id} index={r.input_index} row={row} candidate={candidates.get(r.chunk_id)!} reason={r.now?.reason ?? null}
             selected={r.now ? r.now.selected : false} rank={r.now?.rank ?? null} score={r.now?.score ?? null} origReason={r.before?.reason ?? null}
             origSelected={r.before ? r.before.selected : false} changed={r.changed} pinned={pinned.includes(r.chunk_id)} onPin={onPin}
-            relevant={relevant.includes(r.chunk_id)} onRelevant={onRelevant} />
+            relevant={relevant.includes(r.chunk_id)} onRelevant={onRelevant} query={query} />
         )} />
     );
   }
@@ -124,13 +128,67 @@ function orBypass(n: number | null): string {
   return n === null ? "bypassed" : fmtInt(n);
 }
 
-function Slider(props: { testid: string; label: string; value: number; min?: number; max?: number; step?: number; hint?: string; dim?: boolean; display?: string; onValue: (v: number) => void }) {
+/** A candidate's score on a slider's scale, and whether the current selection keeps it. */
+export type Tick = { id: string; value: number; kept: boolean | null };
+
+/** Marks the candidate's row while its tick is hovered (no re-render of the table). */
+function markRow(id: string | null) {
+  document.querySelectorAll("[data-testid=replay-row].row-hover").forEach((r) => r.classList.remove("row-hover"));
+  if (id) document.querySelector(`[data-testid=replay-row][data-chunk-id="${CSS.escape(id)}"]`)?.classList.add("row-hover");
+}
+
+/** Every candidate's score under a slider as a tick: kept, dropped, or flipping at the current value (within one
+ * step of it). One SVG path per kind, so thousands of ticks repaint as three elements; hovering finds the nearest
+ * tick and marks its row. */
+function Ticks(props: { testid: string; ticks: Tick[]; value: number; min: number; max: number; step: number }) {
+  const { ticks, value, min, max, step } = props;
+  const at = (v: number) => (Math.max(min, Math.min(max, v)) - min) / (max - min);
+  const paths = useMemo(() => {
+    const d = { kept: "", dropped: "", flip: "" };
+    for (const t of ticks) {
+      const seg = `M${(at(t.value) * 1000).toFixed(1)} 0v8`;
+      if (Math.abs(t.value - value) <= step) d.flip += seg;
+      else if (t.kept === false) d.dropped += seg;
+      else d.kept += seg;
+    }
+    return d;
+  }, [ticks, value, min, max, step]);
+  const values = useMemo(() => ticks.map((t) => t.value).join(","), [ticks]);
+  const hover = (e: MouseEvent) => {
+    const el = e.currentTarget as SVGSVGElement;
+    const box = el.getBoundingClientRect();
+    const v = min + ((e.clientX - box.left) / box.width) * (max - min);
+    let best: Tick | null = null;
+    for (const t of ticks) if (!best || Math.abs(t.value - v) < Math.abs(best.value - v)) best = t;
+    const near = best && Math.abs(at(best.value) - at(v)) * box.width <= 4 ? best : null;
+    el.querySelector("title")!.textContent = near
+      ? `${near.value.toFixed(3)} · ${near.kept === null ? "passed" : near.kept ? "kept" : "dropped"}${Math.abs(near.value - value) <= step ? " · flips at this value" : ""}`
+      : "each tick is a candidate's score";
+    markRow(near?.id ?? null);
+  };
+  return (
+    <svg class="ticks" viewBox="0 0 1000 8" preserveAspectRatio="none" data-testid={`ticks-${props.testid}`} data-values={values}
+      data-kept={paths.kept.split("M").length - 1} data-dropped={paths.dropped.split("M").length - 1} data-flip={paths.flip.split("M").length - 1}
+      onMouseMove={hover} onMouseLeave={() => markRow(null)}>
+      <title>each tick is a candidate's score</title>
+      <path class="tick-kept" d={paths.kept} />
+      <path class="tick-dropped" d={paths.dropped} />
+      <path class="tick-flip" d={paths.flip} />
+    </svg>
+  );
+}
+
+function Slider(props: { testid: string; label: string; value: number; min?: number; max?: number; step?: number; hint?: string; dim?: boolean; display?: string; ticks?: Tick[]; onValue: (v: number) => void }) {
   const id = `sl-${props.testid}`;
+  const [min, max, step] = [props.min ?? 0, props.max ?? 1, props.step ?? 0.01];
   return (
     <div class={`slider${props.dim ? " dim" : ""}`}>
       <label for={id}>{props.label}<span class="num slider-value">{props.display ?? props.value.toFixed(2)}</span></label>
-      <input id={id} type="range" data-testid={props.testid} min={props.min ?? 0} max={props.max ?? 1} step={props.step ?? 0.01}
-        value={props.value} title={props.hint} onInput={(e) => props.onValue(Number((e.target as HTMLInputElement).value))} />
+      <div class="slider-track">
+        <input id={id} type="range" data-testid={props.testid} min={min} max={max} step={step}
+          value={props.value} title={props.hint} onInput={(e) => props.onValue(Number((e.target as HTMLInputElement).value))} />
+        {props.ticks && props.ticks.length > 0 && <Ticks testid={props.testid} ticks={props.ticks} value={props.value} min={min} max={max} step={step} />}
+      </div>
       {props.hint && <span class="slider-hint muted">{props.hint}</span>}
     </div>
   );
@@ -152,7 +210,8 @@ function ReplayPanel(props: { trace: Trace }) {
   const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
   const measure = useRef(false);
   // Thresholds set in calibrated probability: Rust turns them into the raw thresholds the policy applies.
-  const calibratedFit = useCalibrated(t.run_id).length > 0;
+  const calibrated = useCalibrated(t.run_id);
+  const calibratedFit = calibrated.length > 0;
   const [inCalibrated, setInCalibrated] = useState(false);
   const inCalibratedRef = useRef(false);
   const [calNotes, setCalNotes] = useState<string[]>([]);
@@ -272,6 +331,20 @@ function ReplayPanel(props: { trace: Trace }) {
     [t, options.mode, ownLabels + labelled],
   );
   const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
+  // Each threshold slider's ticks: every candidate's score for that question (calibrated when the sliders are), and
+  // whether the current selection keeps it.
+  const ticks = useMemo(() => {
+    const kept = new Map(selection.decisions.map((d) => [d.chunk_id, d.selected]));
+    const judged = new Map(t.judge.judgments.map((j) => [j.chunk_id, j.answers]));
+    const out: Record<string, Tick[]> = {};
+    for (const key of THRESHOLD_KEYS) {
+      out[key] = t.candidates.flatMap((c, i) => {
+        const v = inCalibrated ? calibrated[i]?.[key] : judged.get(c.chunk_id)?.[key];
+        return v === undefined || v === null || !Number.isFinite(v) ? [] : [{ id: c.chunk_id, value: v, kept: kept.get(c.chunk_id) ?? false }];
+      });
+    }
+    return out;
+  }, [t, selection, inCalibrated, calibrated]);
   const classify = options.mode === "classify";
 
   const regenerate = async () => {
@@ -327,7 +400,7 @@ function ReplayPanel(props: { trace: Trace }) {
             const unassessed = (t.judge.not_assessed ?? []).includes(key);
             return <Slider key={key} testid={`threshold-${key}`} label={q.label} value={options.thresholds[key] ?? q.threshold!}
               hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classify mode only)"}`}
-              dim={!classify || unassessed} onValue={(v) => setThreshold(key, v)} />;
+              dim={!classify || unassessed} ticks={unassessed ? undefined : ticks[key]} onValue={(v) => setThreshold(key, v)} />;
           })}
           <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance ?? 0} dim={!takesThreshold(options.mode)}
             hint="usefulness below this is dropped (filter modes)" onValue={(v) => update({ min_relevance: v })} />
@@ -366,6 +439,9 @@ function ReplayPanel(props: { trace: Trace }) {
           <span class="muted small">now / in run</span>
         </div>
       </div>
+      <IntegrityWarnings warnings={selection.warnings} />
+      <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
+        onPin={setPin} relevant={relevantIds} onRelevant={(id, on) => void setRelevant(id, on)} query={t.query} />
       <LabelSummary report={report} labelled={labels.relevant_ids !== null || labels.baseline_ids !== null} />
       {curves}
       {regen && (
@@ -384,9 +460,6 @@ function ReplayPanel(props: { trace: Trace }) {
           </div>
         </div>
       )}
-      <IntegrityWarnings warnings={selection.warnings} />
-      <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
-        onPin={setPin} relevant={relevantIds} onRelevant={(id, on) => void setRelevant(id, on)} />
       <div class="panel"><ExportRun trace={t} /></div>
     </div>
   );

@@ -194,6 +194,14 @@ try {
     await page.waitForSelector('[data-testid="answer"][data-state="done"]');
     const cites = await page.locator('[data-testid="citation"]').count();
     check(cites >= 4, `answer renders citation buttons (${cites})`);
+    if (scheme === "light") {
+      const quote = page.locator('[data-testid="answer"][data-state="done"] [data-testid="answer-quote"]').first();
+      const quoted = await quote.innerText();
+      const inside = await quote.locator('[data-testid="citation"]').count();
+      check(quoted.includes("[3, 1]") && inside === 0, `a quote's own brackets "[3, 1]" are text, not citation chips (${inside} chips inside "${quoted}")`);
+      const focused = await page.evaluate(() => document.activeElement?.getAttribute("data-testid"));
+      check(focused === "chat-input", `Chat focuses the question box (${focused})`);
+    }
     await page.screenshot({ path: join(shots, `chat-${scheme}.png`) });
 
     if (scheme === "light") {
@@ -214,6 +222,31 @@ try {
     await page.waitForFunction(() => document.querySelector('[data-testid="judge-table"]')?.getAttribute("aria-rowcount") === "201", null, { timeout: 5000 }).catch(() => {});
     const judgeRows = await rowCount("judge-table");
     check(judgeRows === 200, `inspector judge table has 200 rows (aria-rowcount: ${judgeRows})`);
+    if (scheme === "light") {
+      // Reason first at 1280 px: every rendered row's decision, reason and snippet lie inside the viewport's width,
+      // and the table needs no horizontal scroll.
+      const fit = await page.evaluate(() => {
+        const wrap = document.querySelector('[data-testid="view-inspector"] .judge-table-wrap');
+        const out = { rows: 0, outside: [], scroll: wrap ? wrap.scrollWidth - wrap.clientWidth : -1, page: document.documentElement.scrollWidth - window.innerWidth };
+        for (const row of document.querySelectorAll('[data-testid="view-inspector"] [data-testid="judge-row"]')) {
+          out.rows++;
+          for (const sel of ['[data-testid="decision-cell"] > span', '[data-testid="decision-cell"] .reason', '[data-testid="passage-snippet"]']) {
+            const el = row.querySelector(sel);
+            const b = el?.getBoundingClientRect();
+            if (!b || b.width === 0 || b.left < 0 || b.right > window.innerWidth) out.outside.push(`${row.getAttribute("aria-rowindex")} ${sel}`);
+          }
+        }
+        return out;
+      });
+      check(fit.rows > 0 && fit.outside.length === 0 && fit.scroll <= 0 && fit.page <= 0,
+        `the Inspector's decision, reason and snippet fit 1280 px with no horizontal scroll (${fit.rows} rows; outside: ${fit.outside.slice(0, 3).join(", ") || "none"}; scroll ${fit.scroll}, page ${fit.page})`);
+      const snippet = await page.locator('[data-testid="judge-row"] [data-testid="passage-snippet"]').first().innerText();
+      const marked = await page.locator('[data-testid="judge-row"] [data-testid="passage-snippet"] mark').count();
+      check(snippet.length > 0 && marked > 0, `each row shows what its passage says, the question's words marked (${marked} marks)`);
+      await page.locator('[data-testid="judge-row"] [data-testid="passage-expand"]').first().click();
+      check(await page.locator('[data-testid="judge-row"] [data-testid="passage-full"]').count() === 1, "a row expands inline to the whole passage");
+      await page.locator('[data-testid="judge-row"] [data-testid="passage-expand"]').first().click();
+    }
     await page.screenshot({ path: join(shots, `inspector-${scheme}.png`) });
 
     await page.click('[data-testid="nav-replay"]');
@@ -227,6 +260,11 @@ try {
       check(true, "an integrity warning shows when the filter is not applied (shadow)");
       await page.locator('label.check', { hasText: "shadow" }).locator("input").uncheck();
       await page.waitForSelector('[data-testid="integrity-warnings"]', { state: "detached" });
+      // The relevance slider's ticks are the candidates' relevance scores; a drag across one tick flips that row.
+      const tickValues = (await page.getAttribute('[data-testid="ticks-threshold-is_relevant"]', "data-values")).split(",").map(Number);
+      const rowTotal = Number(await page.getAttribute('[data-testid="replay-table"]', "aria-rowcount")) - 1;
+      check(tickValues.length === rowTotal && tickValues.every((v) => v >= 0 && v <= 1),
+        `the relevance slider has a tick per candidate's score (${tickValues.length} ticks, ${rowTotal} candidates)`);
       // Pin a passage the run dropped: the replay keeps it, as `pinned`.
       const dropped = page.locator('[data-testid="replay-row"][data-reason="not_relevant"]').first();
       const id = await dropped.getAttribute("data-chunk-id");
@@ -273,6 +311,42 @@ try {
   check(/^\d+%$/.test(recall ?? ""), `replay of an imported run shows evidence recall from its labels (${recall})`);
   const importedRows = await page.locator('[data-testid="view-replay"] [data-testid="replay-row"]').count();
   check(importedRows === 6, `the imported run's candidates are the replay rows (${importedRows})`);
+  // A drag across one tick flips exactly that row (the imported run: six candidates, all on screen).
+  {
+    const setRelevance = async (v) => {
+      await page.evaluate((x) => {
+        const el = document.querySelector('[data-testid="threshold-is_relevant"]');
+        el.value = String(x);
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      }, v);
+      await page.waitForFunction((x) => document.querySelector('[data-testid="threshold-is_relevant"]')?.value === String(x), v);
+      await page.waitForTimeout(400);
+    };
+    const rendered = async () => page.$$eval('[data-testid="replay-row"]', (rs) => rs.map((r) => [r.getAttribute("data-chunk-id"), r.getAttribute("data-reason")]));
+    const tickValues = (await page.getAttribute('[data-testid="ticks-threshold-is_relevant"]', "data-values")).split(",").map(Number);
+    const ids = (await rendered()).map(([id]) => id);
+    let done = false;
+    for (const [k, id] of ids.entries()) {
+      const v = tickValues[k];
+      const lo = Math.floor(v * 100) / 100;
+      if (lo < 0.05 || tickValues.filter((x) => x >= lo && x < lo + 0.01).length !== 1) continue;
+      const target = { id, v, lo: Number(lo.toFixed(2)), hi: Number((lo + 0.01).toFixed(2)) };
+      await setRelevance(target.lo);
+      const before = new Map(await rendered());
+      if (!["retained", "no_evidence"].includes(before.get(id))) continue;
+      await setRelevance(target.hi);
+      const after = new Map(await rendered());
+      const flipped = [...after].filter(([c, r]) => before.get(c) !== r).map(([c]) => c);
+      check(flipped.length === 1 && flipped[0] === target.id && after.get(id) === "not_relevant",
+        `dragging the relevance slider across one tick (${target.v} between ${target.lo} and ${target.hi}) flips exactly its row (${flipped.join(", ") || "none"})`);
+      const flipTicks = Number(await page.getAttribute('[data-testid="ticks-threshold-is_relevant"]', "data-flip"));
+      check(flipTicks >= 1, `the tick at the slider's value is marked as flipping (${flipTicks})`);
+      done = true;
+      break;
+    }
+    if (!done) check(false, `a tick alone in its step and decided by relevance in the imported run (${tickValues.join(", ")})`);
+    await page.click('[data-testid="judge-defaults"]');
+  }
   // Marking a passage relevant stores the label and re-measures.
   const unmarked = page.locator('[data-testid="replay-row"][data-chunk-id="chunk-000"] [data-testid="replay-relevant"]');
   await unmarked.check();
