@@ -365,6 +365,24 @@ fn a_real_paper_with_the_offline_judge() {
     std::thread::sleep(Duration::from_millis(300));
     reasons_fit_the_window(s);
     shots.take(s, "3-inspector");
+    // The judge table at the window's size: every passage's decision and reason in view (the README's picture).
+    s.script(
+        "document.querySelector('[data-testid=view-inspector] [data-testid=judge-table]').scrollIntoView({block: 'start'});",
+        json!([]),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "3a-inspector-reasons");
+    // Replay of the same run: the candidates' scores as ticks on the threshold sliders.
+    s.click("[data-testid=nav-replay]");
+    s.wait("[data-testid=replay-row]", Duration::from_secs(20));
+    let ticks = s.wait("[data-testid=ticks-threshold-is_relevant]", Duration::from_secs(10));
+    let values = s.attribute(&ticks, "data-values").unwrap_or_default();
+    let rows = s.find_all("[data-testid=replay-row]").len();
+    assert_eq!(values.split(',').count(), rows, "one tick per candidate: {values}");
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "3c-replay-ticks");
+    s.click("[data-testid=nav-inspector]");
+    s.wait("[data-testid=judge-row]", Duration::from_secs(20));
 
     // A passage opens on its page, highlighted on the page image where its text is.
     s.click("[data-testid=judge-row] button.link");

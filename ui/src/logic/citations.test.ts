@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { citedNumbers, parseCitations } from "./citations";
+import { citedNumbers, excerptAround, parseCitations, quotedBy } from "./citations";
 
 describe("parseCitations", () => {
   it("splits a single marker", () => {
@@ -41,5 +41,16 @@ describe("quotes", () => {
   it("treats an unclosed quote (a streaming answer) as a quote to the end", () => {
     expect(parseCitations("“still [2] coming")).toEqual([{ kind: "quote", text: "“still [2] coming" }]);
     expect(parseCitations("plain [2]")).toEqual([{ kind: "text", text: "plain " }, { kind: "cite", numbers: [2], raw: "[2]" }]);
+  });
+});
+
+describe("quoted sentences in sources", () => {
+  it("finds each quote's source and the quote in its passage", () => {
+    const by = quotedBy("“The window is five bytes wide.” [2] (p. 2) and “Keys are hashed…” [1, 2]");
+    expect(by.get(2)).toEqual(["The window is five bytes wide.", "Keys are hashed"]);
+    expect(by.get(1)).toEqual(["Keys are hashed"]);
+    const x = excerptAround("Intro text. The window is\nfive bytes wide. More.", "The window is five bytes wide.", 6);
+    expect(x).toEqual({ before: "…text. ", quote: "The window is\nfive bytes wide.", after: " More." });
+    expect(excerptAround("nothing here", "absent")).toBeNull();
   });
 });

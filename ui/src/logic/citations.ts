@@ -42,3 +42,47 @@ export function citedNumbers(text: string): number[] {
   }
   return seen;
 }
+
+/** The quotes of an answer by the source number cited right after each (“…” [2] → 2: the quote, without its
+ * quotation marks or a trailing ellipsis). */
+export function quotedBy(answer: string): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  const segs = parseCitations(answer);
+  segs.forEach((s, i) => {
+    if (s.kind !== "quote") return;
+    let k = i + 1;
+    while (segs[k]?.kind === "text" && (segs[k] as { text: string }).text.trim() === "") k++;
+    const cite = segs[k];
+    if (cite?.kind !== "cite") return;
+    const quote = s.text.replace(/^“/u, "").replace(/”$/u, "").replace(/…$/u, "").trim();
+    if (!quote) return;
+    for (const n of cite.numbers) out.set(n, [...(out.get(n) ?? []), quote]);
+  });
+  return out;
+}
+
+/** Where `quote` stands in `text` (whitespace-insensitive), as the text before it, the quote as the passage writes
+ * it, and the text after it, each side cut to `context` characters; null when the passage does not hold it. */
+export function excerptAround(text: string, quote: string, context = 90): { before: string; quote: string; after: string } | null {
+  const squash = (s: string) => s.replace(/\s+/gu, " ");
+  // Map positions in the squashed text back to the original.
+  const map: number[] = [];
+  let flat = "";
+  for (let i = 0; i < text.length; i++) {
+    const ws = /\s/u.test(text[i]);
+    if (ws && flat.endsWith(" ")) continue;
+    flat += ws ? " " : text[i];
+    map.push(i);
+  }
+  map.push(text.length);
+  const at = flat.indexOf(squash(quote).trim());
+  if (at < 0) return null;
+  const [s, e] = [map[at], map[at + squash(quote).trim().length]];
+  const from = Math.max(0, s - context);
+  const to = Math.min(text.length, e + context);
+  return {
+    before: `${from > 0 ? "…" : ""}${text.slice(from, s)}`,
+    quote: text.slice(s, e),
+    after: `${text.slice(e, to)}${to < text.length ? "…" : ""}`,
+  };
+}

@@ -3,6 +3,7 @@ import { api } from "../api";
 import type { ChatMessage, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, Empty, ErrorBanner, Progress, SectionPath } from "../components/common";
+import { excerptAround, quotedBy } from "../logic/citations";
 import { pages, stageText } from "../logic/format";
 import { endJob, openRun, openSource, rememberTrace, startJob, view } from "../state";
 
@@ -29,9 +30,19 @@ function history(turns: Turn[]): ChatMessage[] {
   return out;
 }
 
+/** A source's text in the Sources panel: around the sentence the answer quoted from it (marked), else its opening. */
+function SourceText(props: { text: string; quotes: string[] }) {
+  const found = props.quotes.map((q) => excerptAround(props.text, q)).find((x) => x !== null);
+  if (!found) return <div class="source-snippet">{props.text.length > 240 ? `${props.text.slice(0, 240)}…` : props.text}</div>;
+  return (
+    <div class="source-snippet">{found.before}<mark class="quoted" data-testid="quoted-sentence">{found.quote}</mark>{found.after}</div>
+  );
+}
+
 export function SourcesList(props: { trace: Trace }) {
   const t = props.trace;
   const sections = useMemo(() => new Map(t.candidates.map((c) => [c.chunk_id, c.section])), [t]);
+  const quoted = useMemo(() => quotedBy(t.answer), [t]);
   if (!t.sources.length) return <div class="muted">No sources were given to the model.</div>;
   return (
     <ol class="sources">
@@ -41,7 +52,7 @@ export function SourcesList(props: { trace: Trace }) {
             [{s.number}] {s.title} <span class="muted">({pages(s.page_start, s.page_end)})</span>
           </button>
           <SectionPath section={sections.get(s.chunk_id)} />
-          <div class="source-snippet">{s.text.length > 240 ? `${s.text.slice(0, 240)}…` : s.text}</div>
+          <SourceText text={s.text} quotes={quoted.get(s.number) ?? []} />
         </li>
       ))}
     </ol>

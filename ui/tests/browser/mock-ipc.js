@@ -113,7 +113,7 @@
     return { number: k + 1, chunk_id: id, document: c.document, title: c.title, page_start: c.page_start, page_end: c.page_end, text: c.text };
   });
   const sources = sourcesFrom(selection);
-  const answer = "Fault code E1xx means the DC isolation check failed [1]. Let the inverter cool, then reset it [2][3]. The warranty covers repeated faults [1, 4]. “The manual lists the reset steps [3, 1] in order.” [2] (p. 8)";
+  const answer = "Fault code E1xx means the DC isolation check failed [1]. Let the inverter cool, then reset it [2][3]. The warranty covers repeated faults [1, 4]. “The manual lists the reset steps [3, 1] in order.” [4] (p. 8) “the DC isolation check failed; reset after cooling for” [2] (p. 8)";
   const trace = {
     run_id: RUN_ID, created_at: 1735000000, query: "What does fault code E1xx mean and how do I reset the inverter?", history: [],
     transformed: [{ stage: "rewrite", text: "inverter fault code E1xx meaning and reset procedure" }],

@@ -199,6 +199,8 @@ try {
       const quoted = await quote.innerText();
       const inside = await quote.locator('[data-testid="citation"]').count();
       check(quoted.includes("[3, 1]") && inside === 0, `a quote's own brackets "[3, 1]" are text, not citation chips (${inside} chips inside "${quoted}")`);
+      const marked = await page.locator('.sources [data-testid="quoted-sentence"]').first().innerText().catch(() => "");
+      check(marked.includes("reset after cooling"), `the Sources panel marks the quoted sentence in its passage ("${marked}")`);
       const focused = await page.evaluate(() => document.activeElement?.getAttribute("data-testid"));
       check(focused === "chat-input", `Chat focuses the question box (${focused})`);
     }
