@@ -1,6 +1,6 @@
 //! ragsift's ingest: files in, page texts in reading order out (`extract`), then token-aware chunks (`chunk`);
 //! `quality` measures extracted text against a reference; `fuzz` mutates real files to check that every input ends in text or a typed error;
-//! `worker` runs extraction in a child process with limits.
+//! `title` names a document; `worker` runs extraction in a child process with limits.
 
 pub mod chunk;
 pub mod corpus;
@@ -8,6 +8,7 @@ pub mod extract;
 pub mod fuzz;
 pub mod quality;
 pub mod structure;
+pub mod title;
 pub mod worker;
 
 pub use ragsift_core::{Error, Result};

@@ -16,12 +16,15 @@ pub struct PageBox {
     pub y1: f32,
 }
 
-/// One laid-out line of a page's text: its byte range `[start, end)` in `PageText::text` and its box.
+/// One laid-out line of a page's text: its byte range `[start, end)` in `PageText::text`, its box and its font
+/// size in points (the largest on the line; 0 when unknown).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TextLine {
     pub start: usize,
     pub end: usize,
     pub bbox: PageBox,
+    #[serde(default)]
+    pub size: f32,
 }
 
 /// A heading found on a page: where it starts in the page's text (a byte offset), its level (1 = top, set over

@@ -96,6 +96,8 @@ pub struct Extracted {
     /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
     #[serde(skip)]
     pub ocr: Option<ragsift_core::NoTextOcr>,
+    /// The document's title (see [`crate::title::document_title`]).
+    pub title: String,
 }
 
 impl Extracted {
@@ -158,6 +160,10 @@ pub trait Loader: Send + Sync {
     fn name(&self) -> &'static str;
     fn accepts(&self, path: &Path) -> bool;
     fn load(&self, path: &Path, bytes: &[u8]) -> Result<Vec<PageText>>;
+    /// [`Loader::load`], with the title the file's metadata gives, if any.
+    fn load_titled(&self, path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<String>)> {
+        Ok((self.load(path, bytes)?, None))
+    }
 }
 
 /// PDFs, page by page.
@@ -171,6 +177,9 @@ impl Loader for PdfLoader {
         has_ext(path, &["pdf"])
     }
     fn load(&self, path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
+        pdf::extract_pdf(path, bytes).map(|(pages, _)| pages)
+    }
+    fn load_titled(&self, path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<String>)> {
         pdf::extract_pdf(path, bytes)
     }
 }
@@ -260,9 +269,9 @@ pub fn extract_file_with_ocr(
         return Err(Error::Unsupported { path: path.into() });
     }
     let bytes = read_capped(path, limits.max_file_mb)?;
-    let mut pages = load_pages(path, bytes, limits)?;
+    let (mut pages, title) = load_pages(path, bytes, limits)?;
     ocr::read_pages(path, &mut pages, options, on_ocr);
-    finish(path, pages)
+    finish(path, pages, title)
         .map(|ex| ex.with_ocr(ragsift_core::NoTextOcr::Read))
         .map_err(|e| e.with_ocr(ragsift_core::NoTextOcr::Read))
 }
@@ -273,11 +282,12 @@ pub const PARSER_CRASHED: &str = "the parser crashed";
 /// [`extract_file`] on bytes already read (`path` picks the loader and names the file in errors); the size limit is
 /// the caller's.
 pub fn extract_bytes(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Extracted> {
-    finish(path, load_pages(path, bytes, limits)?)
+    let (pages, title) = load_pages(path, bytes, limits)?;
+    finish(path, pages, title)
 }
 
-/// The loader on its own thread with the deadline.
-fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Vec<PageText>> {
+/// The loader on its own thread with the deadline: the pages and the metadata's title.
+fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<(Vec<PageText>, Option<String>)> {
     let loader = default_loaders()
         .into_iter()
         .find(|l| l.accepts(path))
@@ -288,7 +298,7 @@ fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Vec<PageTex
         .name(EXTRACT_THREAD.into())
         .stack_size(EXTRACT_STACK_BYTES)
         .spawn(move || {
-            let _ = tx.send(loader.load(&owned, &bytes));
+            let _ = tx.send(loader.load_titled(&owned, &bytes));
         })
         .map_err(|e| Error::io(path, e))?;
     let pages = match rx.recv_timeout(limits.timeout) {
@@ -310,8 +320,8 @@ fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Vec<PageTex
     Ok(pages)
 }
 
-/// Which pages are empty, failed or read by OCR; `NoText` when no page has text.
-fn finish(path: &Path, pages: Vec<PageText>) -> Result<Extracted> {
+/// Which pages are empty, failed or read by OCR, and the title; `NoText` when no page has text.
+fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> Result<Extracted> {
     let ocr_pages: Vec<u32> = pages.iter().filter(|p| p.ocr).map(|p| p.number).collect();
     let empty_pages: Vec<u32> = pages
         .iter()
@@ -335,6 +345,7 @@ fn finish(path: &Path, pages: Vec<PageText>) -> Result<Extracted> {
         });
     }
     Ok(Extracted {
+        title: crate::title::document_title(path, metadata_title.as_deref(), &pages),
         pages,
         empty_pages,
         failed_pages,

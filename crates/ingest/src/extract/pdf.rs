@@ -12,9 +12,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Duration;
 
-/// Extracts the text of every page of a PDF held in memory, in page order.
-pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
+/// Extracts the text of every page of a PDF held in memory, in page order, with the title its metadata gives.
+pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<String>)> {
     let mut doc = open(path, bytes)?;
+    let title = metadata_title(&doc);
     // First: the later passes decode page content, and pdf-extract must not meet a cycle or a bomb.
     super::guard::guard(&mut doc).map_err(|detail| corrupt(path, &detail))?;
     super::fonts::separate_font_names(&mut doc);
@@ -55,7 +56,16 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
     if !super::outline::apply(&doc, &mut out) {
         crate::structure::assign_levels(&mut out);
     }
-    Ok(out)
+    Ok((out, title))
+}
+
+/// The `/Title` of the document's Info dictionary, decoded (PDFDocEncoding or UTF-16BE).
+fn metadata_title(doc: &lopdf::Document) -> Option<String> {
+    let info = doc.trailer.get(b"Info").ok()?;
+    let (_, info) = doc.dereference(info).ok()?;
+    let title = info.as_dict().ok()?.get(b"Title").ok()?;
+    let (_, title) = doc.dereference(title).ok()?;
+    Some(crate::title::decode_pdf_string(title.as_str().ok()?))
 }
 
 /// How long poppler may take to read the pages again.

@@ -52,6 +52,7 @@ pub fn place(laid: Laid, page: u32, frame: Option<Frame>) -> (String, Vec<TextLi
                     x1: fx(l.x1),
                     y1: fy(l.y - DESCENT * l.size),
                 },
+                size: l.size as f32,
             })
             .collect()
     });

@@ -77,6 +77,8 @@ pub struct WireExtracted {
     reread_pages: Vec<u32>,
     garbled_pages: Vec<u32>,
     ocr: Option<u8>,
+    #[serde(default)]
+    title: String,
 }
 
 impl From<Extracted> for WireExtracted {
@@ -99,6 +101,7 @@ impl From<Extracted> for WireExtracted {
             reread_pages: ex.reread_pages,
             garbled_pages: ex.garbled_pages,
             ocr: ex.ocr.map(ocr_code),
+            title: ex.title,
         }
     }
 }
@@ -123,6 +126,7 @@ impl From<WireExtracted> for Extracted {
             reread_pages: w.reread_pages,
             garbled_pages: w.garbled_pages,
             ocr: w.ocr.map(ocr_of),
+            title: w.title,
         }
     }
 }

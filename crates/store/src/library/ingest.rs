@@ -12,7 +12,7 @@ use ragsift_ingest::extract::{self, Loader};
 use ragsift_models::embed::Embedder;
 use ragsift_models::llm::CancelToken;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -314,7 +314,7 @@ impl Library {
         let doc = DocumentRow {
             id: doc_id,
             path: canonical_str,
-            title: title_of(&canonical, &extracted.pages),
+            title: extracted.title.clone(),
             kind: if extract::PdfLoader.accepts(&canonical) {
                 "pdf"
             } else {
@@ -400,20 +400,4 @@ fn expand_inputs(inputs: &[PathBuf]) -> Vec<std::result::Result<PathBuf, String>
         Err(_) => true,
     });
     out
-}
-
-/// The document's title: its first short line of text, else the file name.
-fn title_of(path: &Path, pages: &[extract::PageText]) -> String {
-    let first = pages
-        .iter()
-        .flat_map(|p| p.text.lines())
-        .map(|l| l.trim_start_matches('#').trim())
-        .find(|l| !l.is_empty());
-    match first {
-        Some(l) if l.chars().count() <= 120 => l.to_string(),
-        _ => path
-            .file_name()
-            .map(|f| f.to_string_lossy().to_string())
-            .unwrap_or_default(),
-    }
 }

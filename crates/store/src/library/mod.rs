@@ -174,15 +174,10 @@ impl Library {
     pub fn index(&self) -> &dyn VectorIndex {
         self.index.as_ref()
     }
-    /// The name runs made here are recorded under: the `user` setting, else the login name.
+    /// The name runs made here are recorded under: the `user` setting, else the login name, else nothing (an
+    /// empty name, which the app and the CLI leave out rather than show a made-up one).
     pub fn user(&self) -> String {
-        let set = self.settings.user.trim();
-        if !set.is_empty() {
-            return set.to_string();
-        }
-        std::env::var("USER")
-            .or_else(|_| std::env::var("LOGNAME"))
-            .unwrap_or_else(|_| "unknown".into())
+        recorded_user(&self.settings.user, |v| std::env::var(v).ok())
     }
 
     /// Which engine holds the library, and where.
@@ -325,5 +320,32 @@ fn open_store(home: &Path, settings: &LibraryConfig) -> Result<OpenedStore> {
 impl Drop for Library {
     fn drop(&mut self) {
         let _ = self.save_if_current();
+    }
+}
+
+/// The first non-blank of the `user` setting, `$USER` and `$LOGNAME` (read through `env`), else "".
+fn recorded_user(setting: &str, env: impl Fn(&str) -> Option<String>) -> String {
+    std::iter::once(Some(setting.to_string()))
+        .chain(["USER", "LOGNAME"].into_iter().map(env))
+        .flatten()
+        .map(|v| v.trim().to_string())
+        .find(|v| !v.is_empty())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::recorded_user;
+
+    #[test]
+    fn an_unset_user_is_recorded_as_nothing() {
+        let none = |_: &str| None;
+        assert_eq!(recorded_user("", none), "");
+        assert_eq!(recorded_user("  ", |_: &str| Some(" ".into())), "");
+        assert_eq!(recorded_user(" ada ", none), "ada");
+        assert_eq!(
+            recorded_user("", |v: &str| (v == "LOGNAME").then(|| "bob".into())),
+            "bob"
+        );
     }
 }
