@@ -967,6 +967,14 @@ export type Mode =
 /**  Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank. */
 "fusion";
 
+/**  What a note is about. */
+export type NoteKind = 
+/**
+ *  A classification rule was skipped because the judge does not assess its question: a property of the
+ *  judge, true of every run it judges.
+ */
+"rule_not_assessed";
+
 /**
  *  A rectangle on one page, in fractions of the page's width and height measured from its top-left corner
  *  (0 ≤ x0 ≤ x1 ≤ 1, 0 ≤ y0 ≤ y1 ≤ 1), so it lays over a rendering of the page at any resolution.
@@ -1288,8 +1296,16 @@ export type Selection = {
 	counts: Partial<{ [key in Reason]: number }>,
 	/**  [`PolicyOptions::policy_version`] of the options the selection was made with. */
 	policy_version: string,
-	/**  Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied. */
+	/**
+	 *  Threshold-integrity warnings about this run's numbers: thresholds that decide nothing, flat or inverted
+	 *  scores, filters not applied.
+	 */
 	warnings?: IntegrityWarning[],
+	/**
+	 *  Notes that hold whatever the numbers, e.g. a rule skipped because the judge does not assess its question.
+	 *  Absent from traces stored before notes existed (where such a rule was a warning).
+	 */
+	notes?: SelectionNote[],
 };
 
 /**  A replayed [`Selection`] less what the run's stored selection already says (see the module's notes). */
@@ -1321,6 +1337,18 @@ export type SelectionDelta = {
 	policy_version: string,
 	/**  Threshold-integrity warnings. */
 	warnings: IntegrityWarning[],
+	/**  Notes that hold whatever the numbers (rules the judge does not assess). */
+	notes?: SelectionNote[],
+};
+
+/**  One note about a selection: true, worth knowing, but not about this run's numbers (see [`IntegrityWarning`]). */
+export type SelectionNote = {
+	/**  What it is about. */
+	kind: NoteKind,
+	/**  The question key concerned (`contradicts_query_premise`, …). */
+	subject: string,
+	/**  One sentence. */
+	message: string,
 };
 
 /**  Every setting, stored as `settings.json` in the library home; every field has a default. */
@@ -1571,7 +1599,7 @@ export type WarningKind =
 "flat_scores" | 
 /**  Higher scores go with worse retrieval ranks across the run (a possibly inverted score). */
 "against_retrieval_order" | 
-/**  A filter was configured but not applied (bypass, shadow, or a rule skipped as not assessed). */
+/**  A filter was configured but not applied (bypass or shadow). */
 "not_applied";
 
 /* Tauri Specta runtime */

@@ -90,6 +90,8 @@ export type Contract = [
   Ok<Check<U.ScoringUsage, G.ScoringUsage>>,
   Ok<Check<U.SearchMode, G.SearchMode>>,
   Ok<Check<U.Selection, G.Selection>>,
+  Ok<Check<U.SelectionNote, G.SelectionNote>>,
+  Ok<Check<U.NoteKind, G.NoteKind>>,
   Ok<Check<U.Settings, G.Settings>>,
   Ok<Check<U.Source, G.Source>>,
   Ok<Check<U.StoreInfo, G.StoreInfo>>,

@@ -68,7 +68,9 @@ export type Status = "applied" | "shadow" | "bypassed";
 export type Decision = { chunk_id: string; input_index: number; selected: boolean | null; returned: boolean; rank: number | null; score: number | null; jev_rank: number | null; fusion_score: number | null; reason: Reason; conflicting: boolean; skipped_rules: string[] };
 export type WarningKind = "threshold_decides_nothing" | "flat_scores" | "against_retrieval_order" | "not_applied";
 export type IntegrityWarning = { kind: WarningKind; subject: string; message: string };
-export type Selection = { decisions: Decision[]; selected_ids: string[] | null; returned_ids: string[]; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
+export type NoteKind = "rule_not_assessed";
+export type SelectionNote = { kind: NoteKind; subject: string; message: string };
+export type Selection = { decisions: Decision[]; selected_ids: string[] | null; returned_ids: string[]; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[]; notes: SelectionNote[] };
 /** A chunk whose selection or reason a replay changed (Rust's `policy::Change`, which no longer crosses IPC:
  * logic/replayDelta.ts rebuilds it from ChangePositions). */
 export type Change = { chunk_id: string; before_reason: Reason | null; after_reason: Reason | null; now_selected: boolean };
@@ -76,7 +78,7 @@ export type Change = { chunk_id: string; before_reason: Reason | null; after_rea
  * logic/replayDelta.ts lays it over the trace). */
 export type DecisionColumns = { at: number[]; input_index: number[] | null; selected: (boolean | null)[] | null; score: (number | null)[] | null; jev_rank: (number | null)[] | null; fusion_score: (number | null)[] | null; reason: Reason[] | null; conflicting: boolean[] | null; skipped_rules: string[][] | null };
 export type ChangePositions = { now: number[]; gone: number[] };
-export type SelectionDelta = { decisions: DecisionColumns; order: string[] | null; selected_order: number[] | null; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[] };
+export type SelectionDelta = { decisions: DecisionColumns; order: string[] | null; selected_order: number[] | null; status: Status; selected_tokens: number | null; selected_characters: number | null; counts: Partial<{ [key in Reason]: number }>; policy_version: string; warnings: IntegrityWarning[]; notes: SelectionNote[] };
 export type ReplayDelta = { run_id: string; options: PolicyOptions; selection: SelectionDelta; changes: ChangePositions; labels: LabelReport | null };
 /** What the `replay_sweep` command sends: a run's replays over one threshold's values, chained from the anchor
  * (Rust's `ReplaySweep`; logic/replaySweep.ts walks it). */

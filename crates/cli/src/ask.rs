@@ -55,6 +55,10 @@ pub struct AskArgs {
     /// Print the whole trace as JSON (after the streamed answer on stderr).
     #[arg(long)]
     json: bool,
+    /// Also print the selection's notes: what holds for every run of this judge, such as a rule it does not
+    /// assess (warnings, about this run's numbers, are always printed).
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// Policy options as flags; unset flags keep the base options.
@@ -189,6 +193,11 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
         }
         for w in &trace.selection.warnings {
             eprintln!("warning: {}", w.message);
+        }
+        if args.verbose {
+            for n in &trace.selection.notes {
+                eprintln!("note: {}", n.message);
+            }
         }
         if let Some(note) = trace.judge.unscreened_note() {
             eprintln!("judge: {note}: {}", trace.judge.error.as_deref().unwrap_or(""));

@@ -171,6 +171,9 @@ pub struct ReplayArgs {
     policy: PolicyArgs,
     #[arg(long)]
     json: bool,
+    /// Also print the selection's notes (rules the judge does not assess); warnings are always printed.
+    #[arg(long)]
+    verbose: bool,
 }
 
 pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
@@ -208,6 +211,11 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
         }
         for w in &replay.selection.warnings {
             println!("warning: {}", w.message);
+        }
+        if args.verbose {
+            for n in &replay.selection.notes {
+                println!("note: {}", n.message);
+            }
         }
         if let Some(l) = &replay.labels {
             let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{:.0}%", x * 100.0));

@@ -139,6 +139,83 @@ fn ask_stores_a_trace_that_replays_without_judging() {
     assert!(err.contains("is_relevant"), "{err}");
 }
 
+/// The local judge does not assess the contradicted premise on any run: a note, printed only with `--verbose`
+/// and carried in the JSON, never a warning about the run's numbers.
+#[test]
+fn an_offline_ask_notes_the_unassessed_rule_without_warning() {
+    let home = ingested_home();
+    let ask = |extra: &[&str]| {
+        let out = ragsift(home.path())
+            .args([
+                "ask",
+                "How long is the battery warranty?",
+                "--judge",
+                "local",
+                "--max-tokens",
+                "16",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        (stdout, stderr)
+    };
+    let quiet = |text: &str| {
+        let lower = text.to_lowercase();
+        !lower.contains("warning") && !lower.contains("threshold integrity") && !lower.contains("does not assess")
+    };
+
+    let (stdout, stderr) = ask(&[]);
+    assert!(quiet(&stdout) && quiet(&stderr), "stdout: {stdout}\nstderr: {stderr}");
+    // The judge line still says what it does not assess.
+    assert!(stdout.contains("not assessed: contradicts_query_premise"), "{stdout}");
+
+    let (_, stderr) = ask(&["--verbose"]);
+    assert!(
+        stderr.contains("note: the `contradicts_query_premise` rule was skipped: the judge does not assess it"),
+        "{stderr}"
+    );
+    assert!(!stderr.to_lowercase().contains("warning"), "{stderr}");
+
+    let (code, v, err) = run_json(ragsift(home.path()).args([
+        "ask",
+        "How long is the battery warranty?",
+        "--judge",
+        "local",
+        "--max-tokens",
+        "16",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(quiet(&err), "{err}");
+    assert_eq!(v["selection"]["warnings"], serde_json::json!([]), "{}", v["selection"]);
+    assert_eq!(
+        v["selection"]["notes"],
+        serde_json::json!([{
+            "kind": "rule_not_assessed",
+            "subject": "contradicts_query_premise",
+            "message": "the `contradicts_query_premise` rule was skipped: the judge does not assess it",
+        }])
+    );
+
+    // A replay of the run says the same: the note only with --verbose.
+    let run_id = v["run_id"].as_str().unwrap();
+    let out = ragsift(home.path()).args(["replay", run_id]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && quiet(&text), "{text}");
+    let out = ragsift(home.path())
+        .args(["replay", run_id, "--verbose"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("note: the `contradicts_query_premise` rule was skipped"),
+        "{text}"
+    );
+}
+
 #[test]
 fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
     let home = tempfile::tempdir().unwrap();

@@ -156,6 +156,7 @@ impl Pipeline<'_> {
             counts,
             policy_version: policy.policy_version(),
             warnings: Vec::new(),
+            notes: Vec::new(),
         };
         let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
         let t = Instant::now();

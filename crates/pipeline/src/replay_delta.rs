@@ -3,8 +3,8 @@
 //! rebuilds the full [`Replay`] (the UI does the same in `ui/src/logic/replayDelta.ts`).
 //!
 //! What crosses, and why:
-//! - the summary (`status`, selected tokens and characters, `counts`, `policy_version`, `warnings`): small, and
-//!   Rust's answers (characters are Unicode scalar values, which JavaScript's string length is not);
+//! - the summary (`status`, selected tokens and characters, `counts`, `policy_version`, `warnings`, `notes`):
+//!   small, and Rust's answers (characters are Unicode scalar values, which JavaScript's string length is not);
 //! - `decisions`: only those that differ from the stored decision of the same chunk (or whose chunk the stored
 //!   selection lacks), by position and column ([`DecisionColumns`]: no chunk ids, and only the fields that
 //!   changed). `rank` and `returned` are left out of the comparison, as they are derived (below): otherwise
@@ -32,7 +32,9 @@ use super::labels::LabelReport;
 use super::trace::{Replay, Trace};
 use crate::{Error, Result};
 pub use columns::{ChangePositions, DecisionColumns};
-use ragsift_policy::{same_ids_in_order, Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, Status};
+use ragsift_policy::{
+    same_ids_in_order, Change, Decision, IntegrityWarning, PolicyOptions, Reason, Selection, SelectionNote, Status,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 pub use sweep::{ReplaySweep, SweepStep, MAX_SWEEP_VALUES};
@@ -62,6 +64,9 @@ pub struct SelectionDelta {
     pub policy_version: String,
     /// Threshold-integrity warnings.
     pub warnings: Vec<IntegrityWarning>,
+    /// Notes that hold whatever the numbers (rules the judge does not assess).
+    #[serde(default)]
+    pub notes: Vec<SelectionNote>,
 }
 
 /// A [`Replay`] as a delta on the run's stored trace: what the app's `replay` command returns (the CLI keeps
@@ -183,6 +188,7 @@ impl SelectionDelta {
             counts: selection.counts.clone(),
             policy_version: selection.policy_version.clone(),
             warnings: selection.warnings.clone(),
+            notes: selection.notes.clone(),
         }
     }
 
@@ -244,6 +250,7 @@ impl SelectionDelta {
             counts: self.counts.clone(),
             policy_version: self.policy_version.clone(),
             warnings: self.warnings.clone(),
+            notes: self.notes.clone(),
         })
     }
 }

@@ -1,6 +1,9 @@
 //! Threshold-integrity checks: warnings, with their numbers, that a selection's thresholds or scores cannot mean
 //! what the user may think — a threshold no score comes near, a judge whose scores barely vary, scores that run
 //! against the retrieval order, and a filter that was configured but not applied. Pure, like [`crate::select`].
+//!
+//! What holds for every run of a judge rather than for this run's numbers — a rule skipped because the judge
+//! does not assess its question — is a [`SelectionNote`], not a warning.
 
 use crate::{ChunkJudgment, Mode, PolicyOptions, Selection, Status};
 use crate::{CONTAINS_ANSWER_EVIDENCE, DEFAULT_THRESHOLDS, IS_RELEVANT, USEFUL};
@@ -29,7 +32,7 @@ pub enum WarningKind {
     FlatScores,
     /// Higher scores go with worse retrieval ranks across the run (a possibly inverted score).
     AgainstRetrievalOrder,
-    /// A filter was configured but not applied (bypass, shadow, or a rule skipped as not assessed).
+    /// A filter was configured but not applied (bypass or shadow).
     NotApplied,
 }
 
@@ -45,7 +48,49 @@ pub struct IntegrityWarning {
     pub message: String,
 }
 
-/// The warnings for `selection`, made from `judgments` with `options`.
+/// What a note is about.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// A classification rule was skipped because the judge does not assess its question: a property of the
+    /// judge, true of every run it judges.
+    RuleNotAssessed,
+}
+
+/// One note about a selection: true, worth knowing, but not about this run's numbers (see [`IntegrityWarning`]).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SelectionNote {
+    /// What it is about.
+    pub kind: NoteKind,
+    /// The question key concerned (`contradicts_query_premise`, …).
+    pub subject: String,
+    /// One sentence.
+    pub message: String,
+}
+
+/// The notes for `selection`: each rule some decision skipped because the judge does not assess it, once, in
+/// key order.
+pub fn notes(selection: &Selection) -> Vec<SelectionNote> {
+    let mut skipped: Vec<&str> = selection
+        .decisions
+        .iter()
+        .flat_map(|d| d.skipped_rules.iter().map(String::as_str))
+        .collect();
+    skipped.sort_unstable();
+    skipped.dedup();
+    skipped
+        .into_iter()
+        .map(|key| SelectionNote {
+            kind: NoteKind::RuleNotAssessed,
+            subject: key.to_string(),
+            message: format!("the `{key}` rule was skipped: the judge does not assess it"),
+        })
+        .collect()
+}
+
+/// The warnings for `selection`, made from `judgments` with `options`: only what this run's numbers say.
 pub fn warnings(judgments: &[ChunkJudgment], options: &PolicyOptions, selection: &Selection) -> Vec<IntegrityWarning> {
     let mut out = Vec::new();
     let scores = |key: &str| -> Vec<(usize, f64)> {
@@ -80,20 +125,6 @@ pub fn warnings(judgments: &[ChunkJudgment], options: &PolicyOptions, selection:
             ),
         )),
         Status::Applied => {}
-    }
-    let mut skipped: Vec<&str> = selection
-        .decisions
-        .iter()
-        .flat_map(|d| d.skipped_rules.iter().map(String::as_str))
-        .collect();
-    skipped.sort_unstable();
-    skipped.dedup();
-    for key in skipped {
-        out.push(warn(
-            WarningKind::NotApplied,
-            key,
-            format!("the `{key}` rule was skipped: the judge does not assess it"),
-        ));
     }
     // Thresholds in force, with the scores they read.
     // The detectors (injection, contradiction) sit far below their thresholds on almost every passage, as they

@@ -32,7 +32,7 @@ mod texts;
 
 use std::collections::{BTreeMap, HashMap};
 
-pub use integrity::{IntegrityWarning, WarningKind};
+pub use integrity::{IntegrityWarning, NoteKind, SelectionNote, WarningKind};
 pub use options::{GroupBy, JudgeDefaults, Mode, PolicyOptions};
 pub use outcome::{diff, same_ids_in_order, Change, Decision, Reason, Selection, Status};
 pub use pyjson::{python_float_repr, python_json_dumps, python_json_string};
@@ -151,10 +151,11 @@ struct Unit {
 pub fn select(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
     let mut selection = select_only(judgments, options);
     selection.warnings = integrity::warnings(judgments, options, &selection);
+    selection.notes = integrity::notes(&selection);
     selection
 }
 
-/// [`select`] without the integrity warnings.
+/// [`select`] without the integrity warnings and notes.
 fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selection {
     // The user's pins (`options.pinned`) mark their chunks pinned, as a pin in the input would.
     let with_pins: Vec<ChunkJudgment>;
@@ -434,6 +435,7 @@ fn assemble(
         counts,
         policy_version,
         warnings: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! What a selection says: one [`Reason`] per chunk with its [`Decision`], the [`Selection`] they make, and the
 //! [`Change`]s between two selections (what a replay highlights).
 
-use crate::IntegrityWarning;
+use crate::{IntegrityWarning, SelectionNote};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -156,9 +156,14 @@ pub struct Selection {
     pub counts: BTreeMap<Reason, usize>,
     /// [`PolicyOptions::policy_version`] of the options the selection was made with.
     pub policy_version: String,
-    /// Threshold-integrity warnings: thresholds that decide nothing, flat or inverted scores, filters not applied.
+    /// Threshold-integrity warnings about this run's numbers: thresholds that decide nothing, flat or inverted
+    /// scores, filters not applied.
     #[serde(default)]
     pub warnings: Vec<IntegrityWarning>,
+    /// Notes that hold whatever the numbers, e.g. a rule skipped because the judge does not assess its question.
+    /// Absent from traces stored before notes existed (where such a rule was a warning).
+    #[serde(default)]
+    pub notes: Vec<SelectionNote>,
 }
 
 impl Selection {

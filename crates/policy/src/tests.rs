@@ -719,6 +719,62 @@ fn integrity_warnings_name_what_cannot_mean_what_it_seems() {
     assert_eq!(kinds(&s), [(WarningKind::NotApplied, "selection".to_string())]);
 }
 
+/// A rule skipped because the judge does not assess its question is a note (true of every run of that judge),
+/// never a warning; a threshold this run's scores leave dead is still a warning, beside the note.
+#[test]
+fn a_rule_the_judge_does_not_assess_is_a_note_not_a_warning() {
+    // The local judge: no contradicted-premise score, the question declared not assessed.
+    let offline = |rel: &[f64]| -> Vec<ChunkJudgment> {
+        (rel.iter().enumerate())
+            .map(|(i, &r)| ChunkJudgment {
+                scores: BTreeMap::from([
+                    (CONTAINS_PROMPT_INJECTION.to_string(), 0.02),
+                    (IS_RELEVANT.to_string(), r),
+                    // Evidence spread across its 0.55 threshold, falling with the retrieval rank.
+                    (CONTAINS_ANSWER_EVIDENCE.to_string(), 0.85 - 0.15 * i as f64),
+                ]),
+                not_assessed: vec![CONTRADICTS_QUERY_PREMISE.to_string()],
+                ..cls(i, [0.0; 4])
+            })
+            .collect()
+    };
+    let note =
+        |s: &Selection| -> Vec<(NoteKind, String)> { s.notes.iter().map(|n| (n.kind, n.subject.clone())).collect() };
+    let skipped = vec![(NoteKind::RuleNotAssessed, CONTRADICTS_QUERY_PREMISE.to_string())];
+
+    // Healthy numbers: relevance on both sides of 0.45. One note, no warning.
+    let s = run(&offline(&[0.9, 0.75, 0.6, 0.45, 0.3]), &PolicyOptions::default());
+    assert_eq!(kinds(&s), [], "{:?}", s.warnings);
+    assert_eq!(note(&s), skipped);
+    assert!(s.notes[0].message.contains("does not assess"), "{}", s.notes[0].message);
+    // Relevance all above 0.45, but the nearest only 0.09 away (< REACH): the threshold still decides.
+    let s = run(&offline(&[0.95, 0.8, 0.7, 0.54]), &PolicyOptions::default());
+    assert_eq!(kinds(&s), [], "{:?}", s.warnings);
+    assert_eq!(note(&s), skipped);
+    // The nearest 0.11 away (> REACH): the 0.45 threshold is dead for this run — a warning, and the note.
+    let s = run(&offline(&[0.95, 0.8, 0.7, 0.56]), &PolicyOptions::default());
+    assert_eq!(
+        kinds(&s),
+        [(WarningKind::ThresholdDecidesNothing, IS_RELEVANT.to_string())]
+    );
+    assert_eq!(note(&s), skipped);
+    assert!(s.warnings.iter().all(|w| !w.message.contains("does not assess")));
+
+    // A judge that assesses every question: no note.
+    let full: Vec<ChunkJudgment> = (0..5)
+        .map(|i| cls(i, [0.02, 0.05, 0.9 - 0.15 * i as f64, 0.85 - 0.15 * i as f64]))
+        .collect();
+    assert_eq!(run(&full, &PolicyOptions::default()).notes, []);
+    // A rag-jev mode skips no classification rule: no note either.
+    let s = run(&offline(&[0.9, 0.75, 0.6, 0.45, 0.3]), &options(r#"{"mode":"filter"}"#));
+    assert_eq!(s.notes, []);
+
+    // A selection stored before notes existed still loads, with none.
+    let mut v = serde_json::to_value(run(&full, &PolicyOptions::default())).unwrap();
+    v.as_object_mut().unwrap().remove("notes");
+    assert_eq!(serde_json::from_value::<Selection>(v).unwrap().notes, []);
+}
+
 /// Expected rag-jev policy versions (see [`policy_version_is_rag_jevs`]).
 const RAG_JEV_VERSIONS: &[(&str, &str)] = &[
     (r#"{"mode":"filter","min_relevance":0.2}"#, "dfb5d28bb0aa78cd"),

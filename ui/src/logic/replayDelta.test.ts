@@ -19,7 +19,7 @@ function stored(reasons: Reason[]): Selection {
   const ds = decisions(reasons);
   const ids = ds.filter((d) => d.selected).map((d) => d.chunk_id);
   return { decisions: ds, selected_ids: ids, returned_ids: ids, status: "applied", selected_tokens: 10, selected_characters: 40,
-    counts: {}, policy_version: "v1", warnings: [] };
+    counts: {}, policy_version: "v1", warnings: [], notes: [] };
 }
 
 /** Decisions listed at their positions, every column sent (as for a chunk the stored selection lacks). */
@@ -35,7 +35,7 @@ const NONE: DecisionColumns = { at: [], input_index: null, selected: null, score
 
 function delta(listed: [number, Decision][], patch: Partial<SelectionDelta> = {}): SelectionDelta {
   return { decisions: columns(listed), order: null, selected_order: null, status: "applied", selected_tokens: 20, selected_characters: 80,
-    counts: { retained: 2 }, policy_version: "v2", warnings: [], ...patch };
+    counts: { retained: 2 }, policy_version: "v2", warnings: [], notes: [], ...patch };
 }
 
 const flip = (d: Decision, reason: Reason): Decision => ({ ...d, reason, selected: isKept(reason), rank: null, returned: false });

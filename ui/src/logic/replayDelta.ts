@@ -72,6 +72,7 @@ export function applySelectionDelta(stored: Selection, delta: SelectionDelta): S
     counts: delta.counts,
     policy_version: delta.policy_version,
     warnings: delta.warnings,
+    notes: delta.notes,
   };
 }
 

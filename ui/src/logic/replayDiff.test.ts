@@ -14,7 +14,7 @@ function sel(reasons: Reason[], tokens = 10): Selection {
   return {
     decisions, selected_ids: selected.map((d) => d.chunk_id), returned_ids: selected.map((d) => d.chunk_id),
     status: "applied", selected_tokens: selected.length * tokens, selected_characters: selected.length * tokens * 4,
-    counts, policy_version: "x", warnings: [],
+    counts, policy_version: "x", warnings: [], notes: [],
   };
 }
 

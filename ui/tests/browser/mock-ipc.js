@@ -102,6 +102,7 @@
       selected_characters: sel.reduce((s, d) => s + pool[d.input_index].text.length, 0),
       counts, policy_version: "stand-in",
       warnings: options.shadow ? [{ kind: "not_applied", subject: "shadow", message: "shadow mode: the selection is reported, the original context is sent" }] : [],
+      notes: [],
     };
   }
   // ---- end of stand-in ----
