@@ -13,7 +13,8 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct CompareArgs {
     /// Labelled questions in the library case format (`id`, `query`, `relevant_ids` naming chunk ids or
-    /// document file names), as `ragsift eval --from-library` reads them.
+    /// document file names), as `ragsift eval --from-library` reads them, or the cases `ragsift labels export`
+    /// writes (their labelled spans are the evidence, matched against the chunks each side retrieves).
     cases: PathBuf,
     /// A configuration (JSON): any of the answer options (`top_k`, `mode`, `variants`, `rewrite`, `judge`,
     /// `jev_request`, `policy`, …) over the saved defaults, plus `name` and `chunk_tokens` (another chunk size than the library's runs against a derived library kept under

@@ -41,7 +41,8 @@ pub enum LabelsAction {
         json: bool,
     },
     /// The labelled questions as rag-jev eval cases (JSON on stdout): the latest run of each question, relevant
-    /// ids from the spans, the spans in each document's `metadata.ragsift_spans`.
+    /// ids from the spans, the spans in each document's `metadata.ragsift_spans`. `ragsift compare`, `ragsift
+    /// eval` (with or without `--from-library`) and `ragsift curves` read the file as it is.
     Export {
         #[arg(long)]
         question: Option<String>,

@@ -211,3 +211,134 @@ fn another_chunk_size_runs_against_a_derived_library_kept_for_next_time() {
     );
     assert_eq!(server.requests().len(), before);
 }
+
+/// Asks `question` without a judge; returns its run id.
+fn ask(home: &std::path::Path, question: &str) -> String {
+    let (code, v) = run_json(ragsift(home).args(["ask", question, "--judge", "none", "--max-tokens", "16", "--json"]));
+    assert_eq!(code, 0, "{v}");
+    v["run_id"].as_str().unwrap().to_string()
+}
+
+/// The tuning seam: what `ragsift labels export` writes goes, unchanged, into `compare` (at the library's chunk size
+/// and at another, where the spans are matched against the derived library's chunks), `eval --from-library` and
+/// `curves`; the labelled evidence is what they count.
+#[test]
+fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
+    let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.60, 0.80, 0.70));
+    let home = tempfile::tempdir().unwrap();
+    let out = ragsift(home.path())
+        .arg("ingest")
+        .arg(fixture("pdf/multipage.pdf"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = ask(home.path(), "How long is the battery warranty?");
+    let (code, v) =
+        run_json(ragsift(home.path()).args(["label", &run, "--evidence", "limited warranty of 36 months", "--json"]));
+    assert_eq!(code, 0, "{v}");
+    // A question with a not-relevant label only: answerable by nothing, so its recall is not measured.
+    let other = ask(home.path(), "What is the boiling point of liquid nitrogen?");
+    let (code, v) = run_json(ragsift(home.path()).args(["runs", "show", &other]));
+    assert_eq!(code, 0, "{v}");
+    let chunk = v["candidates"][0]["chunk_id"].as_str().unwrap().to_string();
+    let (code, v) = run_json(ragsift(home.path()).args(["label", &other, &chunk, "--not-relevant", "--json"]));
+    assert_eq!(code, 0, "{v}");
+
+    let out = ragsift(home.path()).args(["labels", "export"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cases = home.path().join("labels.json");
+    std::fs::write(&cases, &out.stdout).unwrap();
+    let exported: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(exported.as_array().unwrap().len(), 2, "{exported}");
+
+    let compare = |b: &str| {
+        let out = with_jev(ragsift(home.path()).arg("compare"), &server)
+            .arg(&cases)
+            .args(["--config", &fixture("tuning/a.json"), "--config", &fixture(b), "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v
+    };
+    let question = |v: &serde_json::Value, query: &str| -> serde_json::Value {
+        (v["questions"].as_array().unwrap().iter())
+            .find(|q| q["query"] == query)
+            .unwrap_or_else(|| panic!("no question {query:?}: {v}"))
+            .clone()
+    };
+    let v = compare("tuning/b.json");
+    assert_eq!(v["cases"], 2);
+    // The labelled span is the evidence: without it the question would have none (and no recall).
+    let warranty = question(&v, "How long is the battery warranty?");
+    assert_eq!(warranty["evidence"], 1, "{warranty}");
+    assert_eq!(warranty["a"]["evidence_recall"], 1.0, "{warranty}");
+    assert_eq!(warranty["b"]["evidence_recall"], 0.0, "B's 0.9 filter keeps nothing");
+    let kept = warranty["kept_only_a"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{warranty}");
+    assert!(kept[0]["document"].as_str().unwrap().ends_with("multipage.pdf"));
+    assert_eq!(kept[0]["page_start"], 1);
+    assert!(warranty["a"]["precision"].as_f64().unwrap() > 0.0);
+    let nitrogen = question(&v, "What is the boiling point of liquid nitrogen?");
+    assert_eq!(
+        (&nitrogen["evidence"], &nitrogen["a"]["evidence_recall"]),
+        (&serde_json::json!(0), &serde_json::Value::Null)
+    );
+    assert_eq!(v["a"]["evidence_recall"], 1.0, "the mean over the answerable question");
+
+    // At another chunk size the span is matched against the derived library's own chunks.
+    let v = compare("tuning/chunks-128.json");
+    let warranty = question(&v, "How long is the battery warranty?");
+    assert_eq!(warranty["a"]["evidence_recall"], 1.0, "{warranty}");
+    assert_eq!(warranty["b"]["evidence_recall"], 1.0, "{warranty}");
+    assert!(warranty["evidence"].as_u64().unwrap() >= 1, "{warranty}");
+
+    // eval --from-library scores the exported candidates (their relevant ids from the spans); curves replays that.
+    let traces = home.path().join("traces.json");
+    let (code, eval) = run_json(
+        ragsift(home.path())
+            .arg("eval")
+            .arg(&cases)
+            .args(["--from-library", "--judge", "local", "--json", "--save-traces"])
+            .arg(&traces),
+    );
+    assert_eq!(code, 0, "{eval}");
+    assert!(
+        eval["summary"]["baseline"]["evidence_recall"].as_f64().unwrap() > 0.0,
+        "{eval}"
+    );
+    let (code, curves) = run_json(
+        ragsift(home.path())
+            .arg("curves")
+            .arg(&cases)
+            .arg("--replay")
+            .arg(&traces)
+            .arg("--json"),
+    );
+    assert_eq!(code, 0, "{curves}");
+    assert!(!curves["curves"].as_array().unwrap().is_empty());
+
+    // Cases carrying documents without labelled spans (plain rag-jev cases) are still refused.
+    let mut plain = exported.clone();
+    for d in plain[0]["documents"].as_array_mut().unwrap() {
+        d["metadata"].as_object_mut().unwrap().remove("ragsift_spans");
+    }
+    let plain_path = home.path().join("plain.json");
+    std::fs::write(&plain_path, plain.to_string()).unwrap();
+    let out = with_jev(ragsift(home.path()).arg("compare"), &server)
+        .arg(&plain_path)
+        .args([
+            "--config",
+            &fixture("tuning/a.json"),
+            "--config",
+            &fixture("tuning/b.json"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no labelled spans") && err.contains("labels export"),
+        "{err}"
+    );
+}

@@ -15,6 +15,7 @@ mod report;
 
 use super::Workbench;
 use crate::answers::{AskOptions, AskRequest};
+use crate::labels::{spans_of_documents, SpanLabel};
 use crate::{Error, Result};
 pub use derived::Note;
 use derived::{chunk_units, page_units, Units};
@@ -146,7 +147,18 @@ pub struct RunAblation {
     pub variants: Vec<VariantAblation>,
 }
 
-/// A labelled question of the library case format (other fields are ignored).
+/// A labelled question, as compare reads it (other fields are ignored), in one of two forms:
+///
+/// - the library case format (as `eval --from-library` reads it): `id`, `query`, and `relevant_ids` naming the
+///   evidence by chunk id or document (file name or path); no `documents`;
+/// - a case of `ragsift labels export` (rag-jev's case format, see [`Workbench::export_labels_as_cases`]): its
+///   `documents` (the candidates of the question's latest run) carry the labelled spans in
+///   `metadata.ragsift_spans`. Compare retrieves afresh, so the documents are not candidates here: the relevant
+///   spans on them are the evidence, matched against each run's candidates as labels are (a chunk holding most
+///   of a span, on the same document version), which holds at another chunk size too. Its `relevant_ids` (the
+///   exported run's chunk ids) are not used.
+///
+/// A case with documents and no spans on them (a plain rag-jev case) is refused.
 #[derive(Deserialize)]
 struct CompareCase {
     id: String,
@@ -155,6 +167,30 @@ struct CompareCase {
     relevant_ids: Vec<String>,
     #[serde(default)]
     documents: Option<Vec<Value>>,
+    /// The labelled spans of an exported case (read from its documents), else `None`.
+    #[serde(skip)]
+    spans: Option<Vec<SpanLabel>>,
+}
+
+impl CompareCase {
+    /// Whether the case names any evidence (else it is unanswerable).
+    fn answerable(&self) -> bool {
+        match &self.spans {
+            Some(spans) => spans.iter().any(|l| l.relevant),
+            None => !self.relevant_ids.is_empty(),
+        }
+    }
+
+    /// The chunk ids of `trace` (a run of `wb`'s library) that are this case's evidence.
+    fn evidence(&self, wb: &Workbench, trace: &Trace) -> Result<HashSet<String>> {
+        Ok(match &self.spans {
+            Some(spans) => wb.span_evidence(trace, spans)?.into_iter().collect(),
+            None => (trace.candidates.iter())
+                .filter(|c| is_evidence(c, &self.relevant_ids))
+                .map(|c| c.chunk_id.clone())
+                .collect(),
+        })
+    }
 }
 
 fn read_cases(path: &str) -> Result<Vec<CompareCase>> {
@@ -166,25 +202,35 @@ fn read_cases(path: &str) -> Result<Vec<CompareCase>> {
         Value::Object(mut o) => o.remove("cases").unwrap_or(Value::Null),
         v => v,
     };
-    let cases: Vec<CompareCase> =
-        serde_json::from_value(list).map_err(|e| bad(format!("expected a list of cases: {e}")))?;
+    compare_cases(list).map_err(bad)
+}
+
+/// The cases of a list (JSON), their spans read; refused when there are none, for a repeated id, a blank query,
+/// and for documents without labelled spans.
+fn compare_cases(list: Value) -> std::result::Result<Vec<CompareCase>, String> {
+    let mut cases: Vec<CompareCase> =
+        serde_json::from_value(list).map_err(|e| format!("expected a list of cases: {e}"))?;
     if cases.is_empty() {
-        return Err(bad("no cases".into()));
+        return Err("no cases".into());
     }
     let mut ids = HashSet::new();
-    for c in &cases {
-        if !ids.insert(c.id.as_str()) {
-            return Err(bad(format!("case id `{}` appears twice", c.id)));
+    for c in &mut cases {
+        if !ids.insert(c.id.clone()) {
+            return Err(format!("case id `{}` appears twice", c.id));
         }
         if c.query.trim().is_empty() {
-            return Err(bad(format!("case `{}` has no query", c.id)));
+            return Err(format!("case `{}` has no query", c.id));
         }
-        if c.documents.as_ref().is_some_and(|d| !d.is_empty()) {
-            return Err(bad(format!(
-                "case `{}` carries its own documents: compare retrieves from the library, so use cases without \
-                 documents (as `eval --from-library` reads them)",
-                c.id
-            )));
+        if let Some(documents) = c.documents.as_deref().filter(|d| !d.is_empty()) {
+            c.spans = spans_of_documents(&c.query, documents).map_err(|e| format!("case `{}`: {e}", c.id))?;
+            if c.spans.is_none() {
+                return Err(format!(
+                    "case `{}` carries its own documents and no labelled spans on them: compare retrieves from the \
+                     library, so use cases without documents (as `eval --from-library` reads them), or the cases \
+                     `ragsift labels export` writes",
+                    c.id
+                ));
+            }
         }
     }
     Ok(cases)
@@ -245,25 +291,27 @@ fn side(trace: &Trace, kept: usize, covered: usize, pooled: usize, answerable: b
     }
 }
 
-/// `trace`'s labelled evidence, once per chunk: retrieved, or (`in_context`) handed on.
-fn evidence_in<'t>(trace: &'t Trace, named: &[String], in_context: bool) -> Vec<&'t Candidate> {
+/// `trace`'s labelled evidence (the chunk ids `evidence`), once per chunk: retrieved, or (`in_context`) handed on.
+fn evidence_in<'t>(trace: &'t Trace, evidence: &HashSet<String>, in_context: bool) -> Vec<&'t Candidate> {
     let ctx = context(trace);
     let mut seen = HashSet::new();
     (trace.candidates.iter())
-        .filter(|c| is_evidence(c, named) && (!in_context || ctx.contains(c.chunk_id.as_str())))
+        .filter(|c| evidence.contains(&c.chunk_id) && (!in_context || ctx.contains(c.chunk_id.as_str())))
         .filter(|c| seen.insert(c.chunk_id.as_str()))
         .collect()
 }
 
+/// A run and the chunk ids of its candidates that are the question's evidence.
+type Side<'t> = (&'t Trace, &'t HashSet<String>);
+
 /// One question's comparison from A's and B's runs, evidence counted in `units`.
-fn question(case: &CompareCase, a: &Trace, b: &Trace, units: Units) -> CompareQuestion {
-    let found = |t| evidence_in(t, &case.relevant_ids, false);
-    let kept = |t| evidence_in(t, &case.relevant_ids, true);
+fn question(case: &CompareCase, (a, ev_a): Side, (b, ev_b): Side, units: Units) -> CompareQuestion {
     let cover = |list: &[&Candidate]| -> BTreeSet<String> { list.iter().flat_map(|c| units(c)).collect() };
-    let (found_a, found_b, kept_a, kept_b) = (found(a), found(b), kept(a), kept(b));
+    let (found_a, found_b) = (evidence_in(a, ev_a, false), evidence_in(b, ev_b, false));
+    let (kept_a, kept_b) = (evidence_in(a, ev_a, true), evidence_in(b, ev_b, true));
     let (ra, rb, ka, kb) = (cover(&found_a), cover(&found_b), cover(&kept_a), cover(&kept_b));
     let pooled = ra.union(&rb).count();
-    let answerable = !case.relevant_ids.is_empty();
+    let answerable = case.answerable();
     let (sa, sb) = (
         side(a, kept_a.len(), ka.len(), pooled, answerable),
         side(b, kept_b.len(), kb.len(), pooled, answerable),
@@ -427,7 +475,7 @@ impl Workbench {
                 derived.push((size, wb));
             }
         }
-        let mut runs: [Vec<Trace>; 2] = [Vec::new(), Vec::new()];
+        let mut runs: [Vec<(Trace, HashSet<String>)>; 2] = [Vec::new(), Vec::new()];
         for (n, config) in [&request.a, &request.b].into_iter().enumerate() {
             let size = [chunks_a, chunks_b][n];
             let wb = (derived.iter().find(|(s, _)| *s == size)).map_or(self, |(_, wb)| wb);
@@ -443,7 +491,8 @@ impl Workbench {
                     options: Some(options.clone()),
                 };
                 let trace = wb.ask(&ask, &format!("{job}/{n}/{i}"), Arc::new(|_| {}))?;
-                runs[n].push(trace);
+                let evidence = case.evidence(wb, &trace)?;
+                runs[n].push((trace, evidence));
             }
         }
         let (units, recall_scope): (Units, &str) = if chunks_a == chunks_b {
@@ -459,7 +508,7 @@ impl Workbench {
             )
         };
         let questions: Vec<CompareQuestion> = (cases.iter().zip(runs[0].iter().zip(&runs[1])))
-            .map(|(case, (a, b))| question(case, a, b, units))
+            .map(|(case, ((a, ev_a), (b, ev_b)))| question(case, (a, ev_a), (b, ev_b), units))
             .collect();
         let sides = |f: fn(&CompareQuestion) -> &CompareSide| questions.iter().map(f).collect::<Vec<_>>();
         Ok(CompareReport {

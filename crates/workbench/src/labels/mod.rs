@@ -339,6 +339,17 @@ impl Workbench {
         Ok(label)
     }
 
+    /// The candidates of `trace` (a run of this library) that hold one of the relevant `spans`, in the run's
+    /// order: matched as the labels are, against the library's current document versions.
+    pub(crate) fn span_evidence(&self, trace: &Trace, spans: &[SpanLabel]) -> Result<Vec<String>> {
+        if !spans.iter().any(|l| l.relevant) {
+            return Ok(Vec::new());
+        }
+        let versions = candidate_versions(self.library().store(), &trace.candidates)?;
+        let question = normalize_question(&trace.query);
+        Ok(match_spans(&trace.run_id, &question, &trace.candidates, &versions, spans).relevant_ids)
+    }
+
     /// The run's candidates as its question's spans label them.
     pub fn run_span_labels(&self, trace: &Trace) -> Result<SpanRunLabels> {
         let lib = self.library();
@@ -436,6 +447,21 @@ impl Workbench {
     /// The labelled questions (one, or all) as rag-jev eval cases: the latest run of each question gives the
     /// query and the documents (its candidates: id, text, metadata with `ragsift_spans`, the spans on the chunk),
     /// its spans the relevant ids. A question with labels but no stored run is left out (refused when asked for).
+    ///
+    /// The format (rag-jev's case, so `rag-jev eval`, `ragsift eval` with or without `--from-library` and
+    /// `ragsift curves` read it as it is):
+    ///
+    /// - `id`: `label-` and 12 hex digits of the normalised question's sha256; `query`: the run's question;
+    /// - `documents`: the run's candidates in rank order, `id` the chunk id, `metadata` the chunk's own metadata
+    ///   plus where it lies (`document_id`, `document` (path), `title`, `page_start`, `page_end`, `char_start`,
+    ///   `char_end`, `section`) and `ragsift_spans`: every labelled span the chunk overlaps, each `{id, checksum,
+    ///   page, char_start, char_end, text, relevant, labelled_by, labelled_at}` (a character range of a page of
+    ///   the document version `checksum`);
+    /// - `relevant_ids`: the candidates holding a relevant span; `reference_answer`, `baseline_ids`: the run's.
+    ///
+    /// `ragsift compare` reads the spans back ([`spans_of_documents`]) as the case's evidence and matches them
+    /// against the candidates it retrieves afresh, at any chunk size; a relevant span none of the run's candidates
+    /// overlaps is not in the export.
     pub fn export_labels_as_cases(&self, question: Option<&str>) -> Result<Vec<EvalCase>> {
         let lib = self.library();
         let store = lib.store();
@@ -482,6 +508,69 @@ impl Workbench {
         }
         Ok(cases)
     }
+}
+
+/// The spans an exported case's documents carry in `metadata.ragsift_spans` (see
+/// [`Workbench::export_labels_as_cases`]), once each, for `query`; `None` when no document carries the key (a
+/// plain rag-jev case). A span's document is its document's `metadata.document_id`; only its `checksum`, page and
+/// range take part in matching.
+pub fn spans_of_documents(query: &str, documents: &[Value]) -> std::result::Result<Option<Vec<SpanLabel>>, String> {
+    let question = normalize_question(query);
+    let (mut found, mut seen, mut spans) = (false, HashSet::new(), Vec::new());
+    for d in documents {
+        let Some(list) = d.pointer("/metadata/ragsift_spans") else {
+            continue;
+        };
+        found = true;
+        let doc = d.get("id").and_then(Value::as_str).unwrap_or("?");
+        let list = (list.as_array()).ok_or_else(|| format!("document `{doc}`: `ragsift_spans` is not a list"))?;
+        let document_id = d
+            .pointer("/metadata/document_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        for s in list {
+            let bad = |what: &str| format!("document `{doc}`: a span in `ragsift_spans` has no {what}");
+            let text = |k: &str| {
+                s.get(k)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| bad(k))
+            };
+            let number = |k: &str| {
+                (s.get(k).and_then(Value::as_u64))
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| bad(k))
+            };
+            let (checksum, page, start, end) = (
+                text("checksum")?,
+                number("page")?,
+                number("char_start")?,
+                number("char_end")?,
+            );
+            let id = text("id").unwrap_or_else(|_| SpanLabel::make_id(&question, &checksum, page, start, end));
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            spans.push(SpanLabel {
+                id,
+                question: question.clone(),
+                document_id: document_id.to_string(),
+                checksum,
+                page,
+                char_start: start,
+                char_end: end,
+                text: text("text").unwrap_or_default(),
+                relevant: s
+                    .get("relevant")
+                    .and_then(Value::as_bool)
+                    .ok_or_else(|| bad("relevant"))?,
+                labelled_by: text("labelled_by").unwrap_or_default(),
+                labelled_at: s.get("labelled_at").and_then(Value::as_i64).unwrap_or(0),
+                run_id: None,
+            });
+        }
+    }
+    Ok(found.then_some(spans))
 }
 
 /// A candidate as a rag-jev document: its own metadata (when it has some), where it lies, and the spans on it.

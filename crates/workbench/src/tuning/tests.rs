@@ -162,12 +162,20 @@ fn differently_chunked_sides_are_matched_by_page() {
         query: "q".into(),
         relevant_ids: vec!["d.pdf".into()],
         documents: None,
+        spans: None,
     };
+    let named = |t: &Trace| -> HashSet<String> {
+        (t.candidates.iter())
+            .filter(|c| is_evidence(c, &case.relevant_ids))
+            .map(|c| c.chunk_id.clone())
+            .collect()
+    };
+    let (ev_a, ev_b) = (named(&a), named(&b));
     // By chunk id, B's chunk is other evidence than A's: each side finds part of the pool.
-    let by_chunk = question(&case, &a, &b, chunk_units);
+    let by_chunk = question(&case, (&a, &ev_a), (&b, &ev_b), chunk_units);
     assert_eq!(by_chunk.evidence, 3);
     // By page, both cover d.pdf's page 1: the same evidence, nothing lost on either side.
-    let by_page = question(&case, &a, &b, page_units);
+    let by_page = question(&case, (&a, &ev_a), (&b, &ev_b), page_units);
     assert_eq!(by_page.evidence, 1);
     assert_eq!(
         (by_page.a.evidence_recall, by_page.b.evidence_recall),
