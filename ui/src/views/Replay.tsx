@@ -178,7 +178,7 @@ function Ticks(props: { testid: string; ticks: Tick[]; value: number; min: numbe
   );
 }
 
-function Slider(props: { testid: string; label: string; value: number; min?: number; max?: number; step?: number; hint?: string; dim?: boolean; display?: string; ticks?: Tick[]; onValue: (v: number) => void }) {
+function Slider(props: { testid: string; label: string; value: number; min?: number; max?: number; step?: number; hint?: string; dim?: boolean; display?: string; ticks?: Tick[]; tickValue?: number; onValue: (v: number) => void }) {
   const id = `sl-${props.testid}`;
   const [min, max, step] = [props.min ?? 0, props.max ?? 1, props.step ?? 0.01];
   return (
@@ -187,12 +187,15 @@ function Slider(props: { testid: string; label: string; value: number; min?: num
       <div class="slider-track">
         <input id={id} type="range" data-testid={props.testid} min={min} max={max} step={step}
           value={props.value} title={props.hint} onInput={(e) => props.onValue(Number((e.target as HTMLInputElement).value))} />
-        {props.ticks && props.ticks.length > 0 && <Ticks testid={props.testid} ticks={props.ticks} value={props.value} min={min} max={max} step={step} />}
+        {props.ticks && props.ticks.length > 0 && <Ticks testid={props.testid} ticks={props.ticks} value={props.tickValue ?? props.value} min={min} max={max} step={step} />}
       </div>
       {props.hint && <span class="slider-hint muted">{props.hint}</span>}
     </div>
   );
 }
+
+/** How long after the last change the sliders' ticks follow the selection. */
+const TICKS_SETTLE_MS = 120;
 
 /** How long the view stays idle before it asks for the sweeps of the thresholds in play. */
 const SWEEP_IDLE_MS = 300;
@@ -332,19 +335,30 @@ function ReplayPanel(props: { trace: Trace }) {
   );
   const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
   // Each threshold slider's ticks: every candidate's score for that question (calibrated when the sliders are), and
-  // whether the current selection keeps it.
-  const ticks = useMemo(() => {
-    const kept = new Map(selection.decisions.map((d) => [d.chunk_id, d.selected]));
+  // whether the selection keeps it. They follow the selection once it settles (TICKS_SETTLE_MS after the last
+  // change), so a drag repaints the candidates first and the ticks between moves.
+  const [settled, setSettled] = useState({ selection, options });
+  useEffect(() => {
+    const id = setTimeout(() => setSettled({ selection, options }), TICKS_SETTLE_MS);
+    return () => clearTimeout(id);
+  }, [selection, options]);
+  const tickValues = useMemo(() => {
     const judged = new Map(t.judge.judgments.map((j) => [j.chunk_id, j.answers]));
-    const out: Record<string, Tick[]> = {};
+    const out: Record<string, { id: string; value: number }[]> = {};
     for (const key of THRESHOLD_KEYS) {
       out[key] = t.candidates.flatMap((c, i) => {
         const v = inCalibrated ? calibrated[i]?.[key] : judged.get(c.chunk_id)?.[key];
-        return v === undefined || v === null || !Number.isFinite(v) ? [] : [{ id: c.chunk_id, value: v, kept: kept.get(c.chunk_id) ?? false }];
+        return v === undefined || v === null || !Number.isFinite(v) ? [] : [{ id: c.chunk_id, value: v }];
       });
     }
     return out;
-  }, [t, selection, inCalibrated, calibrated]);
+  }, [t, inCalibrated, calibrated]);
+  const ticks = useMemo(() => {
+    const kept = new Map(settled.selection.decisions.map((d) => [d.chunk_id, d.selected]));
+    const out: Record<string, Tick[]> = {};
+    for (const key of THRESHOLD_KEYS) out[key] = tickValues[key].map((v) => ({ ...v, kept: kept.get(v.id) ?? false }));
+    return out;
+  }, [tickValues, settled.selection]);
   const classify = options.mode === "classify";
 
   const regenerate = async () => {
@@ -400,7 +414,8 @@ function ReplayPanel(props: { trace: Trace }) {
             const unassessed = (t.judge.not_assessed ?? []).includes(key);
             return <Slider key={key} testid={`threshold-${key}`} label={q.label} value={options.thresholds[key] ?? q.threshold!}
               hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classify mode only)"}`}
-              dim={!classify || unassessed} ticks={unassessed ? undefined : ticks[key]} onValue={(v) => setThreshold(key, v)} />;
+              dim={!classify || unassessed} ticks={unassessed ? undefined : ticks[key]}
+              tickValue={settled.options.thresholds[key] ?? q.threshold!} onValue={(v) => setThreshold(key, v)} />;
           })}
           <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance ?? 0} dim={!takesThreshold(options.mode)}
             hint="usefulness below this is dropped (filter modes)" onValue={(v) => update({ min_relevance: v })} />
