@@ -261,12 +261,13 @@ fn table_row(row: &[Segment], width: f64, gutter: Gutter) -> bool {
         && (b - a >= 0.6 * width && cell <= 4.0 * size || labels(row, gutter) && b - a >= 0.35 * width)
 }
 
-/// True when a row's cells lie on both sides of the gutter and none is longer than a short phrase (eight font
-/// sizes): labels or table cells, where a line of column text would be one long cell.
+/// True when a row's cells lie two or more on each side of the gutter and none is longer than a short phrase
+/// (eight font sizes): labels or table cells, where a line of column text would be one long cell. (A table's row
+/// beside a column's short last line, "easily.", has one cell on that side.)
 fn labels(row: &[Segment], gutter: Gutter) -> bool {
     let cells = cells(row);
-    cells.iter().any(|c| c.1 < gutter.center())
-        && cells.iter().any(|c| c.0 > gutter.center())
+    cells.iter().filter(|c| c.1 < gutter.center()).count() >= 2
+        && cells.iter().filter(|c| c.0 > gutter.center()).count() >= 2
         && cells.iter().all(|c| c.1 - c.0 <= 8.0 * c.2)
 }
 

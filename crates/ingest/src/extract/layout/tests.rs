@@ -441,3 +441,31 @@ fn a_lowered_subscript_stays_with_its_word() {
     g.extend(word(72.0, 688.0, "on the next line"));
     assert_eq!(page_text(&g), "between BERTBASE and more on the next line");
 }
+
+#[test]
+fn a_table_row_level_with_a_column_s_short_last_line_stays_in_its_column() {
+    // Left: a table of short cells under two headings; right: prose whose one-word last line is level with a
+    // table row, then another table's header (as on page 11 of the USENIX hashing paper). The last line must
+    // follow its paragraph, not the table row beside it.
+    let mut g = word(72.0, 736.0, "SEQUENTIAL with data retrieval");
+    g.extend(word(72.0, 724.0, "elapsed user and sys in seconds"));
+    for i in 0..8 {
+        let y = 700.0 - 12.0 * i as f64;
+        g.extend(word(72.0, y, &format!("row{i}")));
+        g.extend(word(130.0, y, "90.4"));
+        g.extend(word(180.0, y, "99.6"));
+        g.extend(word(230.0, y, "9"));
+    }
+    for i in 0..4 {
+        g.extend(column_line(320.0, 700.0 - 12.0 * i as f64, &format!("prose{i}")));
+    }
+    g.extend(word(320.0, 652.0, "easily."));
+    g.extend(word(340.0, 640.0, "hash"));
+    g.extend(word(400.0, 640.0, "ndbm"));
+    g.extend(word(520.0, 640.0, "%change"));
+    let text = page_text(&g);
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let last = position(&text, "easily.");
+    assert!(words[last - 1].starts_with("consectetu"), "{text}");
+    assert_order(&text, &["row0", "row7", "prose0", "prose3", "easily."]);
+}
