@@ -53,25 +53,43 @@ fn reasons(s: &Session, css: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Ingests one file through the Library view's path field and waits until it is listed.
+/// Ingests one file through the Library view's path field and waits until it is listed beside the documents
+/// already there (the finished batch of an earlier ingest is replaced by this one's).
 fn ingest(s: &Session, file: &Path, long: Duration) {
     s.click("[data-testid=nav-library]");
+    s.wait("[data-testid=view-library]", Duration::from_secs(20));
+    let before = s.find_all("[data-testid=doc-row]").len();
     s.type_into(
         "[data-testid=ingest-path]",
         file.canonicalize().unwrap().to_str().unwrap(),
     );
     s.click("[data-testid=ingest-add]");
-    let row = s.wait("[data-testid=file-row][data-status]", long);
+    let start = Instant::now();
+    while s.find_all("[data-testid=doc-row]").len() <= before {
+        let failed = s.find("[data-testid=file-row][data-status=failed]");
+        if failed.is_some() || start.elapsed() > long {
+            let body = s.script("return document.body.innerText.slice(0, 2000)", json!([]));
+            panic!("{} was not listed; the page says:\n{body}", file.display());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let row = s.wait("[data-testid=file-row][data-status]", Duration::from_secs(60));
     assert_eq!(s.attribute(&row, "data-status").as_deref(), Some("ingested"));
-    s.wait("[data-testid=doc-row]", Duration::from_secs(20));
 }
 
-/// Asks in Chat and waits for the streamed answer to finish; returns its text.
+/// Asks in Chat and waits for the streamed answer to finish (after the answers already there); returns its text.
 fn ask(s: &Session, question: &str, long: Duration) -> String {
+    const DONE: &str = "[data-testid=answer][data-state=done]";
     s.click("[data-testid=nav-chat]");
+    let before = s.find_all(DONE).len();
     s.type_into("[data-testid=chat-input]", question);
     s.click("[data-testid=chat-send]");
-    let answer = s.wait("[data-testid=answer][data-state=done]", long);
+    assert_eq!(
+        s.wait_all(DONE, before + 1, long),
+        before + 1,
+        "an answer to {question:?}"
+    );
+    let answer = s.find_all(DONE).pop().unwrap();
     assert!(s.attribute(&answer, "data-run-id").is_some_and(|id| !id.is_empty()));
     s.text(&answer)
 }
@@ -332,6 +350,50 @@ fn reasons_fit_the_window(s: &Session) {
     );
 }
 
+/// A two-column IEEE paper (Microsoft Word 2010) from `fixtures/qa/`.
+const PAPER: &str = "fixtures/qa/documents/TLSH_CTC_final.pdf";
+/// AVRDUDE 7.1's user manual (pdfTeX, 61 pages; `fixtures/manuals/README.md`).
+const MANUAL: &str = "fixtures/manuals/avrdude.pdf";
+/// Answered by a setting in the manual's STK600 notes (§5.1, page 45): the target voltage for high-voltage
+/// programming.
+const MANUAL_QUESTION: &str = "What target voltage does high-voltage programming on the STK600 require?";
+const MANUAL_ANSWER: &str = "4.5 V";
+
+/// The Inspector's judge table scrolled to its top and, if no dropped passage shows there, to the first one: a
+/// row the policy dropped is in the window with its decision and its reason (non-empty) in view. Returns the
+/// row's reason and what it shows.
+fn a_dropped_row_in_view(s: &Session) -> serde_json::Value {
+    const JS: &str = "const table = document.querySelector('[data-testid=view-inspector] [data-testid=judge-table]');\
+         if (arguments[0]) table.scrollIntoView({block: 'start'});\
+         const rows = [...document.querySelectorAll('[data-testid=view-inspector] [data-testid=judge-row].row-dropped')];\
+         const inView = (el) => { const b = el && el.getBoundingClientRect();\
+           return !!b && b.width > 0 && b.top >= 0 && b.bottom <= window.innerHeight && b.left >= 0\
+             && b.right <= window.innerWidth; };\
+         const seen = rows.find((r) => inView(r.querySelector('[data-testid=decision-cell] .dropped'))\
+           && inView(r.querySelector('[data-testid=decision-cell] .reason')));\
+         if (!seen) { if (rows[0]) rows[0].scrollIntoView({block: 'center'}); return {dropped: rows.length}; }\
+         return {dropped: rows.length, reason: seen.getAttribute('data-reason'),\
+           decision: seen.querySelector('[data-testid=decision-cell] .dropped').textContent,\
+           label: seen.querySelector('[data-testid=decision-cell] .reason').textContent,\
+           passage: seen.querySelector('[data-testid=passage-snippet]')?.textContent};";
+    let first = s.script(JS, json!([true]));
+    let row = if first["reason"].is_string() {
+        first
+    } else {
+        std::thread::sleep(Duration::from_millis(300));
+        s.script(JS, json!([false]))
+    };
+    assert!(
+        row["dropped"].as_u64().unwrap_or(0) > 0,
+        "the policy dropped no passage: {row}"
+    );
+    assert!(
+        row["label"].as_str().is_some_and(|l| !l.trim().is_empty()),
+        "a dropped passage's reason is in the window: {row}"
+    );
+    row
+}
+
 #[test]
 fn a_real_paper_with_the_offline_judge() {
     let Some(w) = window_test() else {
@@ -341,7 +403,11 @@ fn a_real_paper_with_the_offline_judge() {
     let app = launch(home.path(), &[]);
     let s = &app.session;
     let long = Duration::from_secs(300);
-    ingest(s, &repo().join("fixtures/qa/documents/TLSH_CTC_final.pdf"), long);
+    // A real library: a two-column IEEE paper (Word) and a software manual (pdfTeX) with tables of settings.
+    ingest(s, &repo().join(PAPER), long);
+    ingest(s, &repo().join(MANUAL), long);
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "1a-library-paper-and-manual");
     let answer = ask(
         s,
         "How many bits is the hash value Ssdeep computes for each segment of a file?",
@@ -372,17 +438,6 @@ fn a_real_paper_with_the_offline_judge() {
     );
     std::thread::sleep(Duration::from_millis(300));
     shots.take(s, "3a-inspector-reasons");
-    // Replay of the same run: the candidates' scores as ticks on the threshold sliders.
-    s.click("[data-testid=nav-replay]");
-    s.wait("[data-testid=replay-row]", Duration::from_secs(20));
-    let ticks = s.wait("[data-testid=ticks-threshold-is_relevant]", Duration::from_secs(10));
-    let values = s.attribute(&ticks, "data-values").unwrap_or_default();
-    let rows = s.find_all("[data-testid=replay-row]").len();
-    assert_eq!(values.split(',').count(), rows, "one tick per candidate: {values}");
-    std::thread::sleep(Duration::from_millis(300));
-    shots.take(s, "3c-replay-ticks");
-    s.click("[data-testid=nav-inspector]");
-    s.wait("[data-testid=judge-row]", Duration::from_secs(20));
 
     // A passage opens on its page, highlighted on the page image where its text is.
     s.click("[data-testid=judge-row] button.link");
@@ -392,10 +447,47 @@ fn a_real_paper_with_the_offline_judge() {
     );
     highlight_sits_on_its_text(s, shots, "3b-page-highlight");
 
+    // The manual: a question one of its settings answers. The judge table shows the passages the policy dropped
+    // with their reasons, and Replay the candidates' scores as ticks on its sliders (the README's pictures).
+    let answer = ask(s, MANUAL_QUESTION, long);
+    assert!(
+        answer.contains(MANUAL_ANSWER),
+        "the extractive answer quotes the setting: {answer}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "2b-chat-manual");
+    s.script(
+        "[...document.querySelectorAll('[data-testid=open-inspector]')].pop().click();",
+        json!([]),
+    );
+    s.wait("[data-testid=judge-row]", Duration::from_secs(20));
+    let query = s.wait("[data-testid=view-inspector]", Duration::from_secs(5));
+    assert!(
+        s.text(&query).contains(MANUAL_QUESTION),
+        "the Inspector shows the manual's run"
+    );
+    reasons_fit_the_window(s);
+    let dropped = a_dropped_row_in_view(s);
+    println!("{}", json!({"manual_dropped_row": dropped}));
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "3d-inspector-manual-dropped");
+    s.click("[data-testid=nav-replay]");
+    s.wait("[data-testid=replay-row]", Duration::from_secs(20));
+    let ticks = s.wait("[data-testid=ticks-threshold-is_relevant]", Duration::from_secs(10));
+    let values = s.attribute(&ticks, "data-values").unwrap_or_default();
+    let rows = s.find_all("[data-testid=replay-row]").len();
+    assert_eq!(values.split(',').count(), rows, "one tick per candidate: {values}");
+    assert!(
+        !s.find_all("[data-testid=replay-row] .dropped").is_empty(),
+        "Replay shows the dropped passages too"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    shots.take(s, "3c-replay-ticks");
+
     // The CLI ingests into the same library while the app is open: the Library view follows without a restart,
     // and the app's next question retrieves the new document.
     s.click("[data-testid=nav-library]");
-    let rows = s.wait_all("[data-testid=doc-row]", 1, Duration::from_secs(20));
+    let rows = s.wait_all("[data-testid=doc-row]", 2, Duration::from_secs(20));
     let notes = tempfile::tempdir().unwrap();
     let note = notes.path().join("skerryvore.md");
     std::fs::write(
@@ -415,17 +507,12 @@ fn a_real_paper_with_the_offline_judge() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let followed = s.wait_all("[data-testid=doc-row]", rows + 1, Duration::from_secs(10));
     assert_eq!(followed, rows + 1, "the Library view shows the CLI's document");
-    // The chat keeps the first answer: wait for a second one, and read that.
-    s.click("[data-testid=nav-chat]");
-    s.type_into(
-        "[data-testid=chat-input]",
+    // The chat keeps the earlier answers: `ask` waits for the next one, and reads that.
+    let answer = ask(
+        s,
         "How often does the keeper of the Skerryvore lighthouse log the fog signal?",
+        long,
     );
-    s.click("[data-testid=chat-send]");
-    let done = "[data-testid=answer][data-state=done]";
-    assert_eq!(s.wait_all(done, 2, long), 2, "a second answer");
-    let answers = s.find_all(done);
-    let answer = s.text(answers.last().unwrap());
     assert!(
         answer.contains("37 minutes"),
         "the app retrieves what the CLI ingested: {answer}"
