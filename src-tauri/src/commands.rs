@@ -14,7 +14,7 @@ use ragsift_engine::store::SpanLabel;
 use ragsift_engine::store::{DocumentRow, RunSummary};
 use ragsift_engine::workbench::judge_calibration::{JudgeCalibrationReport, RawThresholds};
 use ragsift_engine::workbench::review::{ReviewLabel, ReviewPacket};
-use ragsift_engine::workbench::tuning::{CompareReport, RunAblation};
+use ragsift_engine::workbench::tuning::{CaseSource, CompareReport, RunAblation};
 use ragsift_engine::workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
     PageView, Workbench,
@@ -81,6 +81,12 @@ pub fn cancel(wb: Wb<'_>, job: String) -> bool {
 #[specta::specta]
 pub async fn remove_document(wb: Wb<'_>, id: String) -> Result<DocumentRow> {
     blocking(&wb, move |wb| wb.remove_document(&id)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_document(wb: Wb<'_>, id: String, title: String) -> Result<DocumentRow> {
+    blocking(&wb, move |wb| wb.rename_document(&id, &title)).await
 }
 
 #[tauri::command]
@@ -330,9 +336,10 @@ pub async fn raw_thresholds(wb: Wb<'_>, run_id: String, options: PolicyOptions) 
     blocking(&wb, move |wb| wb.run_raw_thresholds(&run_id, &options)).await
 }
 
-/// Two configurations (JSON) over the same labelled questions, judgments reused through the cache.
+/// Two configurations (JSON) over the same labelled questions (the library's labels, or a cases file), judgments
+/// reused through the cache.
 #[tauri::command]
 #[specta::specta]
-pub async fn compare(wb: Wb<'_>, cases_path: String, a: String, b: String, job: String) -> Result<CompareReport> {
-    blocking(&wb, move |wb| wb.compare_json(&cases_path, &a, &b, &job)).await
+pub async fn compare(wb: Wb<'_>, cases: CaseSource, a: String, b: String, job: String) -> Result<CompareReport> {
+    blocking(&wb, move |wb| wb.compare_json(&cases, &a, &b, &job)).await
 }

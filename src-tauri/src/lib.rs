@@ -28,6 +28,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::ingest,
             commands::cancel,
             commands::remove_document,
+            commands::rename_document,
             commands::page,
             commands::page_image,
             commands::ask,

@@ -70,6 +70,7 @@ export const api = {
     unwrap<T.IngestReport>(() => commands.ingest(paths, job, channel(onEvent) as never)),
   cancel: (job: string) => unwrap<boolean>(() => commands.cancel(job)),
   removeDocument: (id: string) => unwrap<T.DocumentRow>(() => commands.removeDocument(id)),
+  renameDocument: (id: string, title: string) => unwrap<T.DocumentRow>(() => commands.renameDocument(id, title)),
   page: (documentId: string, page: number) => unwrap<T.PageView>(() => commands.page(documentId, page)),
   pageImage: (documentId: string, page: number) => unwrap<string | null>(() => commands.pageImage(documentId, page)),
   ask: (request: AskRequest, job: string, onEvent: (e: AskEvent) => void) =>
@@ -106,7 +107,7 @@ export const api = {
   calibratedScores: (runId: string) => unwrap<{ [key in string]: number }[]>(() => commands.calibratedScores(runId)),
   runCurves: (runIds: string[]) => unwrap<T.Curve[]>(() => commands.runCurves(runIds)),
   rawThresholds: (runId: string, options: PolicyOptions) => unwrap<T.RawThresholds>(() => commands.rawThresholds(runId, options)),
-  compare: (casesPath: string, a: string, b: string, job: string) => unwrap<T.CompareReport>(() => commands.compare(casesPath, a, b, job)),
+  compare: (cases: T.CaseSource, a: string, b: string, job: string) => unwrap<T.CompareReport>(() => commands.compare(cases, a, b, job)),
   ablate: (runId: string) => unwrap<T.RunAblation>(() => commands.ablate(runId)),
   calibrate: (form: T.CalibrateForm, job: string) => unwrap<T.CalibrationView>(() => commands.calibrate(form, job)),
   openReviewPacket: (path: string) => unwrap<T.ReviewPacket>(() => commands.openReviewPacket(path)),

@@ -13,6 +13,7 @@ export const commands = {
 	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
 	cancel: (job: string) => __TAURI_INVOKE<boolean>("cancel", { job }),
 	removeDocument: (id: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("remove_document", { id })),
+	renameDocument: (id: string, title: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("rename_document", { id, title })),
 	page: (documentId: string, page: number) => typedError<PageView, IpcError>(__TAURI_INVOKE("page", { documentId, page })),
 	pageImage: (documentId: string, page: number) => typedError<string | null, IpcError>(__TAURI_INVOKE("page_image", { documentId, page })),
 	ask: (request: AskRequest, job: string, onEvent: Channel<AskEvent>) => typedError<Trace, IpcError>(__TAURI_INVOKE("ask", { request, job, onEvent })),
@@ -72,8 +73,11 @@ export const commands = {
 	ablate: (runId: string) => typedError<RunAblation, IpcError>(__TAURI_INVOKE("ablate", { runId })),
 	/**  Thresholds set in calibrated probability, as the raw thresholds the policy applies to the run's judge. */
 	rawThresholds: (runId: string, options: PolicyOptions) => typedError<RawThresholds, IpcError>(__TAURI_INVOKE("raw_thresholds", { runId, options })),
-	/**  Two configurations (JSON) over the same labelled questions, judgments reused through the cache. */
-	compare: (casesPath: string, a: string, b: string, job: string) => typedError<CompareReport, IpcError>(__TAURI_INVOKE("compare", { casesPath, a, b, job })),
+	/**
+	 *  Two configurations (JSON) over the same labelled questions (the library's labels, or a cases file), judgments
+	 *  reused through the cache.
+	 */
+	compare: (cases: CaseSource, a: string, b: string, job: string) => typedError<CompareReport, IpcError>(__TAURI_INVOKE("compare", { cases, a, b, job })),
 };
 
 /* Constants */
@@ -288,6 +292,16 @@ export type CaseRow = {
 	metrics: ByPolicy<Metrics>,
 	elapsed_ms: number | null,
 };
+
+/**  Where a comparison's labelled questions come from. */
+export type CaseSource = 
+/**  The library's own span labels, as `ragsift labels export` would write them (no file in between). */
+{ kind: "labels" } | 
+/**
+ *  A JSON file of cases: the library case format `eval --from-library` reads (`id`, `query`,
+ *  `relevant_ids` naming chunk ids or document file names or paths), or an export of labels.
+ */
+{ kind: "file"; path: string };
 
 /**
  *  A replay's change list (`policy::diff` of the stored selection and the replayed one) as positions: the chunk,
@@ -504,6 +518,8 @@ export type DocumentRow = {
 	id: string,
 	path: string,
 	title: string,
+	/**  The title is the user's (a rename), kept when the file is ingested again. */
+	renamed: boolean,
 	kind: string,
 	checksum: string,
 	size_bytes: number,
@@ -565,11 +581,14 @@ export type EvalView = {
 	sweep: Sweep,
 };
 
-/**  A labelled passage, named for people. */
+/**  A labelled passage, named for people: where it lies and what it says. */
 export type EvidenceRef = {
 	chunk_id: string,
 	document: string,
 	page_start: number,
+	page_end: number,
+	/**  The passage's text (a chunk, a few hundred tokens at most). */
+	text: string,
 };
 
 /**

@@ -50,6 +50,7 @@ export type Contract = [
   Ok<Check<U.AnswerLabel, G.AnswerLabel>>,
   Ok<Check<U.RawThresholds, G.RawThresholds>>,
   Ok<Check<U.CompareConfig, G.CompareConfig>>,
+  Ok<Check<U.CaseSource, G.CaseSource>>,
   Ok<Check<U.EvidenceRef, G.EvidenceRef>>,
   Ok<Check<U.CompareSide, G.CompareSide>>,
   Ok<Check<U.CompareDelta, G.CompareDelta>>,

@@ -16,7 +16,7 @@ export type AppInfo = { version: string; home: string; documents: number; runs: 
 export type StoreKind = "sqlite" | "postgres";
 export type StoreInfo = { kind: StoreKind; location: string };
 
-export type DocumentRow = { id: string; path: string; title: string; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };
+export type DocumentRow = { id: string; path: string; title: string; renamed: boolean; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };
 
 export type IngestEvent =
   | { event: "scanned"; files: number }
@@ -138,7 +138,8 @@ export type JudgeCalibrationReport = { runs_read: number; runs_labelled: number;
 
 export type RawThresholds = { policy: PolicyOptions; notes: string[] };
 export type CompareConfig = { name: string; chunk_tokens: number | null; options: AskOptions };
-export type EvidenceRef = { chunk_id: string; document: string; page_start: number };
+export type CaseSource = { kind: "labels" } | { kind: "file"; path: string };
+export type EvidenceRef = { chunk_id: string; document: string; page_start: number; page_end: number; text: string };
 export type CompareSide = { run_id: string; evidence_recall: number | null; precision: number; context_tokens: number; documents: number; candidates: number; fresh_judgments: number; cached_judgments: number; judge_input_tokens: number; judge_output_tokens: number };
 export type CompareDelta = { evidence_recall: number | null; precision: number; context_tokens: number };
 export type CompareQuestion = { id: string; query: string; evidence: number; a: CompareSide; b: CompareSide; delta: CompareDelta; kept_only_a: EvidenceRef[]; kept_only_b: EvidenceRef[]; retrieved_only_a: EvidenceRef[]; retrieved_only_b: EvidenceRef[] };

@@ -126,6 +126,7 @@ fn document(d: usize, batch: &[Vec<f32>]) -> (DocumentRow, Vec<NewChunk>) {
         id: id.clone(),
         path: format!("/bench/{id}.pdf"),
         title: id,
+        renamed: false,
         kind: "pdf".into(),
         checksum: format!("{d:064}"),
         size_bytes: 0,

@@ -1,21 +1,28 @@
 //! `ragsift compare`: two configurations side by side over the same labelled questions — summary metrics, the
 //! per-question differences, and the labelled evidence one found and the other lost. Judgments go through the
 //! cache, so a policy-only difference makes no judge call; a different chunk size runs against a derived library
-//! (the same files re-chunked under `<home>/derived/`, with its own judgment cache).
+//! (the same files re-chunked under `<home>/derived/`, with its own judgment cache). The questions come from a
+//! cases file or, with `--labels`, from the library's own span labels.
 
 use crate::chat::ModelArgs;
 use crate::print_json;
-use ragsift_engine::workbench::tuning::{CompareRequest, CompareSummary, EvidenceRef};
+use ragsift_engine::workbench::tuning::{CaseSource, CompareRequest, CompareSummary, EvidenceRef};
 use ragsift_engine::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("questions").required(true).args(["cases", "labels"])))]
 pub struct CompareArgs {
     /// Labelled questions in the library case format (`id`, `query`, `relevant_ids` naming chunk ids or
     /// document file names), as `ragsift eval --from-library` reads them, or the cases `ragsift labels export`
     /// writes (their labelled spans are the evidence, matched against the chunks each side retrieves).
-    cases: PathBuf,
+    #[arg(value_name = "CASES.json")]
+    cases: Option<PathBuf>,
+    /// Compare on the library's own span labels (what `ragsift label` and the Inspector record) instead of a
+    /// cases file: the same questions `ragsift labels export` would write, with no file in between.
+    #[arg(long)]
+    labels: bool,
     /// A configuration (JSON): any of the answer options (`top_k`, `mode`, `variants`, `rewrite`, `judge`,
     /// `jev_request`, `policy`, …) over the saved defaults, plus `name` and `chunk_tokens` (another chunk size than the library's runs against a derived library kept under
     /// `<home>/derived/`). Give it twice: A, then B.
@@ -46,7 +53,12 @@ pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
         wb.compare_config(name, &json)
     };
     let request = CompareRequest {
-        cases_path: args.cases.display().to_string(),
+        cases: match &args.cases {
+            Some(path) => CaseSource::File {
+                path: path.display().to_string(),
+            },
+            None => CaseSource::Labels,
+        },
         a: read(a, "A")?,
         b: read(b, "B")?,
     };

@@ -123,6 +123,13 @@ enum LibraryAction {
         #[arg(long)]
         json: bool,
     },
+    /// Give a document (by id or path) a title of your own; ingesting the file again keeps it.
+    Rename {
+        target: String,
+        title: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -280,8 +287,8 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
                 for d in &docs {
                     let warn = d.warning.as_deref().map(|w| format!("  ({w})")).unwrap_or_default();
                     println!(
-                        "{}  {:>4} pages {:>5} chunks  {}{warn}",
-                        d.id, d.page_count, d.chunk_count, d.path
+                        "{}  {:>4} pages {:>5} chunks  {}  {}{warn}",
+                        d.id, d.page_count, d.chunk_count, d.title, d.path
                     );
                 }
             }
@@ -307,6 +314,15 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        LibraryAction::Rename { target, title, json } => {
+            let doc = lib.rename(&target, &title)?;
+            if json {
+                print_json(&serde_json::json!({ "document": doc }));
+            } else {
+                println!("renamed {} to \"{}\"", doc.path, doc.title);
+            }
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

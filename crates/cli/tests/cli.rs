@@ -177,3 +177,73 @@ fn a_killed_ingest_leaves_a_consistent_library() {
     assert_eq!(unchanged, docs_stored.len());
     assert_eq!(files.len(), 60);
 }
+
+#[test]
+fn a_renamed_document_keeps_its_title_through_a_new_version_of_its_file() {
+    let home = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let note = files.path().join("fog.md");
+    std::fs::write(&note, "# Fog log\n\nThe keeper logs the fog signal every 37 minutes.\n").unwrap();
+    let (code, _) = run_json(ragsift(home.path()).args(["ingest", "--json"]).arg(&note));
+    assert_eq!(code, 0);
+    let listed = |home: &std::path::Path| {
+        let (code, v) = run_json(ragsift(home).args(["library", "list", "--json"]));
+        assert_eq!(code, 0, "{v}");
+        v["documents"][0].clone()
+    };
+    let before = listed(home.path());
+    assert_eq!(before["renamed"], false, "{before}");
+    assert_ne!(before["title"], "Skerryvore keeper's log");
+
+    // By path, the title cleaned of its runs of white space.
+    let (code, v) = run_json(
+        ragsift(home.path())
+            .args(["library", "rename", "--json"])
+            .arg(&note)
+            .arg("  Skerryvore\n keeper's   log "),
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        (&v["document"]["title"], &v["document"]["renamed"]),
+        (&Value::from("Skerryvore keeper's log"), &Value::from(true))
+    );
+    assert_eq!(listed(home.path())["title"], "Skerryvore keeper's log");
+
+    // A new version of the file keeps the user's title; its text is the new one.
+    std::fs::write(
+        &note,
+        "# Fog log, second edition\n\nThe keeper logs the fog signal every 41 minutes.\n",
+    )
+    .unwrap();
+    let (code, v) = run_json(ragsift(home.path()).args(["ingest", "--json"]).arg(&note));
+    assert_eq!((code, &v["files"][0]["status"]), (0, &Value::from("ingested")), "{v}");
+    let after = listed(home.path());
+    assert_eq!(
+        (&after["title"], &after["renamed"]),
+        (&Value::from("Skerryvore keeper's log"), &Value::from(true))
+    );
+    assert_ne!(after["checksum"], before["checksum"]);
+
+    // Refused with a clear error: a blank title, an unknown document; the title stays.
+    let out = ragsift(home.path())
+        .args(["library", "rename", before["id"].as_str().unwrap(), " \t "])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("blank"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = ragsift(home.path())
+        .args(["library", "rename", "no-such-document", "A title"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no document"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(listed(home.path())["title"], "Skerryvore keeper's log");
+}

@@ -219,6 +219,60 @@ fn ask(home: &std::path::Path, question: &str) -> String {
     v["run_id"].as_str().unwrap().to_string()
 }
 
+/// A compare report without what differs between two comparisons of the same questions: run ids, and whether
+/// judgments were fresh or cached.
+fn figures(report: &serde_json::Value) -> serde_json::Value {
+    match report {
+        serde_json::Value::Object(o) => (o.iter())
+            .filter(|(k, _)| {
+                !matches!(
+                    k.as_str(),
+                    "run_id" | "fresh_judgments" | "cached_judgments" | "judge_input_tokens" | "judge_output_tokens"
+                )
+            })
+            .map(|(k, v)| (k.clone(), figures(v)))
+            .collect(),
+        serde_json::Value::Array(a) => a.iter().map(figures).collect(),
+        v => v.clone(),
+    }
+}
+
+/// `compare --labels` without any label says how to make them; it takes a cases file or `--labels`, not both.
+#[test]
+fn compare_on_labels_needs_labels_and_takes_no_file_too() {
+    let home = tempfile::tempdir().unwrap();
+    let configs = [
+        "--config".to_string(),
+        fixture("tuning/a.json"),
+        "--config".into(),
+        fixture("tuning/b.json"),
+    ];
+    let out = ragsift(home.path())
+        .args(["compare", "--labels"])
+        .args(&configs)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no labelled questions yet") && err.contains("ragsift label"),
+        "{err}"
+    );
+    for source in [&["cases.json", "--labels"][..], &[]] {
+        let out = ragsift(home.path())
+            .arg("compare")
+            .args(source)
+            .args(&configs)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{source:?}: {err}");
+        assert!(err.contains("--labels"), "{source:?}: {err}");
+    }
+    let help = ragsift(home.path()).args(["compare", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--labels"));
+}
+
 /// The tuning seam: what `ragsift labels export` writes goes, unchanged, into `compare` (at the library's chunk size
 /// and at another, where the spans are matched against the derived library's chunks), `eval --from-library` and
 /// `curves`; the labelled evidence is what they count.
@@ -251,9 +305,9 @@ fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
     let exported: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(exported.as_array().unwrap().len(), 2, "{exported}");
 
-    let compare = |b: &str| {
+    let compare_on = |source: &std::ffi::OsStr, b: &str| {
         let out = with_jev(ragsift(home.path()).arg("compare"), &server)
-            .arg(&cases)
+            .arg(source)
             .args(["--config", &fixture("tuning/a.json"), "--config", &fixture(b), "--json"])
             .output()
             .unwrap();
@@ -261,6 +315,9 @@ fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         v
     };
+    let compare = |b: &str| compare_on(cases.as_os_str(), b);
+    // On the library's own labels, with no file in between (before the file's compare adds runs of its own).
+    let on_labels = compare_on("--labels".as_ref(), "tuning/b.json");
     let question = |v: &serde_json::Value, query: &str| -> serde_json::Value {
         (v["questions"].as_array().unwrap().iter())
             .find(|q| q["query"] == query)
@@ -269,6 +326,9 @@ fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
     };
     let v = compare("tuning/b.json");
     assert_eq!(v["cases"], 2);
+    // The same figures as through the export file; only the runs and where their judgments came from differ.
+    assert_eq!(figures(&on_labels), figures(&v), "--labels: {on_labels}\nfile: {v}");
+    assert!(on_labels["a"]["fresh_judgments"].as_u64().unwrap() > 0 && v["a"]["fresh_judgments"] == 0);
     // The labelled span is the evidence: without it the question would have none (and no recall).
     let warranty = question(&v, "How long is the battery warranty?");
     assert_eq!(warranty["evidence"], 1, "{warranty}");

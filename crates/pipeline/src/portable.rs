@@ -96,7 +96,8 @@ pub fn export(trace: &Trace) -> Result<String> {
 }
 
 /// Reads and checks a run file: format and layout version, the checksum, the fingerprint (recomputed from the
-/// query and candidates), the versions and the sizes. Returns the trace, untouched.
+/// query and candidates), the versions and the sizes. Returns the trace as stored, read as one made today
+/// ([`Trace::upgrade_stored`], after the checks, which are of the file as exported).
 pub fn read(bytes: &[u8]) -> Result<Trace> {
     let refuse = |m: String| Err(Error::Invalid(format!("not an importable run: {m}")));
     if bytes.len() > MAX_RUN_FILE_BYTES {
@@ -131,7 +132,7 @@ pub fn read(bytes: &[u8]) -> Result<Trace> {
         Ok(f) => f,
         Err(e) => return refuse(format!("unreadable ({e})")),
     };
-    let trace = file.trace;
+    let mut trace = file.trace;
     if trace_digest(&trace)? != file.sha256 {
         return refuse("its SHA-256 does not match: the run was changed after export".into());
     }
@@ -164,6 +165,7 @@ pub fn read(bytes: &[u8]) -> Result<Trace> {
     if let Err(e) = ragsift_core::ids::check_run_id(&trace.run_id).and_then(|()| check_numbers(&trace)) {
         return refuse(e);
     }
+    trace.upgrade_stored();
     Ok(trace)
 }
 

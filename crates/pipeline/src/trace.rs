@@ -267,7 +267,18 @@ impl Trace {
         let json = store
             .run(id)?
             .ok_or_else(|| Error::NotFound(format!("no run '{id}' (see `ragsift runs list`)")))?;
-        serde_json::from_str(&json).map_err(|e| Error::Invalid(format!("run {id}: unreadable trace: {e}")))
+        let mut trace: Trace =
+            serde_json::from_str(&json).map_err(|e| Error::Invalid(format!("run {id}: unreadable trace: {e}")))?;
+        trace.upgrade_stored();
+        Ok(trace)
+    }
+
+    /// Reads a trace stored by an older ragsift as one made today: a rule skipped because the judge does not
+    /// assess its question was a warning and is a note
+    /// ([`ragsift_policy::Selection::move_skipped_rule_warnings_to_notes`]). Every reader of stored traces calls
+    /// it: [`Trace::load`] and the run-file import ([`crate::portable::read`]).
+    pub(crate) fn upgrade_stored(&mut self) {
+        self.selection.move_skipped_rule_warnings_to_notes();
     }
 
     /// The policy's input for `options` (its grouping), from the run's candidates and cached judgments.

@@ -80,14 +80,54 @@ pub fn notes(selection: &Selection) -> Vec<SelectionNote> {
         .collect();
     skipped.sort_unstable();
     skipped.dedup();
-    skipped
-        .into_iter()
-        .map(|key| SelectionNote {
-            kind: NoteKind::RuleNotAssessed,
-            subject: key.to_string(),
-            message: format!("the `{key}` rule was skipped: the judge does not assess it"),
-        })
-        .collect()
+    skipped.into_iter().map(rule_not_assessed).collect()
+}
+
+/// The note that `key`'s rule was skipped because the judge does not assess its question.
+fn rule_not_assessed(key: &str) -> SelectionNote {
+    SelectionNote {
+        kind: NoteKind::RuleNotAssessed,
+        subject: key.to_string(),
+        message: format!("the `{key}` rule was skipped: the judge does not assess it"),
+    }
+}
+
+impl Selection {
+    /// Reads a selection stored before notes existed as one made today. Such a selection carried each rule skipped
+    /// because the judge does not assess its question as a warning: kind [`WarningKind::NotApplied`], subject the
+    /// rule's question key, which some decision lists in its `skipped_rules` (bypass and shadow, the other
+    /// `not_applied` warnings, have the subjects `selection` and `shadow`). Those warnings become notes, once each
+    /// and in key order as [`notes`] makes them; every other warning stays. Idempotent; a selection made since
+    /// notes exist is unchanged.
+    pub fn move_skipped_rule_warnings_to_notes(&mut self) {
+        let skipped: std::collections::BTreeSet<&str> = self
+            .decisions
+            .iter()
+            .flat_map(|d| d.skipped_rules.iter().map(String::as_str))
+            .collect();
+        let was_skipped_rule =
+            |w: &IntegrityWarning| w.kind == WarningKind::NotApplied && skipped.contains(w.subject.as_str());
+        let moved: std::collections::BTreeSet<String> = self
+            .warnings
+            .iter()
+            .filter(|w| was_skipped_rule(w))
+            .map(|w| w.subject.clone())
+            .collect();
+        if moved.is_empty() {
+            return;
+        }
+        self.warnings.retain(|w| !was_skipped_rule(w));
+        for key in moved {
+            let known = self
+                .notes
+                .iter()
+                .any(|n| n.kind == NoteKind::RuleNotAssessed && n.subject == key);
+            if !known {
+                self.notes.push(rule_not_assessed(&key));
+            }
+        }
+        self.notes.sort_by(|a, b| a.subject.cmp(&b.subject));
+    }
 }
 
 /// The warnings for `selection`, made from `judgments` with `options`: only what this run's numbers say.

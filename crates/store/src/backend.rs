@@ -62,6 +62,9 @@ pub trait DocumentStore: Send + Sync {
     ) -> Result<Vec<u64>>;
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
     fn remove_document(&self, id: &str) -> Result<Vec<u64>>;
+    /// Gives a document the user's title (marked as renamed, so that ingesting the file again keeps it); `false`
+    /// when there is no such document. Chunks are untouched: titles are not embedded.
+    fn rename_document(&self, id: &str, title: &str) -> Result<bool>;
     /// The remembered failure of the file at `path` (canonical), if it failed last time for a lasting reason.
     /// A store that cannot remember failures (a read-only table) has none.
     fn failed_file(&self, _path: &str) -> Result<Option<FailedFile>> {

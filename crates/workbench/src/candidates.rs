@@ -296,6 +296,89 @@ impl Workbench {
 mod tests {
     use super::*;
 
+    /// A run stored (or exported) before notes existed carried a rule skipped as not assessed as a `not_applied`
+    /// warning about the rule's question; read back, it is a note, and the run's other warnings stay.
+    #[test]
+    fn an_old_runs_skipped_rule_warning_reads_as_a_note() {
+        use ragsift_pipeline::synthetic::{judged_run, SyntheticRun};
+        use ragsift_policy::{NoteKind, WarningKind};
+
+        let home = tempfile::tempdir().unwrap();
+        let wb = Workbench::open(Some(home.path())).unwrap();
+        let made = judged_run(4, &SyntheticRun::default()).unwrap();
+        let mut old = serde_json::to_value(&made).unwrap();
+        let selection = &mut old["selection"];
+        selection["decisions"][1]["skipped_rules"] = serde_json::json!(["contradicts_query_premise"]);
+        selection["decisions"][3]["skipped_rules"] = serde_json::json!(["contradicts_query_premise"]);
+        let warning = |kind: &str, subject: &str, message: &str| serde_json::json!({"kind": kind, "subject": subject, "message": message});
+        selection["warnings"] = serde_json::json!([
+            warning("not_applied", "shadow", "shadow mode: the original context is sent"),
+            warning(
+                "not_applied",
+                "contradicts_query_premise",
+                "the `contradicts_query_premise` rule was skipped: the judge does not assess it"
+            ),
+            warning("flat_scores", "is_relevant", "is_relevant barely varies"),
+        ]);
+        selection.as_object_mut().unwrap().remove("notes");
+        let old_trace: Trace = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(
+            old_trace.selection.warnings.len(),
+            3,
+            "as stored, the skipped rule is a warning"
+        );
+        assert!(old_trace.selection.notes.is_empty());
+
+        let read_as_today = |t: &Trace| {
+            let kinds: Vec<_> = t
+                .selection
+                .warnings
+                .iter()
+                .map(|w| (w.kind, w.subject.as_str()))
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    (WarningKind::NotApplied, "shadow"),
+                    (WarningKind::FlatScores, "is_relevant")
+                ],
+                "the other warnings stay, in order"
+            );
+            let notes: Vec<_> = t.selection.notes.iter().map(|n| (n.kind, n.subject.as_str())).collect();
+            assert_eq!(notes, [(NoteKind::RuleNotAssessed, "contradicts_query_premise")]);
+            assert!(t.selection.notes[0].message.contains("does not assess"));
+        };
+
+        // A run in the runs table, as an older ragsift stored it.
+        let summary = RunSummary {
+            id: made.run_id.clone(),
+            created_at: made.created_at,
+            query: made.query.clone(),
+            judge: made.judge.judge.clone(),
+            prompt_version: made.judge.prompt_version.clone(),
+            made_by: made.made_by.clone(),
+        };
+        let store = wb.library();
+        store
+            .store()
+            .put_run(&summary, &made.fingerprint, &old.to_string())
+            .unwrap();
+        let loaded = wb.run(&made.run_id).unwrap();
+        read_as_today(&loaded);
+        loaded.replay(&loaded.policy, None).unwrap();
+
+        // A run file exported by an older ragsift: read as today's, and importing it over the same stored run is
+        // the same run (not "a different run").
+        let file = portable::export(&old_trace).unwrap();
+        read_as_today(&portable::read(file.as_bytes()).unwrap());
+        assert_eq!(wb.import_run(file.as_bytes()).unwrap().id, made.run_id);
+
+        // Moving is idempotent, and a selection made today is unchanged.
+        let mut again = loaded.selection.clone();
+        again.move_skipped_rule_warnings_to_notes();
+        assert_eq!(again, loaded.selection);
+    }
+
     /// A labelled run's export writes the heading path as a list; another retriever may give one heading.
     #[test]
     fn an_imported_documents_section_is_read_from_its_metadata() {

@@ -221,6 +221,11 @@ impl Workbench {
         self.library().remove(id)
     }
 
+    /// Gives a document the user's title (see [`Library::rename`]); returns it renamed.
+    pub fn rename_document(&self, id: &str, title: &str) -> Result<DocumentRow> {
+        self.library().rename(id, title)
+    }
+
     pub fn runs(&self, limit: u32) -> Result<Vec<RunSummary>> {
         self.library().store().runs(limit as usize)
     }

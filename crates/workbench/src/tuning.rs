@@ -31,8 +31,8 @@ use ragsift_pipeline::join::Candidate;
 use ragsift_pipeline::Trace;
 use ragsift_policy::{Mode, PolicyOptions, IS_RELEVANT, USEFUL};
 pub use report::{
-    CompareConfig, CompareDelta, CompareQuestion, CompareReport, CompareRequest, CompareSide, CompareSummary,
-    EvidenceRef,
+    CaseSource, CompareConfig, CompareDelta, CompareQuestion, CompareReport, CompareRequest, CompareSide,
+    CompareSummary, EvidenceRef,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -193,6 +193,9 @@ impl CompareCase {
     }
 }
 
+/// Why compare on the library's labels cannot run yet.
+const NO_LABELS: &str = "no labelled questions yet: label passages in the Inspector or with `ragsift label`";
+
 fn read_cases(path: &str) -> Result<Vec<CompareCase>> {
     let p = Path::new(path);
     let text = ragsift_core::read::read_text(p, ragsift_core::read::JSON_MAX_MB)?;
@@ -254,6 +257,8 @@ fn refs(list: &[&Candidate], others: &BTreeSet<String>, units: Units) -> Vec<Evi
             chunk_id: c.chunk_id.clone(),
             document: c.document.clone(),
             page_start: c.page_start,
+            page_end: c.page_end,
+            text: c.text.clone(),
         })
         .collect()
 }
@@ -370,7 +375,7 @@ impl Workbench {
 
     /// [`Workbench::compare`] from the two configurations' JSON (what the app's form sends); `{}` is the saved
     /// defaults.
-    pub fn compare_json(&self, cases_path: &str, a: &str, b: &str, job: &str) -> Result<CompareReport> {
+    pub fn compare_json(&self, cases: &CaseSource, a: &str, b: &str, job: &str) -> Result<CompareReport> {
         let parse = |name: &str, text: &str| -> Result<CompareConfig> {
             let text = if text.trim().is_empty() { "{}" } else { text };
             let value: Value = serde_json::from_str(text)
@@ -378,11 +383,27 @@ impl Workbench {
             self.compare_config(name, &value)
         };
         let request = CompareRequest {
-            cases_path: cases_path.trim().to_string(),
+            cases: cases.clone(),
             a: parse("A", a)?,
             b: parse("B", b)?,
         };
         self.compare(&request, job)
+    }
+
+    /// The cases of `source`: a file's, or the library's span labels as [`Workbench::export_labels_as_cases`]
+    /// makes them, read exactly as that export's file would be; refused when no question is labelled.
+    fn compare_cases_of(&self, source: &CaseSource) -> Result<Vec<CompareCase>> {
+        match source {
+            CaseSource::File { path } => read_cases(path.trim()),
+            CaseSource::Labels => {
+                let exported = self.export_labels_as_cases(None)?;
+                if exported.is_empty() {
+                    return Err(Error::Invalid(NO_LABELS.into()));
+                }
+                let list = serde_json::to_value(&exported).map_err(|e| Error::Invalid(format!("your labels: {e}")))?;
+                compare_cases(list).map_err(|m| Error::Invalid(format!("your labels: {m}")))
+            }
+        }
     }
 
     /// Per query variant of a stored run: the candidates and labelled evidence it alone found, and their tokens.
@@ -459,7 +480,7 @@ impl Workbench {
                 .validate()
                 .map_err(|e| Error::Invalid(format!("config {}: {e}", c.name)))?;
         }
-        let cases = read_cases(&request.cases_path)?;
+        let cases = self.compare_cases_of(&request.cases)?;
         let chunks = |c: &CompareConfig| c.chunk_tokens.map_or(library_chunks, |n| n as usize);
         let (chunks_a, chunks_b) = (chunks(&request.a), chunks(&request.b));
         if chunks_a != library_chunks || chunks_b != library_chunks {

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { JudgeKind, RunSummary, Trace } from "../api";
 import { ErrorBanner } from "../components/common";
+import { JudgeTable } from "../components/JudgeTable";
 import { fmtInt } from "../logic/format";
 import { currentRunId, endJob, go, rememberTrace, runsVersion, startJob } from "../state";
 
@@ -99,6 +100,12 @@ export function Import() {
             {imported.labels.relevant_ids ? `, ${imported.labels.relevant_ids.length} labelled relevant` : ""}.{" "}
             <button type="button" class="btn btn-small" data-testid="import-open-replay" onClick={() => open(imported.run_id, "replay")}>Replay</button>{" "}
             <button type="button" class="btn btn-small" onClick={() => open(imported.run_id, "inspector")}>Inspect</button>
+          </div>
+        )}
+        {imported && (
+          <div class="import-candidates" data-testid="import-candidates">
+            <h3>Candidates <span class="muted small">· as the run's selection ({imported.policy.mode}) decided them, in the order given (their rank)</span></h3>
+            <JudgeTable trace={imported} />
           </div>
         )}
       </div>

@@ -17,6 +17,52 @@ async function pick(directory: boolean): Promise<string[]> {
   return Array.isArray(r) ? r : [r];
 }
 
+/** A document's title, renamed in place: Enter or Save keeps it (Rust cleans and checks it), Escape leaves it. A
+ * title of the user's is marked, since ingesting the file again keeps it. */
+function TitleCell(props: { doc: DocumentRow; onRenamed: () => void }) {
+  const d = props.doc;
+  const [draft, setDraft] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => { if (draft !== null) input.current?.select(); }, [draft !== null]);
+  const save = async () => {
+    if (draft === null) return;
+    setSaving(true);
+    try {
+      await api.renameDocument(d.id, draft);
+      setDraft(null);
+      setError(null);
+      props.onRenamed();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setSaving(false);
+    }
+  };
+  if (draft === null) {
+    return (
+      <div class="title-cell">
+        <span data-testid="doc-title">{d.title || basename(d.path)}</span>
+        {d.renamed && <span class="muted small" title="Your title: ingesting the file again keeps it"> (renamed)</span>}{" "}
+        <button type="button" class="btn btn-small btn-ghost" data-testid="doc-rename" aria-label={`Rename ${d.title || basename(d.path)}`}
+          onClick={() => { setDraft(d.title || basename(d.path)); setError(null); }}>Rename</button>
+      </div>
+    );
+  }
+  return (
+    <form class="inline-form" data-testid="doc-rename-form" onSubmit={(e) => { e.preventDefault(); void save(); }}>
+      <label class="sr-only" for={`title-${d.id}`}>Title of {basename(d.path)}</label>
+      <input id={`title-${d.id}`} ref={input} class="input" data-testid="doc-title-input" value={draft} disabled={saving}
+        onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+        onKeyDown={(e) => { if (e.key === "Escape") { setDraft(null); setError(null); } }} />
+      <button type="submit" class="btn btn-small btn-primary" data-testid="doc-title-save" disabled={saving}>Save</button>
+      <button type="button" class="btn btn-small btn-ghost" onClick={() => { setDraft(null); setError(null); }}>Cancel</button>
+      {error && <div class="file-error" role="alert" data-testid="doc-title-error">{error}</div>}
+    </form>
+  );
+}
+
 export function Library() {
   const [docs, setDocs] = useState<DocumentRow[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -176,7 +222,7 @@ export function Library() {
             <tbody>
               {docs.map((d) => (
                 <tr key={d.id} data-testid="doc-row" data-doc-id={d.id}>
-                  <td>{d.title || basename(d.path)}</td>
+                  <td><TitleCell doc={d} onRenamed={() => { libraryVersion.value++; }} /></td>
                   <td class="path" title={d.path}>{basename(d.path)}</td>
                   <td class="num">{d.page_count}</td>
                   <td class="num">{d.chunk_count}</td>

@@ -198,7 +198,7 @@
   const documents = docs.map((d, k) => ({
     id: d.id, path: d.path, title: d.title, kind: "pdf", checksum: "c".repeat(64), size_bytes: 1_200_000 + k * 1000,
     page_count: d.pages, chunk_count: 60 + k, warning: k === 2 ? "2 pages had no extractable text" : null,
-    embedding_model: "all-minilm-l6-v2-int8", ingested_at: 1734800000 + k * 3600,
+    embedding_model: "all-minilm-l6-v2-int8", ingested_at: 1734800000 + k * 3600, renamed: false,
   }));
   function pageView(documentId, page) {
     const d = docs.find((x) => x.id === documentId) || docs[0];
@@ -330,11 +330,19 @@
         answers: { A: { text: "It means the DC isolation check failed [1]." }, B: { text: "Reset the inverter." } } }] }),
     raw_thresholds: (a) => ({ policy: { ...a.options, thresholds: Object.fromEntries(Object.entries(a.options.thresholds).map(([k, v]) => [k, r3(v * 0.9)])) }, notes: [] }),
     compare: (a) => {
+      // The typed source of the questions, as Rust's CaseSource crosses IPC: { kind: "labels" } or { kind: "file", path }.
+      const src = a.cases;
+      if (!src || (src.kind !== "labels" && !(src.kind === "file" && typeof src.path === "string" && src.path))) {
+        throw { code: "invalid", message: `mock: bad case source ${JSON.stringify(src)}` };
+      }
+      window.__MOCK_COMPARE_SOURCE__ = src;
       const side = (id, r, t, fresh) => ({ run_id: id, evidence_recall: r, precision: 0.5, context_tokens: t, documents: 3, candidates: 4, fresh_judgments: fresh, cached_judgments: 4 - fresh, judge_input_tokens: fresh * 100, judge_output_tokens: fresh });
       const sum = (name, r, t, fresh) => ({ config: { name, chunk_tokens: null, options: { ...settings, policy } }, evidence_recall: r, precision: 0.5, context_tokens: t, documents: 3, fresh_judgments: fresh, cached_judgments: 8 - fresh, judge_input_tokens: fresh * 100, judge_output_tokens: fresh });
       return { cases: 2, recall_scope: "labelled evidence either config retrieved", a: sum("A", 1, 900, 8), b: sum("B", 0.5, 400, 0),
         questions: [{ id: "q1", query: trace.query, evidence: 2, a: side("ra", 1, 900, 4), b: side("rb", 0.5, 400, 0), delta: { evidence_recall: -0.5, precision: 0, context_tokens: -500 },
-          kept_only_a: [{ chunk_id: "chunk-001", document: "/library/warranty-terms.pdf", page_start: 8 }], kept_only_b: [], retrieved_only_a: [], retrieved_only_b: [] }] };
+          kept_only_a: [{ chunk_id: "chunk-001", document: "/library/warranty-terms.pdf", page_start: 8, page_end: 8,
+            text: "Section 4.2 Error codes. Fault code E1xx means the DC isolation check failed: reset the inverter after it has cooled. Other codes are listed in the appendix." }],
+          kept_only_b: [], retrieved_only_a: [], retrieved_only_b: [] }] };
     },
     label_chunk: (a) => { (window.__MOCK_LABELS__ ||= []).push([a.runId, a.chunkId, a.relevant]); return []; },
     label_span: (a) => ({ id: "s1", question: "q", document_id: a.documentId, checksum: "c", page: a.page, char_start: a.charStart, char_end: a.charEnd, text: "span", relevant: true, labelled_by: "alice", labelled_at: 1, run_id: a.runId }),
@@ -355,6 +363,15 @@
     page_image: () => pageImage,
     cancel: () => true,
     remove_document: (a) => documents.find((d) => d.id === a.id),
+    rename_document: (a) => {
+      const d = documents.find((x) => x.id === a.id);
+      if (!d) throw { code: "not_found", message: `no document '${a.id}' in the library` };
+      const title = a.title.split(/\s+/).filter(Boolean).join(" ");
+      if (!title) throw { code: "invalid", message: "invalid input: a title cannot be blank" };
+      d.title = title;
+      d.renamed = true;
+      return d;
+    },
     evaluate: () => evalView,
     ask: async (a) => {
       await emit(a.onEvent, [{ event: "stage", stage: "retrieving" }, { event: "stage", stage: "judging" }, { event: "stage", stage: "generating" }, ...tokens(answer)], 5);

@@ -306,6 +306,41 @@ try {
   await page.fill('[data-testid="import-json"]', JSON.stringify({ query: "q", documents: [{ id: "a", text: "t" }], relevant_ids: ["a"] }));
   await page.click('[data-testid="import-submit"]');
   await page.waitForSelector('[data-testid="import-result"]');
+  await page.waitForSelector('[data-testid="view-import"] [data-testid="judge-row"]');
+  {
+    // Right after the import, every imported candidate is listed reason first, as the Inspector lists a run's: its
+    // decision and reason from the run's selection, and what its passage says; all of it inside 1280 px.
+    const run = await page.evaluate(() => window.__TAURI_INTERNALS__.invoke("run", { id: "imported-run" }));
+    const rows = await page.$$eval('[data-testid="view-import"] [data-testid="judge-row"]', (rs) => rs.map((r) => ({
+      id: r.getAttribute("data-chunk-id"),
+      reason: r.getAttribute("data-reason"),
+      decision: r.querySelector('[data-testid="decision-cell"] > span')?.textContent ?? "",
+      reasonText: r.querySelector('[data-testid="decision-cell"] .reason')?.textContent ?? "",
+      snippet: r.querySelector('[data-testid="passage-snippet"]')?.textContent ?? "",
+      inside: ['[data-testid="decision-cell"] > span', '[data-testid="decision-cell"] .reason', '[data-testid="passage-snippet"]'].every((sel) => {
+        const b = r.querySelector(sel)?.getBoundingClientRect();
+        return !!b && b.width > 0 && b.left >= 0 && b.right <= window.innerWidth;
+      }),
+    })));
+    const wanted = run.candidates.map((c) => {
+      const d = run.selection.decisions.find((x) => x.chunk_id === c.chunk_id);
+      return { id: c.chunk_id, reason: d.reason, decision: d.selected === null ? "passed" : d.selected ? `kept${d.rank != null ? ` #${d.rank}` : ""}` : "dropped", text: c.text };
+    });
+    const wrong = wanted.filter((w, i) => {
+      const r = rows[i];
+      return !r || r.id !== w.id || r.reason !== w.reason || r.decision !== w.decision || !r.reasonText.trim() ||
+        !r.snippet.trim() || !w.text.includes(r.snippet.replace(/^…\s*|\s*…$/g, "").slice(0, 20)) || !r.inside;
+    });
+    check(rows.length === wanted.length && wrong.length === 0,
+      `the import view lists each imported candidate (${rows.length} of ${wanted.length}) with its decision, reason and snippet from the run's selection (wrong: ${wrong.map((w) => w.id).join(", ") || "none"})`);
+    const kept = rows.filter((r) => r.decision.startsWith("kept")).length;
+    check(kept > 0 && kept < rows.length, `the imported candidates show both kept and dropped (${kept} of ${rows.length} kept)`);
+    const scroll = await page.evaluate(() => {
+      const wrap = document.querySelector('[data-testid="view-import"] .judge-table-wrap');
+      return { table: wrap ? wrap.scrollWidth - wrap.clientWidth : -1, page: document.documentElement.scrollWidth - window.innerWidth };
+    });
+    check(scroll.table <= 0 && scroll.page <= 0, `the import view's candidates fit 1280 px with no horizontal scroll (table ${scroll.table}, page ${scroll.page})`);
+  }
   await page.screenshot({ path: join(shots, "import-light.png") });
   await page.click('[data-testid="import-open-replay"]');
   await page.waitForSelector('[data-testid="view-replay"] [data-testid="label-recall"]');
@@ -384,12 +419,30 @@ try {
   await page.click('[data-testid="calibrate-judge"]');
   await page.waitForSelector('[data-testid="reliability-after"] circle');
   check((await page.locator('[data-testid="label-row"]').count()) === 1, "the label list shows the stored span");
-  await page.fill('[data-testid="cmp-cases"]', "/cases.json");
+  // Compare runs on the user's labels by default: no cases file, no export step.
+  const labelsSource = page.locator('[data-testid="cmp-source-labels"]');
+  const labelsText = await page.locator('label', { has: labelsSource }).textContent();
+  check(await labelsSource.isChecked() && /Your labels \(1 labelled question\)/.test(labelsText ?? ""), `compare's default source is the labels (${labelsText})`);
+  check((await page.locator('[data-testid="cmp-cases"]').count()) === 0 && await page.isEnabled('[data-testid="cmp-run"]'), "Compare is enabled on the labels without a path");
   await page.click('[data-testid="cmp-run"]');
   await page.waitForSelector('[data-testid="compare-questions"] tbody tr');
-  const only = await page.locator('[data-testid="compare-questions"] tbody tr').first().textContent();
-  check(/warranty-terms\.pdf p\. 8/.test(only ?? ""), `compare shows the evidence only A kept (${only})`);
+  const source = await page.evaluate(() => window.__MOCK_COMPARE_SOURCE__);
+  check(source?.kind === "labels" && !("path" in source), `compare asks Rust for the labels source (${JSON.stringify(source)})`);
+  const kept = page.locator('[data-testid="compare-questions"] [data-testid="compare-passage"]').first();
+  const keptText = await kept.textContent();
+  const marked = await kept.locator('[data-testid="passage-snippet"] mark').allTextContents();
+  check(/Fault code E1xx means the DC isolation check failed/.test(keptText ?? "") && /warranty-terms\.pdf p\. 8/.test(keptText ?? ""),
+    `compare shows the passage only A kept as a snippet with its document and page (${keptText})`);
+  check(marked.some((w) => /^e1xx$/i.test(w)), `the snippet marks the question's words (${marked.join(", ")})`);
   await page.locator('[data-testid="compare"]').screenshot({ path: join(shots, "compare-light.png") });
+  // The alternative: a cases file, which needs its path.
+  await page.check('[data-testid="cmp-source-file"]');
+  check(!(await page.isEnabled('[data-testid="cmp-run"]')), "Compare on a cases file waits for its path");
+  await page.fill('[data-testid="cmp-cases"]', "/cases.json");
+  await page.click('[data-testid="cmp-run"]');
+  await page.waitForFunction(() => window.__MOCK_COMPARE_SOURCE__?.kind === "file");
+  const fileSource = await page.evaluate(() => window.__MOCK_COMPARE_SOURCE__);
+  check(fileSource.path === "/cases.json", `compare on a file sends its path (${JSON.stringify(fileSource)})`);
   await page.locator('[data-testid="judge-calibration"]').screenshot({ path: join(shots, "judge-calibration-light.png") });
 
   // ---- Calibration in the Evaluation view: grid, frozen choice, held-out intervals ----
@@ -427,6 +480,19 @@ try {
   check(await page.locator('[data-testid="view-library"]').isVisible(), "Alt+1 switches to the Library");
   const store = (await page.locator('[data-testid="library-store"]').textContent()) ?? "";
   check(store.includes("SQLite + usearch") && store.includes("1.2 MB"), `the Library shows its store and size: ${store}`);
+  // Rename a document in place: a blank title is refused with the Rust error, a real one is kept and marked.
+  const firstRow = page.locator('[data-testid="doc-row"]').first();
+  await firstRow.locator('[data-testid="doc-rename"]').click();
+  await firstRow.locator('[data-testid="doc-title-input"]').fill("   ");
+  await firstRow.locator('[data-testid="doc-title-input"]').press("Enter");
+  await firstRow.locator('[data-testid="doc-title-error"]').waitFor();
+  check(/blank/.test((await firstRow.locator('[data-testid="doc-title-error"]').textContent()) ?? ""), "a blank title is refused with its reason");
+  await firstRow.locator('[data-testid="doc-title-input"]').fill("  Attention Is  All You Need ");
+  await firstRow.locator('[data-testid="doc-title-save"]').click();
+  await firstRow.locator('[data-testid="doc-title"]').waitFor();
+  const renamed = (await firstRow.locator('[data-testid="doc-title"]').textContent()) ?? "";
+  check(renamed === "Attention Is All You Need", `the Library shows the new title: ${renamed}`);
+  check((await firstRow.textContent() ?? "").includes("(renamed)"), "a renamed document is marked");
   check(problems.length === 0, `no page errors or console errors${problems.length ? `: ${problems.join(" | ")}` : ""}`);
 } catch (e) {
   failures.push(String(e?.stack ?? e));

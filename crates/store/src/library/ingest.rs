@@ -311,10 +311,15 @@ impl Library {
                 }
             })
             .collect();
+        // A title the user gave outlives a new version of the file.
+        let renamed = (self.store.document_by_path(&canonical_str)?)
+            .filter(|d| d.renamed)
+            .map(|d| d.title);
         let doc = DocumentRow {
             id: doc_id,
             path: canonical_str,
-            title: extracted.title.clone(),
+            renamed: renamed.is_some(),
+            title: renamed.unwrap_or_else(|| extracted.title.clone()),
             kind: if extract::PdfLoader.accepts(&canonical) {
                 "pdf"
             } else {

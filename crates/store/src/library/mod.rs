@@ -28,6 +28,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 pub const DB_FILE: &str = "ragsift.db";
+/// The longest title a user may give a document, in characters.
+pub const TITLE_MAX_CHARS: usize = 300;
 pub const INDEX_FILE: &str = "vectors.usearch";
 const DEFAULT_DIMENSIONS: usize = 384;
 
@@ -139,7 +141,7 @@ impl Library {
         }
         if self.store.read_only() {
             return Err(Error::NotSupported(format!(
-                "{} is read-only: ragsift does not ingest into or remove from it",
+                "{} is read-only: ragsift does not ingest into, rename in or remove from it",
                 self.store.info().location
             )));
         }
@@ -226,22 +228,42 @@ impl Library {
     }
 
     fn remove_locked(&self, id_or_path: &str) -> Result<DocumentRow> {
-        let doc = match self.store.document(id_or_path)? {
-            Some(d) => d,
-            None => {
-                let canonical = Path::new(id_or_path)
-                    .canonicalize()
-                    .map(|p| p.to_string_lossy().to_string())
-                    .unwrap_or_else(|_| id_or_path.to_string());
-                self.store
-                    .document_by_path(&canonical)?
-                    .ok_or_else(|| Error::NotFound(format!("no document '{id_or_path}' in the library")))?
-            }
-        };
+        let doc = self.find(id_or_path)?;
         for key in self.store.remove_document(&doc.id)? {
             self.index.remove(key)?;
         }
         Ok(doc)
+    }
+
+    /// Gives a document (by id or path) the user's title, kept when its file is ingested again; returns it
+    /// renamed. The title is trimmed, its runs of white space made one space; a blank title, one longer than
+    /// [`TITLE_MAX_CHARS`] or one holding control characters is refused. Runs already made keep the title they
+    /// were made with (a trace records what the run saw).
+    pub fn rename(&self, id_or_path: &str, title: &str) -> Result<DocumentRow> {
+        let title = clean_title(title)?;
+        self.exclusive(&|_| {}, || {
+            let mut doc = self.find(id_or_path)?;
+            if !self.store.rename_document(&doc.id, &title)? {
+                return Err(Error::NotFound(format!("no document '{id_or_path}' in the library")));
+            }
+            doc.title = title;
+            doc.renamed = true;
+            Ok(doc)
+        })
+    }
+
+    /// The document with this id, or at this path (canonicalised when the file exists).
+    fn find(&self, id_or_path: &str) -> Result<DocumentRow> {
+        if let Some(d) = self.store.document(id_or_path)? {
+            return Ok(d);
+        }
+        let canonical = Path::new(id_or_path)
+            .canonicalize()
+            .map(|p| p.to_string_lossy().to_string())
+            .unwrap_or_else(|_| id_or_path.to_string());
+        self.store
+            .document_by_path(&canonical)?
+            .ok_or_else(|| Error::NotFound(format!("no document '{id_or_path}' in the library")))
     }
 
     /// Removes every document whose file no longer exists; returns them.
@@ -333,9 +355,28 @@ fn recorded_user(setting: &str, env: impl Fn(&str) -> Option<String>) -> String 
         .unwrap_or_default()
 }
 
+/// A user's title as stored: trimmed, white space collapsed; refused when blank, too long or holding control
+/// characters.
+pub fn clean_title(raw: &str) -> Result<String> {
+    if raw.chars().any(|c| c.is_control() && !c.is_whitespace()) {
+        return Err(Error::Invalid("a title cannot hold control characters".into()));
+    }
+    let title = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    if title.is_empty() {
+        return Err(Error::Invalid("a title cannot be blank".into()));
+    }
+    let chars = title.chars().count();
+    if chars > TITLE_MAX_CHARS {
+        return Err(Error::Invalid(format!(
+            "a title is at most {TITLE_MAX_CHARS} characters; this one has {chars}"
+        )));
+    }
+    Ok(title)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::recorded_user;
+    use super::{clean_title, recorded_user};
 
     #[test]
     fn an_unset_user_is_recorded_as_nothing() {
@@ -347,5 +388,18 @@ mod tests {
             recorded_user("", |v: &str| (v == "LOGNAME").then(|| "bob".into())),
             "bob"
         );
+    }
+
+    #[test]
+    fn a_title_is_cleaned_or_refused() {
+        assert_eq!(
+            clean_title("  DeltaT\n  User's   Guide ").unwrap(),
+            "DeltaT User's Guide"
+        );
+        assert!(clean_title(" \t\n").is_err());
+        assert!(clean_title("a\u{7}b").is_err());
+        assert_eq!(clean_title(&"x".repeat(300)).unwrap().len(), 300);
+        assert!(clean_title(&"x".repeat(301)).is_err());
+        assert_eq!(clean_title(&"é".repeat(300)).unwrap().chars().count(), 300);
     }
 }

@@ -12,7 +12,7 @@ use pgvector::Vector;
 use tokio_postgres::Row;
 
 const DOC_COLUMNS: &str = "id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
-     embedding_model, ingested_at";
+     embedding_model, ingested_at, renamed";
 const CHUNK_COLUMNS: &str = "c.key, c.id, c.document_id, d.path, d.title, c.idx, c.text, c.page_start, \
      c.page_end, c.char_start, c.char_end, c.tokens, c.section, c.boxes";
 const BUMP_GENERATION: &str = "INSERT INTO meta(key, value) VALUES ('generation', '1') \
@@ -31,6 +31,7 @@ fn document_row(r: &Row) -> DocumentRow {
         warning: r.get(8),
         embedding_model: r.get(9),
         ingested_at: r.get(10),
+        renamed: r.get(11),
     }
 }
 
@@ -103,7 +104,7 @@ async fn write_document(
     tx.execute("DELETE FROM documents WHERE id = $1", &[&doc.id]).await?;
     tx.execute(
         "INSERT INTO documents(id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
-         embedding_model, ingested_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+         embedding_model, ingested_at, renamed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         &[
             &doc.id,
             &doc.path,
@@ -116,6 +117,7 @@ async fn write_document(
             &doc.warning,
             &doc.embedding_model,
             &doc.ingested_at,
+            &doc.renamed,
         ],
     )
     .await?;
@@ -286,6 +288,23 @@ impl DocumentStore for PgStore {
             tx.execute(BUMP_GENERATION, &[]).await?;
             tx.commit().await?;
             Ok(keys)
+        })
+    }
+
+    fn rename_document(&self, id: &str, title: &str) -> Result<bool> {
+        let (id, title) = (id.to_string(), title.to_string());
+        self.conn().run(move |mut c| async move {
+            let tx = c.transaction().await?;
+            let changed = tx
+                .execute(
+                    "UPDATE documents SET title = $2, renamed = TRUE WHERE id = $1",
+                    &[&id, &title],
+                )
+                .await?;
+            // Another client's Library view follows the generation.
+            tx.execute(BUMP_GENERATION, &[]).await?;
+            tx.commit().await?;
+            Ok(changed == 1)
         })
     }
 

@@ -8,7 +8,7 @@ use crate::Error;
 const MIGRATION_LOCK: i64 = 0x7261_6773_6966_7401;
 
 /// Migration N+1 is `MIGRATIONS[N]`. Append only: never edit one that has shipped.
-const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
@@ -112,6 +112,10 @@ CREATE TABLE failed_files (
 -- The chunk's heading path and its boxes on its pages, as JSON arrays (as in SQLite); older chunks have neither.
 ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';
+"#,
+    r#"
+-- A title the user gave (a rename): kept when the file is ingested again.
+ALTER TABLE documents ADD COLUMN renamed BOOLEAN NOT NULL DEFAULT FALSE;
 "#,
 ];
 

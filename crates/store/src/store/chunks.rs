@@ -169,6 +169,7 @@ pub(crate) mod tests {
             id: "doc".into(),
             path: "/manual.pdf".into(),
             title: "manual".into(),
+            renamed: false,
             kind: "pdf".into(),
             checksum: "0".repeat(64),
             size_bytes: 1,
@@ -195,11 +196,31 @@ pub(crate) mod tests {
         assert_eq!(by_key[1].boxes[1].page, 2);
     }
 
+    /// A rename changes the title the document and its chunks are listed under, marks it renamed, and misses
+    /// an unknown id.
+    pub(crate) fn a_rename_round_trips(store: &dyn DocumentStore) {
+        let pages = [(1, "one".to_string(), false), (2, "two".to_string(), false)];
+        store.replace_document(&document(), &pages, &chunks()).unwrap();
+        assert!(!store.document("doc").unwrap().unwrap().renamed);
+        assert!(store.rename_document("doc", "DeltaT User's Guide").unwrap());
+        let doc = store.document("doc").unwrap().unwrap();
+        assert_eq!((doc.title.as_str(), doc.renamed), ("DeltaT User's Guide", true));
+        assert_eq!(store.documents().unwrap(), vec![doc.clone()]);
+        assert_eq!(store.document_by_path("/manual.pdf").unwrap(), Some(doc));
+        let titles: Vec<String> = (store.chunks_of("doc").unwrap().into_iter())
+            .map(|c| c.document_title)
+            .collect();
+        assert_eq!(titles, ["DeltaT User's Guide", "DeltaT User's Guide"]);
+        assert!(!store.rename_document("missing", "x").unwrap());
+    }
+
     #[test]
     fn sections_and_boxes_round_trip_in_sqlite() {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::Store::open(&dir.path().join("db.sqlite")).unwrap();
         sections_and_boxes_round_trip(&store);
+        let other = crate::store::Store::open(&dir.path().join("other.sqlite")).unwrap();
+        a_rename_round_trips(&other);
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct DocumentRow {
     pub id: String,
     pub path: String,
     pub title: String,
+    /// The title is the user's (a rename), kept when the file is ingested again.
+    pub renamed: bool,
     pub kind: String,
     pub checksum: String,
     pub size_bytes: u64,
@@ -226,7 +228,7 @@ impl DocumentStore for Store {
         delete_document_rows(&tx, &doc.id)?;
         tx.execute(
             "INSERT INTO documents(id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
-             embedding_model, ingested_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             embedding_model, ingested_at, renamed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 doc.id,
                 doc.path,
@@ -238,7 +240,8 @@ impl DocumentStore for Store {
                 doc.chunk_count,
                 doc.warning,
                 doc.embedding_model,
-                doc.ingested_at
+                doc.ingested_at,
+                doc.renamed
             ],
         )?;
         {
@@ -305,6 +308,19 @@ impl DocumentStore for Store {
         tx.execute(BUMP_GENERATION, [])?;
         tx.commit()?;
         Ok(keys)
+    }
+
+    fn rename_document(&self, id: &str, title: &str) -> Result<bool> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let changed = tx.execute(
+            "UPDATE documents SET title = ?2, renamed = 1 WHERE id = ?1",
+            params![id, title],
+        )?;
+        // Another process's Library view follows the generation.
+        tx.execute(BUMP_GENERATION, [])?;
+        tx.commit()?;
+        Ok(changed == 1)
     }
 
     /// Every chunk's vector key.
@@ -436,7 +452,7 @@ impl DocumentStore for Store {
 }
 
 const DOC_COLUMNS: &str = "id, path, title, kind, checksum, size_bytes, page_count, chunk_count, warning, \
-     embedding_model, ingested_at";
+     embedding_model, ingested_at, renamed";
 
 fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
     Ok(DocumentRow {
@@ -451,6 +467,7 @@ fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
         warning: r.get(8)?,
         embedding_model: r.get(9)?,
         ingested_at: r.get(10)?,
+        renamed: r.get(11)?,
     })
 }
 

@@ -132,6 +132,10 @@ CREATE TABLE failed_files (
 ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';
 "#,
+    r#"
+-- A title the user gave (a rename): kept when the file is ingested again.
+ALTER TABLE documents ADD COLUMN renamed INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// Brings the database up to the latest schema.

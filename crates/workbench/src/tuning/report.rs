@@ -13,23 +13,37 @@ pub struct CompareConfig {
     pub options: AskOptions,
 }
 
-/// Two configurations over the labelled questions in `cases_path` (the library case format `eval
-/// --from-library` reads: `id`, `query`, `relevant_ids` naming chunk ids or document file names or paths).
+/// Where a comparison's labelled questions come from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum CaseSource {
+    /// The library's own span labels, as `ragsift labels export` would write them (no file in between).
+    Labels,
+    /// A JSON file of cases: the library case format `eval --from-library` reads (`id`, `query`,
+    /// `relevant_ids` naming chunk ids or document file names or paths), or an export of labels.
+    File { path: String },
+}
+
+/// Two configurations over the same labelled questions.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CompareRequest {
-    pub cases_path: String,
+    pub cases: CaseSource,
     pub a: CompareConfig,
     pub b: CompareConfig,
 }
 
-/// A labelled passage, named for people.
+/// A labelled passage, named for people: where it lies and what it says.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct EvidenceRef {
     pub chunk_id: String,
     pub document: String,
     pub page_start: u32,
+    pub page_end: u32,
+    /// The passage's text (a chunk, a few hundred tokens at most).
+    pub text: String,
 }
 
 /// One configuration on one question.

@@ -174,6 +174,15 @@ fn differently_chunked_sides_are_matched_by_page() {
     // By chunk id, B's chunk is other evidence than A's: each side finds part of the pool.
     let by_chunk = question(&case, (&a, &ev_a), (&b, &ev_b), chunk_units);
     assert_eq!(by_chunk.evidence, 3);
+    // What one side alone kept is shown by what it says, with where it lies.
+    let texts = |l: &[EvidenceRef]| -> Vec<(String, u32, u32)> {
+        (l.iter().map(|e| (e.text.clone(), e.page_start, e.page_end))).collect()
+    };
+    assert_eq!(
+        texts(&by_chunk.kept_only_a),
+        [("passage 0".into(), 1, 1), ("passage 1".into(), 1, 1)]
+    );
+    assert_eq!(texts(&by_chunk.kept_only_b), [("passage 0".into(), 1, 1)]);
     // By page, both cover d.pdf's page 1: the same evidence, nothing lost on either side.
     let by_page = question(&case, (&a, &ev_a), (&b, &ev_b), page_units);
     assert_eq!(by_page.evidence, 1);
@@ -183,4 +192,28 @@ fn differently_chunked_sides_are_matched_by_page() {
     );
     assert_eq!((by_page.a.precision, by_page.b.precision), (1.0, 1.0));
     assert!(by_page.kept_only_a.is_empty() && by_page.retrieved_only_b.is_empty());
+}
+
+#[test]
+fn compare_on_the_librarys_labels_says_when_there_are_none() {
+    let home = tempfile::tempdir().unwrap();
+    let wb = Workbench::open(Some(home.path())).unwrap();
+    let request = CompareRequest {
+        cases: CaseSource::Labels,
+        a: wb.compare_config("A", &serde_json::json!({})).unwrap(),
+        b: wb.compare_config("B", &serde_json::json!({"top_k": 2})).unwrap(),
+    };
+    match wb.compare(&request, "no-labels") {
+        Err(Error::Invalid(m)) => assert_eq!(m, NO_LABELS),
+        other => panic!("expected the no-labels error, got {other:?}"),
+    }
+    // The source crosses IPC tagged by kind.
+    assert_eq!(
+        serde_json::to_value(CaseSource::File { path: "c.json".into() }).unwrap(),
+        serde_json::json!({"kind": "file", "path": "c.json"})
+    );
+    assert_eq!(
+        serde_json::from_value::<CaseSource>(serde_json::json!({"kind": "labels"})).unwrap(),
+        CaseSource::Labels
+    );
 }

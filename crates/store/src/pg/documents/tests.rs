@@ -1,10 +1,10 @@
-//! Sections and boxes in PostgreSQL: written and read as in SQLite, a library from before them (schema 4)
+//! Sections, boxes and renames in PostgreSQL: written and read as in SQLite, a library from before them (schema 4)
 //! migrates in place with empty ones, and a stored value that does not read is empty.
 
 use crate::backend::DocumentStore;
 use crate::pg::cluster::TestCluster;
 use crate::pg::PgStore;
-use crate::store::chunks::tests::sections_and_boxes_round_trip;
+use crate::store::chunks::tests::{a_rename_round_trips, sections_and_boxes_round_trip};
 
 #[test]
 fn sections_and_boxes_round_trip_and_older_libraries_migrate_in_postgres() {
@@ -13,12 +13,14 @@ fn sections_and_boxes_round_trip_and_older_libraries_migrate_in_postgres() {
     };
     let url = cluster.create_database("sections").unwrap();
     sections_and_boxes_round_trip(&PgStore::open(&url).unwrap());
+    a_rename_round_trips(&PgStore::open(&cluster.create_database("rename").unwrap()).unwrap());
 
     // Back to schema 4, as a library written before chunks had sections: the columns gone, the rows kept.
     cluster
         .psql(
             "sections",
-            "ALTER TABLE chunks DROP COLUMN section, DROP COLUMN boxes; UPDATE ragsift_schema SET version = 4",
+            "ALTER TABLE chunks DROP COLUMN section, DROP COLUMN boxes; ALTER TABLE documents DROP COLUMN renamed; \
+             UPDATE ragsift_schema SET version = 4",
         )
         .unwrap();
     let store = PgStore::open(&url).unwrap();
@@ -27,8 +29,9 @@ fn sections_and_boxes_round_trip_and_older_libraries_migrate_in_postgres() {
             .psql("sections", "SELECT version FROM ragsift_schema")
             .unwrap()
             .trim(),
-        "5"
+        crate::pg::schema::MIGRATIONS.len().to_string()
     );
+    assert!(!store.document("doc").unwrap().unwrap().renamed);
     let chunks = store.chunks_of("doc").unwrap();
     assert_eq!(chunks.len(), 2);
     assert!(

@@ -220,6 +220,7 @@ impl DocumentStore for SpringTable {
                     id: r.get(0),
                     path: r.get(0),
                     title: r.get(1),
+                    renamed: false,
                     kind: "spring".into(),
                     checksum: r.get(2),
                     size_bytes: 0,
@@ -238,6 +239,10 @@ impl DocumentStore for SpringTable {
     }
 
     fn remove_document(&self, _id: &str) -> Result<Vec<u64>> {
+        Err(read_only(&self.shared.name))
+    }
+
+    fn rename_document(&self, _id: &str, _title: &str) -> Result<bool> {
         Err(read_only(&self.shared.name))
     }
 

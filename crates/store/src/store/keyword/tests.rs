@@ -49,6 +49,7 @@ fn library(n: usize) -> (tempfile::TempDir, Store) {
         id: "d".into(),
         path: "/d.pdf".into(),
         title: "d".into(),
+        renamed: false,
         kind: "pdf".into(),
         checksum: "0".repeat(64),
         size_bytes: 1,
