@@ -18,8 +18,8 @@ fn with_jev<'a>(cmd: &'a mut Command, server: &http::Server) -> &'a mut Command 
         .env("TYPESAFE_BASE_URL", &server.url)
 }
 
-#[test]
-fn a_policy_only_difference_reuses_every_judgment() {
+/// A library holding `pdf/multipage.pdf`, and a Jev server on loopback that judges every passage alike.
+fn judged_library() -> (http::Server, tempfile::TempDir) {
     let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.60, 0.80, 0.70));
     let home = tempfile::tempdir().unwrap();
     let out = ragsift(home.path())
@@ -28,6 +28,12 @@ fn a_policy_only_difference_reuses_every_judgment() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (server, home)
+}
+
+#[test]
+fn a_policy_only_difference_reuses_every_judgment() {
+    let (server, home) = judged_library();
     let cases = fixture("eval/library-cases.json");
 
     let (code, v) = run_json(
@@ -96,14 +102,7 @@ fn trace(home: &std::path::Path, run_id: &str) -> serde_json::Value {
 
 #[test]
 fn another_chunk_size_runs_against_a_derived_library_kept_for_next_time() {
-    let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.60, 0.80, 0.70));
-    let home = tempfile::tempdir().unwrap();
-    let out = ragsift(home.path())
-        .arg("ingest")
-        .arg(fixture("pdf/multipage.pdf"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (server, home) = judged_library();
     let cases = fixture("eval/library-cases.json");
     let compare = || {
         let out = with_jev(ragsift(home.path()).arg("compare"), &server)
@@ -278,14 +277,7 @@ fn compare_on_labels_needs_labels_and_takes_no_file_too() {
 /// `curves`; the labelled evidence is what they count.
 #[test]
 fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
-    let server = http::Server::with_handler(|_: &http::Request| http::jev_judgment(0.60, 0.80, 0.70));
-    let home = tempfile::tempdir().unwrap();
-    let out = ragsift(home.path())
-        .arg("ingest")
-        .arg(fixture("pdf/multipage.pdf"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (server, home) = judged_library();
     let run = ask(home.path(), "How long is the battery warranty?");
     let (code, v) =
         run_json(ragsift(home.path()).args(["label", &run, "--evidence", "limited warranty of 36 months", "--json"]));
