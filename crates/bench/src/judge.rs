@@ -155,6 +155,8 @@ pub struct Row {
     pub answer_page: bool,
     pub similarity: f64,
     pub characters: usize,
+    /// The kind of document asked about (`None` when the question does not say).
+    pub doc_kind: Option<ragsift_engine::eval::qa::DocKind>,
 }
 
 /// Column names of [`Row::values`]: the signals, then the injection pattern counts.
@@ -181,6 +183,7 @@ pub fn rows(set: &QaSet, signals: &SignalRows) -> Vec<Row> {
                 answer_page: c.answer_page,
                 similarity: f64::from(c.hit.score),
                 characters: c.hit.chunk.text.chars().count(),
+                doc_kind: case.question.doc_kind,
             });
         }
     }
@@ -338,9 +341,14 @@ pub const L2: f64 = 1.0;
 
 /// Out-of-fold probabilities of a logistic model over `features`, folds by document.
 pub fn oof(rows: &[Row], features: &[&str], label: Label) -> Vec<f64> {
+    oof_by(rows, features, label, |r| r.fold)
+}
+
+/// Out-of-fold probabilities with folds given by `group` (a document, a kind of document).
+pub fn oof_by(rows: &[Row], features: &[&str], label: Label, group: impl Fn(&Row) -> usize) -> Vec<f64> {
     let (names, x) = matrix(rows, features);
     let y: Vec<bool> = rows.iter().map(|r| label.of(r)).collect();
-    let groups: Vec<usize> = rows.iter().map(|r| r.fold).collect();
+    let groups: Vec<usize> = rows.iter().map(group).collect();
     model::cross_validate(&names, &x, &y, &groups, L2)
 }
 

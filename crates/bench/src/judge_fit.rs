@@ -97,6 +97,7 @@ pub fn report_and_fit(
     // Operating points, chosen on the held-out probabilities at the default depth.
     let (t_rel, t_evi) = operating_points(set, rows, &p_rel, &p_evi);
     let t_ans = answer_threshold(set, rows, &p_evi, t_rel, t_evi);
+    crate::kinds::report(set, rows, (&p_rel, &p_evi), (t_rel, t_evi));
     crate::answerability::report(set, rows, &p_evi);
     let sentence = sentence_model(set, rows, &p_evi, embedder)?;
 

@@ -11,6 +11,7 @@ mod fuzz;
 mod ingest;
 mod judge;
 mod judge_fit;
+mod kinds;
 mod library;
 mod llm;
 mod memory;

@@ -22,6 +22,39 @@ pub enum QuestionKind {
     FalsePremise,
 }
 
+/// The kind of document a question is about: the labelled set's folds leave one kind out, to say how the judge
+/// does on a kind it never saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocKind {
+    /// A single-column paper or article.
+    Paper,
+    /// A paper set in two columns.
+    TwoColumnPaper,
+    /// A product or software manual, with option and settings tables.
+    Manual,
+    /// A report, guide or handbook with figures and tables.
+    Report,
+}
+
+impl DocKind {
+    pub const ALL: [DocKind; 4] = [
+        DocKind::Paper,
+        DocKind::TwoColumnPaper,
+        DocKind::Manual,
+        DocKind::Report,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            DocKind::Paper => "single-column papers",
+            DocKind::TwoColumnPaper => "two-column papers",
+            DocKind::Manual => "manuals",
+            DocKind::Report => "reports and guides",
+        }
+    }
+}
+
 /// One quoted place that states the answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceQuote {
@@ -58,6 +91,12 @@ pub struct QaQuestion {
     /// A labeller's remark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The kind of document asked about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc_kind: Option<DocKind>,
+    /// The answer is a table cell (the quote is its row).
+    #[serde(default)]
+    pub table: bool,
 }
 
 impl QaQuestion {

@@ -127,3 +127,24 @@ fn pages_still_garbled_after_poppler_are_read_by_ocr() {
     let w = ex.warning().unwrap();
     assert_eq!(w, "pages 2–3 decoded as garbage; read by OCR instead");
 }
+
+#[test]
+fn text_a_reader_never_sees_does_not_merge_into_the_visible_lines() {
+    // White and render-mode-3 text over body lines (page 1), figure labels outside their clip on the body text,
+    // in the page and in a form (page 2), an OCR layer that is the page's only text (page 3), a planted white
+    // line apart from the body and fully transparent text on a body line (page 4). pdftotext merges all of it.
+    let (s, ex) = scores("hidden_text");
+    assert!(s.iter().all(|&x| x > 0.99), "{s:?}\n{:#?}", ex.pages);
+    for ghost in ["OVERLAY", "STAMP", "PORT", "SEAL", "TRANSPARENT"] {
+        assert!(
+            ex.pages.iter().all(|p| !p.text.contains(ghost)),
+            "{ghost}: {:#?}",
+            ex.pages
+        );
+    }
+    // The OCR layer is kept without a word of warning; the planted line is kept and reported.
+    assert!(ex.pages[2].text.contains("only text the page has"));
+    assert_eq!(ex.hidden_pages, vec![4]);
+    let warning = ex.warning().unwrap_or_default();
+    assert!(warning.contains("pages 4") && warning.contains("planted"), "{warning}");
+}

@@ -52,6 +52,29 @@ const TITLES: &[(&str, &str)] = &[
         "fixtures/qa/documents/libtp_usenix.pdf",
         "LIBTP: Portable, Modular Transactions for UNIX",
     ),
+    // The broader labelled set: JSS papers, manuals (texinfo, LaTeX, Writer) and guides (a logo carries
+    // "Little CMS"; the largest type on the page is the subtitle).
+    (
+        "fixtures/qa/documents/Rcpp-jss-2011.pdf",
+        "Rcpp: Seamless R and C++ Integration",
+    ),
+    ("fixtures/qa/documents/avrdude.pdf", "AVRDUDE"),
+    (
+        "fixtures/qa/documents/countreg.pdf",
+        "Regression Models for Count Data in R",
+    ),
+    ("fixtures/qa/documents/dotguide.pdf", "Drawing graphs with dot"),
+    ("fixtures/qa/documents/gpredict-user-manual.pdf", "Gpredict User Manual"),
+    ("fixtures/qa/documents/gputils.pdf", "gputils 1.4.0"),
+    (
+        "fixtures/qa/documents/jss816.pdf",
+        "spacetime: Spatio-Temporal Data in R",
+    ),
+    (
+        "fixtures/qa/documents/lcms2-tutorial.pdf",
+        "How to use the engine in your applications",
+    ),
+    ("fixtures/qa/documents/speex-manual.pdf", "The Speex Codec Manual"),
     (
         "fixtures/decoding/math_italic_sigconf.pdf",
         "Counting Words Before Trusting a Parser",

@@ -61,7 +61,7 @@ pub fn separate_font_names(doc: &mut Document) {
     }
 }
 
-fn inherited_resources<'a>(doc: &'a Document, page: &'a Dictionary) -> Option<&'a Dictionary> {
+pub(super) fn inherited_resources<'a>(doc: &'a Document, page: &'a Dictionary) -> Option<&'a Dictionary> {
     let mut node = page;
     for _ in 0..64 {
         if let Ok(res) = node
@@ -77,7 +77,7 @@ fn inherited_resources<'a>(doc: &'a Document, page: &'a Dictionary) -> Option<&'
     None
 }
 
-fn resolve<'a>(doc: &'a Document, o: &'a Object) -> lopdf::Result<&'a Object> {
+pub(super) fn resolve<'a>(doc: &'a Document, o: &'a Object) -> lopdf::Result<&'a Object> {
     match o {
         Object::Reference(id) => doc.get_object(*id),
         other => Ok(other),
@@ -85,11 +85,11 @@ fn resolve<'a>(doc: &'a Document, o: &'a Object) -> lopdf::Result<&'a Object> {
 }
 
 /// A dictionary of a resource dictionary (`/Font`, `/XObject`), written inline or referenced.
-fn sub_dict<'a>(doc: &'a Document, res: &'a Dictionary, key: &[u8]) -> Option<&'a Dictionary> {
+pub(super) fn sub_dict<'a>(doc: &'a Document, res: &'a Dictionary, key: &[u8]) -> Option<&'a Dictionary> {
     resolve(doc, res.get(key).ok()?).ok()?.as_dict().ok()
 }
 
-fn form_resources(doc: &Document, form: ObjectId) -> Option<&Dictionary> {
+pub(super) fn form_resources(doc: &Document, form: ObjectId) -> Option<&Dictionary> {
     let stream = doc.get_object(form).ok()?.as_stream().ok()?;
     let res = stream.dict.get(b"Resources").ok()?;
     resolve(doc, res).ok()?.as_dict().ok()
@@ -114,7 +114,7 @@ fn font_map(doc: &Document, res: &Dictionary, owner: Option<ObjectId>) -> Vec<(V
 }
 
 /// The form XObjects a resource dictionary names.
-fn forms(doc: &Document, res: &Dictionary) -> Vec<ObjectId> {
+pub(super) fn forms(doc: &Document, res: &Dictionary) -> Vec<ObjectId> {
     let Some(xobjects) = sub_dict(doc, res, b"XObject") else {
         return Vec::new();
     };

@@ -27,12 +27,14 @@ pub fn looks_garbled(text: &str) -> bool {
         return true;
     }
     // Words as written between spaces, less the punctuation around them; anything with other marks inside
-    // (code, paths, formulas) is not judged.
+    // (code, paths, formulas) is not judged, nor is an identifier with a number in it (ATmega1284P, hcs1365,
+    // rf509af: part numbers and versions, which a wrong map seldom makes).
     let words: Vec<&str> = text
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '.' | ';' | ':' | '"' | '\'' | '!' | '?')))
         .filter(|w| w.len() >= 4 && w.chars().any(|c| c.is_ascii_alphabetic()))
         .filter(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| !w.as_bytes().windows(2).any(|p| p.iter().all(u8::is_ascii_digit)))
         .collect();
     if words.len() < MIN_WORDS {
         return false;
@@ -109,6 +111,10 @@ mod tests {
                        sdfghjkl qwrtzpsd";
         assert!(looks_garbled(garbage));
         assert!(looks_garbled(&"\u{E001}\u{E002}\u{E003} ".repeat(20)));
+        // Lists of part numbers are names, not garbage.
+        let parts = "usb82 AT90USB82 m103 ATmega103 m128 ATmega128 m1280 ATmega1280 m1284rfr2 ATmega1284RFR2 \
+                     m128rfa1 ATmega128RFA1 m16u2 ATmega16U2 hcs1365 hcs1370 mcv08a mcv14a rf509af rf675h sx18 sx28";
+        assert!(!looks_garbled(parts));
         // Too little text to judge.
         assert!(!looks_garbled("Xqzt Brrr"));
     }

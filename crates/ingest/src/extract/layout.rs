@@ -464,8 +464,16 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
 /// beside a paragraph, is not two columns).
 fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
     let (mut left, mut right): (Vec<Segment>, Vec<Segment>) = (Vec::new(), Vec::new());
+    // Per side and row: how many cells, and the widest.
+    let (mut left_cells, mut right_cells): (Vec<CellShape>, Vec<CellShape>) = (Vec::new(), Vec::new());
     for row in rows {
         let (l, r) = gutter.split(row.clone());
+        for (side, cells_of) in [(&l, &mut left_cells), (&r, &mut right_cells)] {
+            let c = cells(side);
+            if !c.is_empty() {
+                cells_of.push((c.len(), c.iter().map(|c| c.1 - c.0).fold(0.0, f64::max)));
+            }
+        }
         left.extend(merge_line(l));
         right.extend(merge_line(r));
     }
@@ -506,6 +514,11 @@ fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
         let (a, b) = extent(side.iter());
         b - a >= 0.25 * (hi - lo)
     };
+    // A table whose cells wrap (an option and its meaning over two lines) leaves a gutter too; but one side holds
+    // short cells, each level with a line of the other side: it is read row by row.
+    if cells_beside_lines(&left, &left_cells, &right) || cells_beside_lines(&right, &right_cells, &left) {
+        return false;
+    }
     broad(&left)
         && broad(&right)
         && beside(&left, &right)
@@ -514,6 +527,46 @@ fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
         && block(&right)
         && (stacked(&left, 3) || stacked(&right, 3))
         && (text(&left) || text(&right))
+}
+
+/// A row side's cell count and widest cell.
+type CellShape = (usize, f64);
+
+/// Whether one side's lines are a table's cells beside the other side's `lines`: short (a median of at most three
+/// words a cell, the widest cell of a row at most 80% of the side's width) and nearly all level with a line of
+/// the other side. Two columns of prose share baselines too, but their lines fill their column, however narrow.
+/// `shape` holds each row's cell count and widest cell.
+fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment]) -> bool {
+    if cells.len() < 4 {
+        return false;
+    }
+    let words = median(
+        cells
+            .iter()
+            .zip(shape)
+            .map(|(s, (n, _))| s.text.split_whitespace().count() as f64 / (*n).max(1) as f64)
+            .collect(),
+    );
+    let (x0, x1) = extent(cells.iter());
+    let widest = median(shape.iter().map(|(_, w)| *w).collect());
+    if words > 3.0 || widest > 0.8 * (x1 - x0) {
+        return false;
+    }
+    // Baselines of the other side, sorted, so each cell looks only at the lines near its own.
+    let mut ys: Vec<(f64, f64)> = lines.iter().map(|l| (l.y, l.size)).collect();
+    ys.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let reach = 0.25 * cells.iter().chain(lines).map(|s| s.size).fold(0.0, f64::max);
+    let level = cells
+        .iter()
+        .filter(|c| {
+            let from = ys.partition_point(|l| l.0 < c.y - reach);
+            ys[from..]
+                .iter()
+                .take_while(|l| l.0 <= c.y + reach)
+                .any(|l| (l.0 - c.y).abs() <= 0.25 * c.size.max(l.1))
+        })
+        .count();
+    level as f64 >= 0.8 * cells.len() as f64
 }
 
 /// The widest stretch of a row's text that has no gap of 0.8 font sizes (wider than word spaces, narrower than

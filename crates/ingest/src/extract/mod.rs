@@ -4,6 +4,7 @@
 mod fonts;
 mod garble;
 mod guard;
+mod hidden;
 mod inflate;
 mod layout;
 pub mod lexicon;
@@ -63,6 +64,10 @@ pub struct PageText {
     /// The headings found on the page, in the order of `text`.
     #[serde(skip)]
     pub headings: Vec<Heading>,
+    /// Characters drawn invisibly (render mode 3, white ink, no opacity) beside the page's visible text, kept
+    /// because they overlap nothing: a reader of the page does not see them (see [`Extracted::hidden_pages`]).
+    #[serde(skip)]
+    pub hidden_kept: u32,
 }
 
 /// How a page's glyphs became text.
@@ -93,6 +98,9 @@ pub struct Extracted {
     pub reread_pages: Vec<u32>,
     /// Pages whose text still looks garbled.
     pub garbled_pages: Vec<u32>,
+    /// Pages holding text that is drawn but not seen (invisible, or white) beside their visible text.
+    #[serde(default)]
+    pub hidden_pages: Vec<u32>,
     /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
     #[serde(skip)]
     pub ocr: Option<ragsift_core::NoTextOcr>,
@@ -143,6 +151,13 @@ impl Extracted {
                 "pages {} look garbled (fonts without a usable text map); {}",
                 page_list(&self.garbled_pages),
                 garble::advice(self.ocr, poppler::available())
+            ));
+        }
+        if !self.hidden_pages.is_empty() {
+            parts.push(format!(
+                "text drawn invisibly (white, transparent or render mode 3) beside visible text on pages {}: kept, \
+                 so check it for planted instructions",
+                page_list(&self.hidden_pages)
             ));
         }
         if !self.failed_pages.is_empty() {
@@ -337,6 +352,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
             .collect()
     };
     let (reread_pages, garbled_pages) = (decoded(Decoding::Poppler), decoded(Decoding::Garbled));
+    let hidden_pages: Vec<u32> = pages.iter().filter(|p| p.hidden_kept > 0).map(|p| p.number).collect();
     if empty_pages.len() == pages.len() {
         return Err(Error::NoText {
             path: path.into(),
@@ -352,6 +368,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
         ocr_pages,
         reread_pages,
         garbled_pages,
+        hidden_pages,
         ocr: None,
     })
 }

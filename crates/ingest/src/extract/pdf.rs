@@ -3,11 +3,12 @@
 //! garbled is read again by poppler; one that still fails is reported, not fatal.
 
 use super::garble::looks_garbled;
+use super::hidden::{keep_seen, read_marker, Seen, Visibility};
 use super::layout::{page_layout, Glyph};
 use super::place::{place, Frame};
 use super::{Decoding, PageText};
 use crate::{Error, Result};
-use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
+use pdf_extract::{ColorSpace, MediaBox, OutputDev, OutputError, Path as Shape, Transform};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Duration;
@@ -22,6 +23,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
     scale_type3_widths(&mut doc);
     expand_cid_width_ranges(&mut doc);
     expand_quote_operators(&mut doc);
+    super::hidden::mark_hidden_text(&mut doc);
     let pages = doc.get_pages();
     if pages.is_empty() {
         return Err(corrupt(path, "the document has no pages"));
@@ -37,10 +39,14 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
         // A page whose content stream cannot be read keeps whatever was decoded before the fault.
         let frame = frame(&doc, id, dev.media);
         // Text outside the visible box (cropped away) is not on the page a reader sees.
-        if let Some(f) = frame {
-            dev.glyphs.retain(|g| f.holds(g.x, g.y));
-        }
-        let (text, lines, headings) = place(page_layout(&dev.glyphs), number, frame);
+        let seen: Vec<Seen> = (dev.glyphs.iter().zip(&dev.seen))
+            .map(|(g, s)| match frame {
+                Some(f) if !f.holds(g.x, g.y) => Seen::Clipped,
+                _ => *s,
+            })
+            .collect();
+        let (glyphs, hidden_kept) = keep_seen(std::mem::take(&mut dev.glyphs), &seen);
+        let (text, lines, headings) = place(page_layout(&glyphs), number, frame);
         let garbled = looks_garbled(&text);
         out.push(PageText {
             number,
@@ -50,6 +56,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
             decoding: if garbled { Decoding::Garbled } else { Decoding::Fonts },
             lines,
             headings,
+            hidden_kept,
         });
     }
     second_reading(bytes, &mut out);
@@ -335,10 +342,13 @@ fn frame(doc: &lopdf::Document, id: lopdf::ObjectId, media: Option<Frame>) -> Op
     crop.or(media)
 }
 
-/// Collects every decoded glyph with its position, size and advance, and the page's media box.
+/// Collects every decoded glyph with its position, size and advance, how it is seen (from the markers of
+/// [`super::hidden`]), and the page's media box.
 #[derive(Default)]
 struct GlyphCollector {
     glyphs: Vec<Glyph>,
+    seen: Vec<Seen>,
+    visibility: Visibility,
     media: Option<Frame>,
 }
 
@@ -369,6 +379,7 @@ impl OutputDev for GlyphCollector {
         let size = (font_size * scale).abs();
         if size.is_finite() && trm.m31.is_finite() && trm.m32.is_finite() {
             let width = if width.is_finite() { width * size } else { 0.0 };
+            self.seen.push(self.visibility.seen(trm.m31, trm.m32, width, size));
             self.glyphs.push(Glyph {
                 x: trm.m31,
                 y: trm.m32,
@@ -376,6 +387,13 @@ impl OutputDev for GlyphCollector {
                 width,
                 text: ch.to_string(),
             });
+        }
+        Ok(())
+    }
+
+    fn fill(&mut self, _ctm: &Transform, _cs: &ColorSpace, _color: &[f64], path: &Shape) -> Result<(), OutputError> {
+        if let Some(v) = read_marker(path) {
+            self.visibility = v;
         }
         Ok(())
     }

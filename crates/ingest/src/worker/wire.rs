@@ -65,6 +65,8 @@ pub struct WirePage {
     decoding: Decoding,
     lines: Vec<TextLine>,
     headings: Vec<Heading>,
+    #[serde(default)]
+    hidden_kept: u32,
 }
 
 /// [`Extracted`] across the pipe.
@@ -76,6 +78,8 @@ pub struct WireExtracted {
     ocr_pages: Vec<u32>,
     reread_pages: Vec<u32>,
     garbled_pages: Vec<u32>,
+    #[serde(default)]
+    hidden_pages: Vec<u32>,
     ocr: Option<u8>,
     #[serde(default)]
     title: String,
@@ -93,6 +97,7 @@ impl From<Extracted> for WireExtracted {
                     decoding: p.decoding,
                     lines: p.lines,
                     headings: p.headings,
+                    hidden_kept: p.hidden_kept,
                 })
                 .collect(),
             empty_pages: ex.empty_pages,
@@ -100,6 +105,7 @@ impl From<Extracted> for WireExtracted {
             ocr_pages: ex.ocr_pages,
             reread_pages: ex.reread_pages,
             garbled_pages: ex.garbled_pages,
+            hidden_pages: ex.hidden_pages,
             ocr: ex.ocr.map(ocr_code),
             title: ex.title,
         }
@@ -118,6 +124,7 @@ impl From<WireExtracted> for Extracted {
                     decoding: p.decoding,
                     lines: p.lines,
                     headings: p.headings,
+                    hidden_kept: p.hidden_kept,
                 })
                 .collect(),
             empty_pages: w.empty_pages,
@@ -125,6 +132,7 @@ impl From<WireExtracted> for Extracted {
             ocr_pages: w.ocr_pages,
             reread_pages: w.reread_pages,
             garbled_pages: w.garbled_pages,
+            hidden_pages: w.hidden_pages,
             ocr: w.ocr.map(ocr_of),
             title: w.title,
         }

@@ -7,9 +7,13 @@ use super::{is_rtl, Glyph, Row, Segment, SPLIT_GAP};
 /// Groups glyphs into rows by baseline, then splits each row into segments at gaps wider than a word space.
 pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
     let runs = stream_runs(glyphs);
+    let struck = overstruck(glyphs);
     let mut gs: Vec<(usize, &Glyph)> = glyphs
         .iter()
         .zip(runs)
+        .zip(struck)
+        .filter(|(_, struck)| !struck)
+        .map(|(gr, _)| gr)
         .filter(|(g, _)| g.size > 0.0 && g.text.chars().any(|c| !c.is_whitespace() && !c.is_control()))
         .map(|(g, r)| (r, g))
         .collect();
@@ -47,6 +51,23 @@ pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
             split_row(&layer)
         })
         .collect()
+}
+
+/// Glyphs struck a second time over themselves, each right after the first and a hair to the side (bold faked
+/// by overstriking, as texinfo's index and old typewriter-style PDFs do): read once. A doubled letter ("ll") is
+/// a whole advance further on, so it stays.
+fn overstruck(glyphs: &[Glyph]) -> Vec<bool> {
+    let mut out = vec![false; glyphs.len()];
+    for i in 1..glyphs.len() {
+        let (a, b) = (&glyphs[i - 1], &glyphs[i]);
+        let near = 0.25 * a.width.max(0.3 * a.size);
+        out[i] = !out[i - 1]
+            && a.text == b.text
+            && (a.size - b.size).abs() <= 0.01 * a.size
+            && (a.x - b.x).abs() < near
+            && (a.y - b.y).abs() <= 0.05 * a.size;
+    }
+    out
 }
 
 /// Numbers the runs of the content stream: a glyph continues the run of the glyph drawn before it when it sits
@@ -165,8 +186,9 @@ fn layers(row: Vec<(usize, &Glyph)>) -> Vec<Vec<&Glyph>> {
 }
 
 /// Removes line numbers: a rail of five or more numbers set down the page at one edge (left- or right-aligned
-/// within 2pt), counting up by one to three from line to line, as LaTeX's `lineno`, legal and draft documents
-/// set them. A column of figures in a table rarely counts up that way.
+/// within 2pt), counting up by one to three from line to line, in the margin beside all the page's other text,
+/// as LaTeX's `lineno`, legal and draft documents set them. A table's column of codes or modes (0, 1, 2 …) also
+/// counts up, but it lies in the text block, so it stays.
 pub(super) fn drop_line_numbers(mut rows: Vec<Row>) -> Vec<Row> {
     let mut numbers: Vec<(usize, usize, u32)> = Vec::new();
     for (r, row) in rows.iter().enumerate() {
@@ -203,7 +225,7 @@ pub(super) fn drop_line_numbers(mut rows: Vec<Row>) -> Vec<Row> {
                 .windows(2)
                 .filter(|w| (1..=3).contains(&w[1].2.wrapping_sub(w[0].2)))
                 .count();
-            if counting * 10 >= (rail.len() - 1) * 8 {
+            if counting * 10 >= (rail.len() - 1) * 8 && in_margin(&rows, &rail) {
                 drop.extend(rail.iter().map(|n| (n.0, n.1)));
             }
         }
@@ -220,6 +242,24 @@ pub(super) fn drop_line_numbers(mut rows: Vec<Row>) -> Vec<Row> {
     }
     rows.retain(|row| !row.is_empty());
     rows
+}
+
+/// Whether a rail of numbers lies wholly left or wholly right of every other segment of the page.
+fn in_margin(rows: &[Row], rail: &[(usize, usize, u32)]) -> bool {
+    let member: std::collections::HashSet<(usize, usize)> = rail.iter().map(|n| (n.0, n.1)).collect();
+    let seg = |n: &(usize, usize, u32)| &rows[n.0][n.1];
+    let (rail_x0, rail_x1) = rail.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), n| {
+        (a.min(seg(n).x0), b.max(seg(n).x1))
+    });
+    let (mut others_x0, mut others_x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (r, row) in rows.iter().enumerate() {
+        for (_, s) in row.iter().enumerate().filter(|(k, _)| !member.contains(&(r, *k))) {
+            others_x0 = others_x0.min(s.x0);
+            others_x1 = others_x1.max(s.x1);
+        }
+    }
+    const GAP: f64 = 1.0;
+    rail_x1 < others_x0 - GAP || rail_x0 > others_x1 + GAP
 }
 
 /// Accents set as glyphs of their own over (or under) a letter, as TeX's `\accent` and old PostScript fonts do:

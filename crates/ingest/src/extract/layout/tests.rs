@@ -268,6 +268,16 @@ fn line_numbers_down_the_margin_are_left_out() {
         t.extend(word(200.0, y, &n.to_string()));
     }
     assert!(page_text(&t).contains("2048"));
+    // A table's first column of codes counting up (0, 1, 2 …) lies in the text block, under a paragraph that
+    // starts at the same margin: it stays too.
+    let mut codes = word(72.0, 720.0, "The codes and their meaning are listed below.");
+    for i in 0..10 {
+        let y = 700.0 - 12.0 * i as f64;
+        codes.extend(word(72.0, y, &i.to_string()));
+        codes.extend(word(110.0, y, &format!("meaning{i} of the code")));
+    }
+    let text = page_text(&codes);
+    assert!(text.contains("0 meaning0") && text.contains("9 meaning9"), "{text}");
 }
 
 #[test]
@@ -283,6 +293,15 @@ fn text_drawn_over_a_line_does_not_splice_into_its_words() {
     let mut bold = word(72.0, 650.0, "Bold heading");
     bold.extend(word(72.3, 650.0, "Bold heading"));
     assert_eq!(page_text(&bold), "Bold heading");
+    // Bold faked glyph by glyph (each letter struck twice, half a point apart) is read once; "ll" stays.
+    let mut struck = Vec::new();
+    for g in word(72.0, 600.0, "Programmers all") {
+        let mut twin = g.clone();
+        twin.x += 0.5;
+        struck.push(g);
+        struck.push(twin);
+    }
+    assert_eq!(page_text(&struck), "Programmers all");
 }
 
 #[test]
@@ -468,4 +487,33 @@ fn a_table_row_level_with_a_column_s_short_last_line_stays_in_its_column() {
     let last = position(&text, "easily.");
     assert!(words[last - 1].starts_with("consectetu"), "{text}");
     assert_order(&text, &["row0", "row7", "prose0", "prose3", "easily."]);
+}
+
+#[test]
+fn a_table_whose_cells_wrap_is_read_row_by_row_not_column_after_column() {
+    // An option table: two short cells on the left, a meaning on the right that wraps onto a second line for
+    // every other option, so the right side looks like a column of prose beside a gutter.
+    let mut g = Vec::new();
+    let mut y = 700.0;
+    for i in 0..8 {
+        g.extend(word(72.0, y, &format!("-{i}")));
+        g.extend(word(110.0, y, &format!("--opt{i}-with-a-long-name")));
+        g.extend(column_line(300.0, y, &format!("mean{i}")));
+        if i % 2 == 0 {
+            y -= 12.0;
+            g.extend(column_line(300.0, y, &format!("wrap{i}")));
+        }
+        y -= 12.0;
+    }
+    let text = page_text(&g);
+    let opt = |i: usize| format!("--opt{i}-with-a-long-name");
+    let (o0, o1, o2, o7) = (opt(0), opt(1), opt(2), opt(7));
+    assert_order(
+        &text,
+        &[&o0, "mean0", "wrap0", &o1, "mean1", &o2, "mean2", "wrap2", &o7],
+    );
+    assert!(text.contains("-3 --opt3-with-a-long-name mean3"), "{text}");
+    // Two columns of prose level with each other stay columns.
+    let text = page_text(&two_columns(700.0, 8, "left", "right"));
+    assert_order(&text, &["left0", "left7", "right0", "right7"]);
 }

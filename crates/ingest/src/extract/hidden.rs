@@ -1,0 +1,314 @@
+//! Text a reader never sees, told apart before layout. pdf-extract ignores the text render mode, the fill colour,
+//! soft transparency and clipping paths, so invisible text (render modes 3 and 7, a fill alpha of 0), white ink
+//! and text outside its clip reach the layout like any other, and merge letter by letter into the visible line
+//! they overlap. Each content stream is walked once with the graphics state pdf-extract leaves out; before each
+//! text-showing operator whose visibility differs from the last one, a marker is written: a painted path of
+//! sentinel numbers no content draws, which the glyph collector reads in its `fill` callback. Only the in-memory
+//! copy given to pdf-extract changes; poppler renders the file itself.
+
+use super::layout::Glyph;
+mod walk;
+
+use lopdf::content::{Content, Operation};
+use lopdf::{Dictionary, Document, Object, ObjectId};
+use pdf_extract::{Path, PathOp};
+use std::collections::{HashMap, HashSet};
+use walk::Walker;
+
+/// The first number of a marker path: no real content paints a rectangle at this x with zero size.
+const MARK: i64 = -7_250_011;
+/// Marker flags.
+const INVISIBLE: i64 = 1;
+const WHITE: i64 = 2;
+/// The most streams rewritten per document (the guard bounds what pdf-extract will draw anyway).
+const MAX_STREAMS: usize = 65_536;
+
+/// How the text drawn next is seen: not at all, in white ink, or only inside a clip rectangle (in the same user
+/// space as pdf-extract's glyph positions).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Visibility {
+    pub invisible: bool,
+    pub white: bool,
+    pub clip: Option<[f64; 4]>,
+}
+
+/// Why a glyph is not seen, if it is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    Plain,
+    /// Invisible or white: dropped where it overlaps visible text, kept (and reported) elsewhere.
+    Hidden,
+    /// Outside its clip: never on the page.
+    Clipped,
+}
+
+impl Visibility {
+    /// How a glyph at `(x, y)` of `width` and `size` is seen under this state.
+    pub fn seen(&self, x: f64, y: f64, width: f64, size: f64) -> Seen {
+        if let Some([x0, y0, x1, y1]) = self.clip {
+            const SLACK: f64 = 1.0;
+            let (cx, cy) = (x + width / 2.0, y + 0.3 * size);
+            if cx < x0 - SLACK || cx > x1 + SLACK || cy < y0 - SLACK || cy > y1 + SLACK {
+                return Seen::Clipped;
+            }
+        }
+        if self.invisible || self.white {
+            Seen::Hidden
+        } else {
+            Seen::Plain
+        }
+    }
+}
+
+/// The state a marker path carries, or `None` for a path that is not a marker. pdf-extract leaves some paths
+/// unpainted (`f*`, `B`), so a marker may follow their rectangles in the path it reports: the last mark counts.
+pub fn read_marker(path: &Path) -> Option<Visibility> {
+    let at = path
+        .ops
+        .iter()
+        .rposition(|op| matches!(*op, PathOp::Rect(mark, _, w, h) if mark == MARK as f64 && w == 0.0 && h == 0.0))?;
+    let PathOp::Rect(_, flags, _, _) = path.ops[at] else {
+        return None;
+    };
+    let flags = flags as i64;
+    let clip = match path.ops.get(at + 1) {
+        Some(PathOp::Rect(x0, y0, x1, y1)) => Some([*x0, *y0, *x1, *y1]),
+        _ => None,
+    };
+    Some(Visibility {
+        invisible: flags & INVISIBLE != 0,
+        white: flags & WHITE != 0,
+        clip,
+    })
+}
+
+/// Marks hidden text in every page's content and every form it draws; a stream without hidden text is left as
+/// it is, and so is one that cannot be decoded.
+pub fn mark_hidden_text(doc: &mut Document) {
+    let mut done: HashSet<ObjectId> = HashSet::new();
+    for page in doc.get_pages().into_values() {
+        let Ok(page_dict) = doc.get_dictionary(page) else {
+            continue;
+        };
+        let resources = super::fonts::inherited_resources(doc, page_dict).cloned();
+        let alphas = resources.as_ref().map(|r| fill_alphas(doc, r)).unwrap_or_default();
+        if let Ok(bytes) = doc.get_page_content(page) {
+            // Stored decompressed either way, so that pdf-extract does not inflate the page a second time.
+            let content = marked_stream(&bytes, &alphas).unwrap_or(bytes);
+            let _ = doc.change_page_content(page, content);
+        }
+        let mut queue: Vec<ObjectId> = resources.map(|r| super::fonts::forms(doc, &r)).unwrap_or_default();
+        while let Some(form) = queue.pop() {
+            if done.len() >= MAX_STREAMS || !done.insert(form) {
+                continue;
+            }
+            let res = super::fonts::form_resources(doc, form).cloned();
+            if let Some(res) = &res {
+                queue.extend(super::fonts::forms(doc, res));
+            }
+            let alphas = res.as_ref().map(|r| fill_alphas(doc, r)).unwrap_or_default();
+            let Ok(plain) = doc
+                .get_object(form)
+                .and_then(Object::as_stream)
+                .and_then(|s| s.get_plain_content())
+            else {
+                continue;
+            };
+            if let Some(marked) = marked_stream(&plain, &alphas) {
+                if let Ok(stream) = doc.get_object_mut(form).and_then(Object::as_stream_mut) {
+                    stream.set_plain_content(marked);
+                }
+            }
+        }
+    }
+}
+
+/// The fill alpha (`/ca`) of each named graphics state of a resource dictionary that sets one.
+fn fill_alphas(doc: &Document, res: &Dictionary) -> HashMap<Vec<u8>, f64> {
+    let Some(states) = super::fonts::sub_dict(doc, res, b"ExtGState") else {
+        return HashMap::new();
+    };
+    states
+        .iter()
+        .filter_map(|(name, v)| {
+            let dict = super::fonts::resolve(doc, v).ok()?.as_dict().ok()?;
+            Some((name.clone(), number(dict.get(b"ca").ok()?)?))
+        })
+        .collect()
+}
+
+fn number(o: &Object) -> Option<f64> {
+    match o {
+        Object::Integer(i) => Some(*i as f64),
+        Object::Real(r) => Some(f64::from(*r)),
+        _ => None,
+    }
+}
+
+/// The stream with markers before text whose visibility changes, or `None` when all its text is plainly seen
+/// (or it cannot be decoded). A fast scan of the raw bytes decides first; only a stream that needs markers is
+/// decoded into objects and encoded again.
+fn marked_stream(bytes: &[u8], alphas: &HashMap<Vec<u8>, f64>) -> Option<Vec<u8>> {
+    if !walk::might_hide(bytes) {
+        return None;
+    }
+    let mut scout = Walker::new(alphas);
+    if !walk::scan_ops(bytes, |op, nums, name| scout.step(op, nums, name).is_some()) {
+        return None;
+    }
+    let content = Content::decode(bytes).ok()?;
+    let mut walker = Walker::new(alphas);
+    let mut out = Vec::with_capacity(content.operations.len() + 8);
+    for op in content.operations {
+        let nums: Vec<f64> = op.operands.iter().filter_map(number).collect();
+        let name = op.operands.iter().find_map(|o| o.as_name().ok());
+        if let Some(v) = walker.step(&op.operator, &nums, name) {
+            push_marker(&mut out, v);
+        }
+        out.push(op);
+    }
+    if let Some(v) = walker.finish() {
+        push_marker(&mut out, v);
+    }
+    Content { operations: out }.encode().ok()
+}
+
+/// Writes `n MARK flags 0 0 re [x0 y0 x1 y1 re] f`: a painted path pdf-extract hands to the collector's `fill`
+/// with its numbers as written (the clip's corners, not a width and height); the `n` first drops whatever path
+/// pdf-extract left unpainted.
+fn push_marker(out: &mut Vec<Operation>, v: Visibility) {
+    out.push(Operation::new("n", Vec::new()));
+    let flags = i64::from(v.invisible) * INVISIBLE + i64::from(v.white) * WHITE;
+    let zero = Object::Integer(0);
+    out.push(Operation::new(
+        "re",
+        vec![Object::Integer(MARK), Object::Integer(flags), zero.clone(), zero],
+    ));
+    if let Some(c) = v.clip {
+        out.push(Operation::new(
+            "re",
+            c.iter().map(|&x| Object::Real(x as f32)).collect(),
+        ));
+    }
+    out.push(Operation::new("f", Vec::new()));
+}
+
+/// Cell side of the grid that finds the visible glyphs near a hidden one (points).
+const CELL: f64 = 16.0;
+/// A visible glyph box spanning more cells than this is not indexed (a huge glyph overlaps everything).
+const MAX_CELLS: i64 = 64;
+
+/// The glyphs a reader sees, and how many hidden characters were kept because they overlap nothing visible.
+/// Clipped glyphs go; invisible or white glyphs go where they overlap visible text. A page with no visible text
+/// keeps its invisible text: it is an OCR layer over a scanned image, the page's only text.
+pub fn keep_seen(glyphs: Vec<Glyph>, seen: &[Seen]) -> (Vec<Glyph>, u32) {
+    if seen.iter().all(|s| *s == Seen::Plain) || seen.len() != glyphs.len() {
+        return (glyphs, 0);
+    }
+    let plain = |i: usize| seen[i] == Seen::Plain;
+    let boxed = |g: &Glyph| {
+        let pad = 0.15 * g.size;
+        [
+            g.x - pad,
+            g.y - 0.25 * g.size,
+            g.x + g.width.max(0.0) + pad,
+            g.y + 0.85 * g.size,
+        ]
+    };
+    let mut grid: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
+    for (i, g) in glyphs.iter().enumerate().filter(|(i, _)| plain(*i)) {
+        let [x0, y0, x1, y1] = boxed(g).map(|v| (v / CELL).floor() as i64);
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > MAX_CELLS {
+            continue;
+        }
+        for cx in x0..=x1 {
+            for cy in y0..=y1 {
+                grid.entry((cx, cy)).or_default().push(i);
+            }
+        }
+    }
+    let any_plain = (0..glyphs.len()).any(plain);
+    let mut kept_hidden = 0;
+    let mut out = Vec::with_capacity(glyphs.len());
+    for (i, g) in glyphs.iter().enumerate() {
+        let keep = match seen[i] {
+            Seen::Plain => true,
+            Seen::Clipped => false,
+            Seen::Hidden if !any_plain => true,
+            Seen::Hidden => {
+                let (cx, cy) = (g.x + g.width.max(0.0) / 2.0, g.y + 0.3 * g.size);
+                let cell = ((cx / CELL).floor() as i64, (cy / CELL).floor() as i64);
+                let over = grid.get(&cell).is_some_and(|near| {
+                    near.iter().any(|&j| {
+                        let [x0, y0, x1, y1] = boxed(&glyphs[j]);
+                        (x0..=x1).contains(&cx) && (y0..=y1).contains(&cy)
+                    })
+                });
+                if !over && !g.text.trim().is_empty() {
+                    kept_hidden += 1;
+                }
+                !over
+            }
+        };
+        if keep {
+            out.push(g.clone());
+        }
+    }
+    (out, kept_hidden)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn markers(content: &[u8]) -> Vec<Visibility> {
+        let Some(marked) = marked_stream(content, &HashMap::from([(b"Clear".to_vec(), 0.0)])) else {
+            return Vec::new();
+        };
+        let ops = Content::decode(&marked).unwrap().operations;
+        let mut out = Vec::new();
+        let mut path = Path { ops: Vec::new() };
+        for op in ops {
+            let n: Vec<f64> = op.operands.iter().filter_map(number).collect();
+            match op.operator.as_str() {
+                "re" => path.ops.push(PathOp::Rect(n[0], n[1], n[2], n[3])),
+                "f" => out.extend(read_marker(&std::mem::replace(&mut path, Path { ops: Vec::new() }))),
+                "n" => path.ops.clear(),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_clip_is_taken_in_page_space_and_plain_text_needs_no_marker() {
+        assert!(markers(b"BT /F1 12 Tf 72 700 Td (seen) Tj ET").is_empty());
+        let m = markers(b"q 2 0 0 2 5 0 cm 10 10 50 50 re W n BT (in) Tj ET Q BT (out) Tj ET");
+        let clip = m[0].clip.unwrap();
+        assert_eq!(clip.map(|v| v.round()), [25.0, 20.0, 125.0, 120.0]);
+        // After Q the clip is gone again: the last marker says plain.
+        assert_eq!(*m.last().unwrap(), Visibility::default());
+        assert_eq!(m[0].seen(30.0, 30.0, 5.0, 10.0), Seen::Plain);
+        assert_eq!(m[0].seen(300.0, 30.0, 5.0, 10.0), Seen::Clipped);
+    }
+
+    #[test]
+    fn render_modes_white_ink_and_zero_alpha_are_hidden_and_colour_resets() {
+        let m = markers(b"BT 3 Tr (a) Tj 0 Tr (b) Tj 1 1 1 rg (c) Tj 0 g (d) Tj /Clear gs (e) Tj ET");
+        let flags: Vec<(bool, bool)> = m.iter().map(|v| (v.invisible, v.white)).collect();
+        assert_eq!(
+            flags,
+            [
+                (true, false),
+                (false, false),
+                (false, true),
+                (false, false),
+                (true, false),
+                (false, false)
+            ]
+        );
+        // White ink stroked only (mode 1) is seen; CMYK white is white.
+        assert!(markers(b"BT 1 1 1 rg 1 Tr (s) Tj ET").is_empty());
+        assert!(markers(b"BT 0 0 0 0 k (w) Tj ET")[0].white);
+    }
+}
