@@ -3,7 +3,7 @@
 //! ROC AUC (answerable and false-premise questions against unanswerable ones). The answer threshold that turns an
 //! answer into "the documents do not say" can only be as good as the best of these.
 
-use crate::judge::{columns, Row, DEFAULT_TOP_K};
+use crate::judge::{columns, depth, Row};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::QuestionKind;
 use ragsift_engine::judge::local::model;
@@ -14,7 +14,7 @@ pub fn report(set: &QaSet, rows: &[Row], p_evi: &[f64]) -> f64 {
     let labels: Vec<bool> = (0..set.cases.len()).map(|c| !unanswerable(c)).collect();
     let best_of = |value: &dyn Fn(usize) -> f64| -> Vec<f64> {
         let mut best = vec![f64::NEG_INFINITY; set.cases.len()];
-        for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.rank < DEFAULT_TOP_K) {
+        for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.rank < depth()) {
             let v = value(i);
             if v.is_finite() {
                 best[r.case] = best[r.case].max(v);
@@ -41,15 +41,17 @@ pub fn report(set: &QaSet, rows: &[Row], p_evi: &[f64]) -> f64 {
     }
     table.sort_by(|a, b| b.1.total_cmp(&a.1));
     let count = |kind| set.cases.iter().filter(|c| c.question.kind == kind).count();
+    let d = depth();
     println!(
-        "\n### Answerability (question level)\n\nEach signal's best value over a question's top {DEFAULT_TOP_K} \
+        "\n### Answerability (question level)\n\nEach signal's best value over a question's top {d} \
          candidates, as a score that the question is answerable: ROC AUC of {} answerable and {} false-premise \
          questions against {} unanswerable ones (0.5 = chance).\n",
         count(QuestionKind::Answerable),
         count(QuestionKind::FalsePremise),
         count(QuestionKind::Unanswerable)
     );
-    println!("| signal (best of top {DEFAULT_TOP_K}) | AUC |\n| --- | ---: |");
+    let d = depth();
+    println!("| signal (best of top {d}) | AUC |\n| --- | ---: |");
     for (name, auc) in &table {
         println!("| {name} | {auc:.2} |");
     }

@@ -22,6 +22,10 @@ pub struct Options {
     pub premise: bool,
     /// Time both judges on this many questions (0 = skip).
     pub speed: usize,
+    /// How the candidates are retrieved.
+    pub mode: ragsift_engine::retrieve::SearchMode,
+    /// The depth of the operating points (the pipeline's top k); [`DEFAULT_TOP_K`] when `None`.
+    pub depth: Option<usize>,
 }
 
 /// The signals the shipped fit combines (chosen by held-out AUC; the others are measured and reported).
@@ -38,9 +42,26 @@ pub const LM_SIGNALS: &[&str] = &["lm_ql", "lm_ql_gain", "lm_ql_gap", "lm_yes"];
 /// Candidates per question of the default pipeline: operating points are chosen at this depth.
 pub const DEFAULT_TOP_K: usize = 4;
 
+static DEPTH: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// The depth at which operating points, reliability and per-kind figures are taken: the pipeline's top k
+/// ([`DEFAULT_TOP_K`] unless `--depth` says otherwise).
+pub fn depth() -> usize {
+    *DEPTH.get().unwrap_or(&DEFAULT_TOP_K)
+}
+
 pub fn run(o: &Options) -> Result<()> {
     let embedder = crate::embedder(0)?;
-    let set = qaset::load(&embedder, o.top_k)?;
+    if let Some(d) = o.depth {
+        let _ = DEPTH.set(d.min(o.top_k));
+    }
+    println!(
+        "Candidates: top {} by {:?} search; operating points at depth {}.",
+        o.top_k,
+        o.mode,
+        depth()
+    );
+    let set = qaset::load_with(&embedder, o.top_k, o.mode)?;
     let model = if o.lm { Some(load_model()?) } else { None };
     let signals = signal_rows(&set, &embedder, model.as_ref().map(|m| m as &dyn LanguageModel))?;
     if let Some(path) = &o.dump {
@@ -60,7 +81,7 @@ pub fn run(o: &Options) -> Result<()> {
         &fit.without_model[ragsift_engine::policy::CONTAINS_PROMPT_INJECTION],
     )?;
     if o.premise {
-        premise_report(&set, DEFAULT_TOP_K)?;
+        premise_report(&set, depth())?;
         injection_readout_report()?;
     }
     if o.speed > 0 {
@@ -505,7 +526,7 @@ pub fn speed_report(set: &QaSet, embedder: &dyn ragsift_engine::Embedder, questi
         let t = Instant::now();
         let mut chunks = 0;
         for case in &cases {
-            let passages: Vec<String> = case.passages().into_iter().take(DEFAULT_TOP_K).collect();
+            let passages: Vec<String> = case.passages().into_iter().take(depth()).collect();
             chunks += passages.len();
             judge.judge(&case.question.query, &passages, &qs)?;
         }
@@ -516,8 +537,9 @@ pub fn speed_report(set: &QaSet, embedder: &dyn ragsift_engine::Embedder, questi
             chunks,
         ));
     }
+    let d = depth();
     println!(
-        "\n### Judge speed ({} questions, top {DEFAULT_TOP_K} real chunks each)\n",
+        "\n### Judge speed ({} questions, top {d} real chunks each)\n",
         cases.len()
     );
     println!("| judge | model | ms per chunk | chunks |\n| --- | --- | ---: | ---: |");

@@ -1,7 +1,7 @@
 //! The local judge's fit and its report: every figure out of fold (folds = documents), every table beside its
 //! baseline (the retrieval similarity), then the models refitted on all rows as the shipped `JudgeFit`.
 
-use crate::judge::{columns, fit_all, oof, signal_auc, Label, Row, DEFAULT_TOP_K, LM_SIGNALS, SIGNALS};
+use crate::judge::{columns, depth, fit_all, oof, signal_auc, Label, Row, LM_SIGNALS, SIGNALS};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::QuestionKind;
 use ragsift_engine::eval::spans::contains;
@@ -26,7 +26,7 @@ pub fn report_and_fit(
     lm: Option<String>,
     seconds_per_chunk: f64,
 ) -> Result<JudgeFit> {
-    let top = |r: &&Row| r.rank < DEFAULT_TOP_K;
+    let top = |r: &&Row| r.rank < depth();
     println!(
         "\n## Local judge on the labelled set\n\n{} questions ({} answerable, {} false premise, {} unanswerable) on {} papers; \
          {} candidates (top {} by vector search), {} hold a quoted answer span, {} lie on an answer page. \
@@ -49,7 +49,8 @@ pub fn report_and_fit(
     let p_evi = oof(rows, SIGNALS, Label::Evidence);
     let p_rel = oof(rows, SIGNALS, Label::AnswerPage);
     println!("\n### Combined (logistic regression, out of fold)\n");
-    println!("| model | label | AUC | AUC, top {DEFAULT_TOP_K} | Brier | Brier of the base rate |");
+    let d = depth();
+    println!("| model | label | AUC | AUC, top {d} | Brier | Brier of the base rate |");
     println!("| --- | --- | ---: | ---: | ---: | ---: |");
     combined_row(
         "similarity alone (baseline)",
@@ -174,10 +175,11 @@ fn auc_of(rows: &[Row], p: &[f64], label: Label) -> f64 {
 }
 
 fn signal_table(rows: &[Row]) {
-    let top: Vec<&Row> = rows.iter().filter(|r| r.rank < DEFAULT_TOP_K).collect();
+    let top: Vec<&Row> = rows.iter().filter(|r| r.rank < depth()).collect();
     let top_rows: Vec<Row> = top.iter().map(|r| (*r).clone()).collect();
     println!("### Each signal alone (ROC AUC)\n");
-    println!("| signal | holds evidence | holds evidence, top {DEFAULT_TOP_K} | on an answer page |");
+    let d = depth();
+    println!("| signal | holds evidence | holds evidence, top {d} | on an answer page |");
     println!("| --- | ---: | ---: | ---: |");
     let names: Vec<String> = std::iter::once("similarity".to_string())
         .chain(FEATURES.iter().map(|s| s.to_string()))
@@ -207,7 +209,7 @@ fn combined_row(name: &str, rows: &[Row], p: &[f64], label: Label, raw: Option<&
         Some(_) => rows.iter().map(|r| r.similarity).collect(),
         None => p.to_vec(),
     };
-    let top: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].rank < DEFAULT_TOP_K).collect();
+    let top: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].rank < depth()).collect();
     let auc = model::auc(&scores, &y).unwrap_or(f64::NAN);
     let auc_top = model::auc(
         &top.iter().map(|&i| scores[i]).collect::<Vec<_>>(),
@@ -227,8 +229,9 @@ fn reliability_table(name: &str, rows: &[Row], p: &[f64], label: Label, keep: &d
     let idx: Vec<usize> = (0..rows.len()).filter(|&i| keep(&&rows[i])).collect();
     let probs: Vec<f64> = idx.iter().map(|&i| p[i]).collect();
     let y: Vec<bool> = idx.iter().map(|&i| label.of(&rows[i])).collect();
+    let d = depth();
     println!(
-        "\nReliability of `{name}` at top {DEFAULT_TOP_K} (held out; {} chunks, Brier {:.4}):\n",
+        "\nReliability of `{name}` at top {d} (held out; {} chunks, Brier {:.4}):\n",
         idx.len(),
         model::brier(&probs, &y)
     );
@@ -247,7 +250,7 @@ type Candidates<'r> = Vec<(f64, f64, &'r Row)>;
 /// Per question at the default depth: the candidates' (p_rel, p_evi, evidence, characters).
 fn per_question<'r>(set: &QaSet, rows: &'r [Row], p_rel: &[f64], p_evi: &[f64]) -> Vec<(usize, Candidates<'r>)> {
     let mut out: Vec<(usize, Candidates<'r>)> = (0..set.cases.len()).map(|c| (c, Vec::new())).collect();
-    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.rank < DEFAULT_TOP_K) {
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.rank < depth()) {
         out[r.case].1.push((p_rel[i], p_evi[i], r));
     }
     out
@@ -289,7 +292,8 @@ fn operating_points(set: &QaSet, rows: &[Row], p_rel: &[f64], p_evi: &[f64]) -> 
         .copied()
         .filter(|&t| recall(t, t_evi) >= recall(0.0, t_evi))
         .fold(0.0, f64::max);
-    println!("\n### Default thresholds (held out, top {DEFAULT_TOP_K})\n");
+    let d = depth();
+    println!("\n### Default thresholds (held out, top {d})\n");
     println!("| thresholds | questions whose evidence is kept | retrieved characters cut |\n| --- | ---: | ---: |");
     for (name, tr, te) in [
         ("keep everything (no judge)", 0.0, -1.0),
@@ -362,7 +366,7 @@ fn sentence_model(set: &QaSet, rows: &[Row], p_evi: &[f64], embedder: &dyn Embed
     let mut question_of = Vec::new();
     for (ci, case) in set.cases.iter().enumerate() {
         let idx: Vec<usize> = (0..rows.len())
-            .filter(|&i| rows[i].case == ci && rows[i].rank < DEFAULT_TOP_K)
+            .filter(|&i| rows[i].case == ci && rows[i].rank < depth())
             .collect();
         let sources: Vec<Source> = idx
             .iter()
@@ -458,7 +462,8 @@ fn sentence_model(set: &QaSet, rows: &[Row], p_evi: &[f64], embedder: &dyn Embed
             .count() as f64
             / questions.len().max(1) as f64
     };
-    println!("\n### Extractive answer: the sentence that holds the answer phrase (held out, top {DEFAULT_TOP_K} candidates)\n");
+    let d = depth();
+    println!("\n### Extractive answer: the sentence that holds the answer phrase (held out, top {d} candidates)\n");
     println!("| ranking | best sentence | best two | best three |\n| --- | ---: | ---: | ---: |");
     println!(
         "| cosine to the question (baseline) | {:.0}% | {:.0}% | {:.0}% |",

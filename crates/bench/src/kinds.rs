@@ -2,7 +2,7 @@
 //! out, beside folds that leave one document out), retrieval and selection per kind, and the questions a table
 //! cell answers reported apart.
 
-use crate::judge::{oof_by, Label, Row, DEFAULT_TOP_K, SIGNALS};
+use crate::judge::{depth, oof_by, Label, Row, SIGNALS};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::DocKind;
 use ragsift_engine::judge::local::model;
@@ -48,12 +48,14 @@ pub fn report(set: &QaSet, rows: &[Row], doc: (&[f64], &[f64]), thresholds: (f64
     let k_rel = oof_by(rows, SIGNALS, Label::AnswerPage, kind_of);
     let k_evi = oof_by(rows, SIGNALS, Label::Evidence, kind_of);
     let (t_rel, t_evi) = thresholds;
+    let d = depth();
     println!(
-        "\n### By kind of document (top {DEFAULT_TOP_K}; evidence AUC out of fold, leaving out one document, and \
+        "\n### By kind of document (top {d}; evidence AUC out of fold, leaving out one document, and \
          leaving out the whole kind)\n"
     );
+    let d = depth();
     println!(
-        "| questions | answerable | evidence in the top {DEFAULT_TOP_K} | similarity AUC | evidence AUC, document out | \
+        "| questions | answerable | evidence in the top {d} | similarity AUC | evidence AUC, document out | \
          evidence AUC, kind out | evidence kept (kind out) | text cut (kind out) |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
@@ -63,7 +65,7 @@ pub fn report(set: &QaSet, rows: &[Row], doc: (&[f64], &[f64]), thresholds: (f64
         .chain([Group::Table, Group::All]);
     for g in groups {
         let idx: Vec<usize> = (0..rows.len())
-            .filter(|&i| rows[i].rank < DEFAULT_TOP_K && g.holds(set, rows[i].case))
+            .filter(|&i| rows[i].rank < depth() && g.holds(set, rows[i].case))
             .collect();
         if idx.is_empty() {
             continue;

@@ -19,6 +19,7 @@ mod pgvector;
 mod qaset;
 mod reingest;
 mod replay;
+mod retrieval;
 mod scans;
 mod search;
 mod worker;
@@ -113,6 +114,15 @@ enum Command {
         #[arg(long)]
         worker: bool,
     },
+    /// Evidence among the retrieved chunks on the labelled set, per kind of document and for table questions, by
+    /// search mode and depth (4, 8, 12).
+    Retrieval {
+        /// Chunk window in tokens (with --overlap); the library's defaults otherwise.
+        #[arg(long)]
+        chunk_tokens: Option<usize>,
+        #[arg(long, default_value_t = 32)]
+        overlap: usize,
+    },
     /// The local judge on the labelled set (fixtures/qa): per-signal and fitted AUC, Brier, reliability.
     Judge {
         /// Candidates per question (vector search).
@@ -133,6 +143,12 @@ enum Command {
         /// Time the local judge against the yes/no readout judge on this many questions (0 = skip).
         #[arg(long, default_value_t = 0)]
         speed: usize,
+        /// How candidates are retrieved: vector, keyword or hybrid.
+        #[arg(long, default_value = "vector")]
+        mode: ragsift_engine::retrieve::SearchMode,
+        /// Depth of the operating points and per-kind figures (default 4, the pipeline's top k).
+        #[arg(long)]
+        depth: Option<usize>,
     },
     /// The whole pipeline on the labelled set per answer configuration: evidence kept, characters cut, answer
     /// phrase found, abstention, prompt echoes.
@@ -190,6 +206,9 @@ fn main() {
         Command::Worker { docs, rounds } => worker::run(docs, rounds),
         Command::Scans => scans::run(),
         Command::Columns => columns::run(),
+        Command::Retrieval { chunk_tokens, overlap } => retrieval::run(&retrieval::Options {
+            chunk: chunk_tokens.map(|t| (t, overlap)),
+        }),
         Command::Replay => replay::run(),
         Command::Answers { top_k, limit, configs } => answers::run(&answers::Options { top_k, limit, configs }),
         Command::Judge {
@@ -199,6 +218,8 @@ fn main() {
             refit,
             premise,
             speed,
+            mode,
+            depth,
         } => judge::run(&judge::Options {
             top_k,
             dump,
@@ -206,6 +227,8 @@ fn main() {
             refit,
             premise,
             speed,
+            mode,
+            depth,
         }),
         Command::App { runs } => app::run(runs),
         Command::All => extract::run(&[])
@@ -223,6 +246,8 @@ fn main() {
                     refit: false,
                     premise: true,
                     speed: 16,
+                    mode: Default::default(),
+                    depth: None,
                 })
             })
             .and_then(|_| {

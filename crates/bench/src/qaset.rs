@@ -33,9 +33,14 @@ pub struct QaSet {
 
 /// The library of the labelled papers, in `~/.cache/ragsift/bench/qa-library`.
 pub fn library(embedder: &FastEmbedder) -> Result<Library> {
-    let home = dirs_cache().join("qa-library");
+    library_at(embedder, "qa-library", LibraryConfig::default())
+}
+
+/// The labelled documents in a library of their own under the bench cache, chunked as `config` says.
+pub fn library_at(embedder: &FastEmbedder, name: &str, config: LibraryConfig) -> Result<Library> {
+    let home = dirs_cache().join(name);
     std::fs::create_dir_all(&home).map_err(|e| ragsift_engine::Error::Invalid(format!("{}: {e}", home.display())))?;
-    let library = Library::open(&home, LibraryConfig::default())?;
+    let library = Library::open(&home, config)?;
     let docs = crate::repo_root().join("fixtures/qa/documents");
     let report = library.ingest(embedder, &[docs], &|_| {})?;
     if report.failed() > 0 {
@@ -56,6 +61,11 @@ fn dirs_cache() -> PathBuf {
 
 /// Loads the questions, locates their evidence and retrieves `top_k` vector candidates for each.
 pub fn load(embedder: &FastEmbedder, top_k: usize) -> Result<QaSet> {
+    load_with(embedder, top_k, ragsift_engine::retrieve::SearchMode::Vector)
+}
+
+/// [`load`] with the candidates retrieved in `mode` (vector, keyword or hybrid).
+pub fn load_with(embedder: &FastEmbedder, top_k: usize, mode: ragsift_engine::retrieve::SearchMode) -> Result<QaSet> {
     let library = library(embedder)?;
     let questions = load_questions(&crate::repo_root().join("fixtures/qa/cases.json"))?;
     let (located, missing) = locate_evidence(&library, &questions)?;
@@ -71,6 +81,7 @@ pub fn load(embedder: &FastEmbedder, top_k: usize) -> Result<QaSet> {
     for (q, ev) in questions.into_iter().zip(located) {
         let hits = retriever.retrieve(&SearchRequest {
             top_k,
+            mode,
             ..SearchRequest::new(q.query.clone())
         })?;
         let family = q.family_id.clone().unwrap_or_default();
