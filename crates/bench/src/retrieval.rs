@@ -9,6 +9,9 @@ use ragsift_engine::retrieve::SearchMode;
 use ragsift_engine::{LibraryConfig, LibraryRetriever, Result, Retriever, SearchRequest};
 use std::time::Instant;
 
+/// Which questions a column of the table counts.
+type Filter = Box<dyn Fn(&QaQuestion) -> bool>;
+
 pub struct Options {
     /// Chunk window and overlap in tokens (the library's defaults when `None`).
     pub chunk: Option<(usize, usize)>,
@@ -41,17 +44,14 @@ pub fn run(o: &Options) -> Result<()> {
         library: &library,
         embedder: &embedder,
     };
-    let groups: Vec<(String, Box<dyn Fn(&QaQuestion) -> bool>)> = DocKind::ALL
+    let groups: Vec<(String, Filter)> = DocKind::ALL
         .iter()
         .map(|&k| {
-            let f: Box<dyn Fn(&QaQuestion) -> bool> = Box::new(move |q: &QaQuestion| q.doc_kind == Some(k));
+            let f: Filter = Box::new(move |q: &QaQuestion| q.doc_kind == Some(k));
             (k.label().to_string(), f)
         })
         .chain([
-            (
-                "table cells".to_string(),
-                Box::new(|q: &QaQuestion| q.table) as Box<dyn Fn(&QaQuestion) -> bool>,
-            ),
+            ("table cells".to_string(), Box::new(|q: &QaQuestion| q.table) as Filter),
             ("all".to_string(), Box::new(|_: &QaQuestion| true)),
         ])
         .collect();
