@@ -28,9 +28,9 @@ pub fn report_and_fit(
 ) -> Result<JudgeFit> {
     let top = |r: &&Row| r.rank < depth();
     println!(
-        "\n## Local judge on the labelled set\n\n{} questions ({} answerable, {} false premise, {} unanswerable) on {} papers; \
-         {} candidates (top {} by vector search), {} hold a quoted answer span, {} lie on an answer page. \
-         Every figure below is out of fold: each paper's questions are scored by models fitted on the other papers.\n",
+        "\n## Local judge on the labelled set\n\n{} questions ({} answerable, {} false premise, {} unanswerable) on {} documents; \
+         {} candidates (top {} retrieved), {} hold a quoted answer span, {} lie on an answer page. \
+         Every figure below is out of fold: each document's questions are scored by models fitted on the other documents.\n",
         set.cases.len(),
         count(set, QuestionKind::Answerable),
         count(set, QuestionKind::FalsePremise),
