@@ -43,6 +43,8 @@ pub struct Figures {
     pub echoes: usize,
     pub seconds: f64,
     pub questions: usize,
+    /// The same figures per kind of document and for the table-cell questions (empty inside a group).
+    pub groups: Vec<(String, Figures)>,
 }
 
 pub fn run(o: &Options) -> Result<()> {
@@ -59,6 +61,9 @@ pub fn run(o: &Options) -> Result<()> {
     for config in &o.configs {
         let f = measure(&set, &embedder, &model, config, o.limit, o.top_k)?;
         print_row(config, &f);
+        for (group, g) in &f.groups {
+            print_row(&format!("… {group}"), g);
+        }
     }
     Ok(())
 }
@@ -138,8 +143,28 @@ pub fn measure(
             pipeline.ask(&case.question.query, &[], &mut |_| {}, &CancelToken::new())?
         };
         score(&mut f, case, &trace);
+        let q = &case.question;
+        let groups = q
+            .doc_kind
+            .map(|k| k.label().to_string())
+            .into_iter()
+            .chain(q.table.then(|| "table-cell questions".to_string()));
+        for group in groups {
+            let at = match f.groups.iter().position(|(g, _)| *g == group) {
+                Some(i) => i,
+                None => {
+                    f.groups.push((group, Figures::default()));
+                    f.groups.len() - 1
+                }
+            };
+            score(&mut f.groups[at].1, case, &trace);
+        }
     }
     f.seconds = start.elapsed().as_secs_f64();
+    for (_, g) in &mut f.groups {
+        g.seconds = f.seconds * g.questions as f64 / f.questions.max(1) as f64;
+    }
+    f.groups.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(f)
 }
 

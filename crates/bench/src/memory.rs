@@ -32,7 +32,7 @@ pub fn run() -> Result<()> {
     println!("| --- | ---: | ---: |");
     for (name, mib) in [
         ("opened, no model loaded (baseline)", opened),
-        ("after ingesting 6 papers", after_ingest),
+        ("after ingesting the labelled documents (fixtures/qa)", after_ingest),
         ("after one question (embedder, language model, judge)", after_job),
         ("peak during the job (VmHWM)", peak),
         ("after the idle unload (models dropped, heap trimmed)", after_unload),

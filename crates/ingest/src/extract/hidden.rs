@@ -174,8 +174,8 @@ fn marked_stream(bytes: &[u8], alphas: &HashMap<Vec<u8>, f64>) -> Option<Vec<u8>
 }
 
 /// Writes `n MARK flags 0 0 re [x0 y0 x1 y1 re] f`: a painted path pdf-extract hands to the collector's `fill`
-/// with its numbers as written (the clip's corners, not a width and height); the `n` first drops whatever path
-/// pdf-extract left unpainted.
+/// with its numbers as written (the clip's corners, not a width and height, held to ±10⁷ so they stay finite as
+/// `f32`); the `n` first drops whatever path pdf-extract left unpainted.
 fn push_marker(out: &mut Vec<Operation>, v: Visibility) {
     out.push(Operation::new("n", Vec::new()));
     let flags = i64::from(v.invisible) * INVISIBLE + i64::from(v.white) * WHITE;
@@ -187,7 +187,7 @@ fn push_marker(out: &mut Vec<Operation>, v: Visibility) {
     if let Some(c) = v.clip {
         out.push(Operation::new(
             "re",
-            c.iter().map(|&x| Object::Real(x as f32)).collect(),
+            c.iter().map(|&x| Object::Real(x.clamp(-1e7, 1e7) as f32)).collect(),
         ));
     }
     out.push(Operation::new("f", Vec::new()));
@@ -310,5 +310,12 @@ mod tests {
         // White ink stroked only (mode 1) is seen; CMYK white is white.
         assert!(markers(b"BT 1 1 1 rg 1 Tr (s) Tj ET").is_empty());
         assert!(markers(b"BT 0 0 0 0 k (w) Tj ET")[0].white);
+    }
+
+    #[test]
+    fn a_huge_clip_stays_a_finite_marker() {
+        let m = markers(b"q 1000000000.0 0 0 1000000000.0 0 0 cm 0 0 1 1 re W n BT -5 -5 Td (far) Tj ET Q");
+        let clip = m.first().and_then(|v| v.clip).expect("a clip marker");
+        assert!(clip.iter().all(|v| v.is_finite() && v.abs() <= 1e7), "{clip:?}");
     }
 }
