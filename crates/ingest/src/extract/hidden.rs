@@ -36,8 +36,12 @@ pub struct Visibility {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seen {
     Plain,
-    /// Invisible or white: dropped where it overlaps visible text, kept (and reported) elsewhere.
-    Hidden,
+    /// Not drawn at all (render mode 3 or 7, no opacity): dropped where it overlaps visible text, kept and
+    /// reported elsewhere.
+    Invisible,
+    /// In white ink: dropped where it overlaps visible text, kept silently elsewhere (white on a dark band, a
+    /// page number on a coloured header, is text a reader sees; the page's fills are not known here).
+    White,
     /// Outside its clip: never on the page.
     Clipped,
 }
@@ -52,8 +56,10 @@ impl Visibility {
                 return Seen::Clipped;
             }
         }
-        if self.invisible || self.white {
-            Seen::Hidden
+        if self.invisible {
+            Seen::Invisible
+        } else if self.white {
+            Seen::White
         } else {
             Seen::Plain
         }
@@ -198,7 +204,7 @@ const CELL: f64 = 16.0;
 /// A visible glyph box spanning more cells than this is not indexed (a huge glyph overlaps everything).
 const MAX_CELLS: i64 = 64;
 
-/// The glyphs a reader sees, and how many hidden characters were kept because they overlap nothing visible.
+/// The glyphs a reader sees, and how many invisible characters were kept because they overlap nothing visible.
 /// Clipped glyphs go; invisible or white glyphs go where they overlap visible text. A page with no visible text
 /// keeps its invisible text: it is an OCR layer over a scanned image, the page's only text.
 pub fn keep_seen(glyphs: Vec<Glyph>, seen: &[Seen]) -> (Vec<Glyph>, u32) {
@@ -234,8 +240,8 @@ pub fn keep_seen(glyphs: Vec<Glyph>, seen: &[Seen]) -> (Vec<Glyph>, u32) {
         let keep = match seen[i] {
             Seen::Plain => true,
             Seen::Clipped => false,
-            Seen::Hidden if !any_plain => true,
-            Seen::Hidden => {
+            Seen::Invisible | Seen::White if !any_plain => true,
+            hidden @ (Seen::Invisible | Seen::White) => {
                 let (cx, cy) = (g.x + g.width.max(0.0) / 2.0, g.y + 0.3 * g.size);
                 let cell = ((cx / CELL).floor() as i64, (cy / CELL).floor() as i64);
                 let over = grid.get(&cell).is_some_and(|near| {
@@ -244,7 +250,7 @@ pub fn keep_seen(glyphs: Vec<Glyph>, seen: &[Seen]) -> (Vec<Glyph>, u32) {
                         (x0..=x1).contains(&cx) && (y0..=y1).contains(&cy)
                     })
                 });
-                if !over && !g.text.trim().is_empty() {
+                if !over && hidden == Seen::Invisible && !g.text.trim().is_empty() {
                     kept_hidden += 1;
                 }
                 !over

@@ -64,8 +64,8 @@ pub struct PageText {
     /// The headings found on the page, in the order of `text`.
     #[serde(skip)]
     pub headings: Vec<Heading>,
-    /// Characters drawn invisibly (render mode 3, white ink, no opacity) beside the page's visible text, kept
-    /// because they overlap nothing: a reader of the page does not see them (see [`Extracted::hidden_pages`]).
+    /// Characters drawn invisibly (render mode 3 or 7, no opacity) beside the page's visible text, kept because
+    /// they overlap nothing: a reader of the page does not see them (see [`Extracted::hidden_pages`]).
     #[serde(skip)]
     pub hidden_kept: u32,
 }
@@ -98,7 +98,7 @@ pub struct Extracted {
     pub reread_pages: Vec<u32>,
     /// Pages whose text still looks garbled.
     pub garbled_pages: Vec<u32>,
-    /// Pages holding text that is drawn but not seen (invisible, or white) beside their visible text.
+    /// Pages holding text that is drawn but not seen (render mode 3 or 7, no opacity) beside their visible text.
     #[serde(default)]
     pub hidden_pages: Vec<u32>,
     /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
@@ -155,7 +155,7 @@ impl Extracted {
         }
         if !self.hidden_pages.is_empty() {
             parts.push(format!(
-                "text drawn invisibly (white, transparent or render mode 3) beside visible text on pages {}: kept, \
+                "text drawn invisibly (render mode 3 or fully transparent) beside visible text on pages {}: kept, \
                  so check it for planted instructions",
                 page_list(&self.hidden_pages)
             ));

@@ -18,7 +18,12 @@ pub(super) struct Walker<'a> {
     /// The text line matrix and leading, to know where each text-showing operator starts (page space).
     tlm: [f64; 6],
     leading: f64,
+    /// Boxes painted before (non-white fills, shadings, images and forms): white text over one is seen.
+    grounds: Vec<[f64; 4]>,
 }
+
+/// The most painted boxes remembered per stream; past it, white text counts as seen.
+const MAX_GROUNDS: usize = 4_096;
 
 impl<'a> Walker<'a> {
     pub(super) fn new(alphas: &'a HashMap<Vec<u8>, f64>) -> Self {
@@ -31,7 +36,25 @@ impl<'a> Walker<'a> {
             shown: Visibility::default(),
             tlm: IDENTITY,
             leading: 0.0,
+            grounds: Vec::new(),
         }
+    }
+
+    /// Remembers a painted box (page space); `None` (unknown extent) counts as the whole page.
+    fn ground(&mut self, area: Option<[f64; 4]>) {
+        if self.grounds.len() <= MAX_GROUNDS {
+            let all = [f64::NEG_INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::INFINITY];
+            self.grounds.push(area.unwrap_or(all));
+        }
+    }
+
+    /// Whether `(x, y)` lies on something painted before, or too much was painted to tell.
+    fn on_ground(&self, (x, y): (f64, f64)) -> bool {
+        self.grounds.len() > MAX_GROUNDS
+            || self
+                .grounds
+                .iter()
+                .any(|&[x0, y0, x1, y1]| x >= x0 && x <= x1 && y >= y0 && y <= y1)
     }
 
     /// Steps over one operator with its numeric operands and its first name operand; returns the visibility
@@ -65,6 +88,12 @@ impl<'a> Walker<'a> {
             }
             "W" | "W*" => self.clipping = true,
             "n" | "S" | "s" | "f" | "F" | "f*" | "B" | "B*" | "b" | "b*" => {
+                let fills = !matches!(operator, "n" | "S" | "s");
+                if fills && !state.white && self.path.is_some() {
+                    let (path, clip) = (self.path, state.clip);
+                    self.ground(path.map(|p| clip.map_or(p, |c| intersect(c, p))));
+                }
+                let state = &mut self.state;
                 if self.clipping {
                     state.clip = Some(match (state.clip, self.path) {
                         (Some(c), Some(p)) => intersect(c, p),
@@ -110,10 +139,23 @@ impl<'a> Walker<'a> {
                     state.alpha_zero = *alpha <= 0.001;
                 }
             }
-            // A form starts plain (pdf-extract draws it with a fresh state); say so before it if needed.
-            "Do" if self.shown != Visibility::default() => {
-                self.shown = Visibility::default();
-                return Some(self.shown);
+            "sh" => {
+                let clip = state.clip;
+                self.ground(clip);
+            }
+            "Do" => {
+                // An image or form fills (at most) the unit square under the current matrix.
+                let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map(|(x, y)| state.point(x, y));
+                let mut area = None;
+                for c in corners {
+                    extend(&mut area, c);
+                }
+                self.ground(area);
+                // A form starts plain (pdf-extract draws it with a fresh state); say so before it if needed.
+                if self.shown != Visibility::default() {
+                    self.shown = Visibility::default();
+                    return Some(self.shown);
+                }
             }
             "Tj" | "TJ" | "'" | "\"" => {
                 if operator != "Tj" && operator != "TJ" {
@@ -123,6 +165,10 @@ impl<'a> Walker<'a> {
                 // A clip matters only to text that starts outside it (figure labels beyond the frame); text set
                 // inside its clip, as every table cell of a Word file is, needs no marker.
                 let (x, y) = state.point(self.tlm[4], self.tlm[5]);
+                // White ink on a band, a box or a picture painted before is seen.
+                if now.white && self.on_ground((x, y)) {
+                    now.white = false;
+                }
                 if now
                     .clip
                     .is_some_and(|[x0, y0, x1, y1]| x >= x0 - 1.0 && x <= x1 + 1.0 && y >= y0 - 1.0 && y <= y1 + 1.0)
