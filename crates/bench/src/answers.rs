@@ -22,6 +22,8 @@ pub const DEFAULT_CONFIGS: &[&str] = &[
 
 pub struct Options {
     pub top_k: usize,
+    /// How the pipeline retrieves (the labelled candidates are retrieved the same way).
+    pub mode: ragsift_engine::retrieve::SearchMode,
     /// Only N questions, evenly spaced over the set (0 = all).
     pub limit: usize,
     pub configs: Vec<String>,
@@ -49,17 +51,18 @@ pub struct Figures {
 
 pub fn run(o: &Options) -> Result<()> {
     let embedder = crate::embedder(0)?;
-    let set = qaset::load(&embedder, o.top_k)?;
+    let set = qaset::load_with(&embedder, o.top_k, o.mode)?;
     let model = crate::judge::load_model()?;
     println!(
-        "\n## Answers on the labelled set (top-k {}, {} questions)\n",
+        "\n## Answers on the labelled set (top-k {}, {:?} search, {} questions)\n",
         o.top_k,
+        o.mode,
         limit(&set, o.limit)
     );
     println!("| configuration | evidence kept | retrieved chars cut | answer phrase | in first 300 chars | abstains when unanswerable | abstains when answerable | echoes prompt | s/question |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for config in &o.configs {
-        let f = measure(&set, &embedder, &model, config, o.limit, o.top_k)?;
+        let f = measure(&set, &embedder, &model, config, o.limit, (o.top_k, o.mode))?;
         print_row(config, &f);
         for (group, g) in &f.groups {
             print_row(&format!("… {group}"), g);
@@ -106,7 +109,7 @@ pub fn measure(
     model: &dyn LanguageModel,
     config: &str,
     limit_n: usize,
-    top_k: usize,
+    (top_k, search): (usize, ragsift_engine::retrieve::SearchMode),
 ) -> Result<Figures> {
     let (judge_kind, mode) = config.split_once('-').unwrap_or((config, "extractive"));
     let retriever = LibraryRetriever {
@@ -123,6 +126,7 @@ pub fn measure(
         _ => None,
     };
     pipeline.options.top_k = top_k;
+    pipeline.options.mode = search;
     pipeline.options.answer_mode = match mode {
         "extractive" => AnswerMode::Extractive,
         "completion" => AnswerMode::Generative,

@@ -161,6 +161,9 @@ enum Command {
         /// Configurations: JUDGE-MODE with JUDGE local|readout|none and MODE extractive|completion|chat.
         #[arg(long, value_delimiter = ',', default_values_t = answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect::<Vec<_>>())]
         configs: Vec<String>,
+        /// How the pipeline retrieves: vector, keyword or hybrid.
+        #[arg(long, default_value = "vector")]
+        mode: ragsift_engine::retrieve::SearchMode,
     },
     /// Replay of 200 cached judgments, and the local judge's cost per chunk.
     Replay,
@@ -210,7 +213,17 @@ fn main() {
             chunk: chunk_tokens.map(|t| (t, overlap)),
         }),
         Command::Replay => replay::run(),
-        Command::Answers { top_k, limit, configs } => answers::run(&answers::Options { top_k, limit, configs }),
+        Command::Answers {
+            top_k,
+            limit,
+            configs,
+            mode,
+        } => answers::run(&answers::Options {
+            top_k,
+            mode,
+            limit,
+            configs,
+        }),
         Command::Judge {
             top_k,
             dump,
@@ -253,6 +266,7 @@ fn main() {
             .and_then(|_| {
                 answers::run(&answers::Options {
                     top_k: 4,
+                    mode: Default::default(),
                     limit: 0,
                     configs: answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect(),
                 })

@@ -59,12 +59,8 @@ fn dirs_cache() -> PathBuf {
         .join("ragsift/bench")
 }
 
-/// Loads the questions, locates their evidence and retrieves `top_k` vector candidates for each.
-pub fn load(embedder: &FastEmbedder, top_k: usize) -> Result<QaSet> {
-    load_with(embedder, top_k, ragsift_engine::retrieve::SearchMode::Vector)
-}
-
-/// [`load`] with the candidates retrieved in `mode` (vector, keyword or hybrid).
+/// Loads the questions, locates their evidence and retrieves `top_k` candidates for each, in `mode` (vector,
+/// keyword or hybrid).
 pub fn load_with(embedder: &FastEmbedder, top_k: usize, mode: ragsift_engine::retrieve::SearchMode) -> Result<QaSet> {
     let library = library(embedder)?;
     let questions = load_questions(&crate::repo_root().join("fixtures/qa/cases.json"))?;
