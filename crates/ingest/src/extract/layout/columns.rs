@@ -1,0 +1,116 @@
+//! Whether a run of rows beside a gutter is two columns of text, or a table whose cells merely leave the
+//! gutter empty (short cells level with the lines beside them, read row by row).
+
+use super::{cells, extent, median, merge_line, Gutter, Row, Segment};
+
+/// True when a run of rows that leave the gutter empty forms two columns: three or more lines on each side, side
+/// by side, each side spanning a quarter of the region and holding a block of at least three stacked lines (or
+/// of two long lines of prose beside three), and
+/// at least one side made of text lines that mostly fill their column (a table of short cells, or a few notes
+/// beside a paragraph, is not two columns).
+pub(super) fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
+    let (mut left, mut right): (Vec<Segment>, Vec<Segment>) = (Vec::new(), Vec::new());
+    // Per side and row: how many cells, and the widest.
+    let (mut left_cells, mut right_cells): (Vec<CellShape>, Vec<CellShape>) = (Vec::new(), Vec::new());
+    for row in rows {
+        let (l, r) = gutter.split(row.clone());
+        for (side, cells_of) in [(&l, &mut left_cells), (&r, &mut right_cells)] {
+            let c = cells(side);
+            if !c.is_empty() {
+                cells_of.push((c.len(), c.iter().map(|c| c.1 - c.0).fold(0.0, f64::max)));
+            }
+        }
+        left.extend(merge_line(l));
+        right.extend(merge_line(r));
+    }
+    if left.len() < 3 || right.len() < 3 {
+        return false;
+    }
+    let beside = |a: &[Segment], b: &[Segment]| {
+        let top = b.iter().map(|s| s.y + s.size).fold(f64::NEG_INFINITY, f64::max);
+        let bottom = b.iter().map(|s| s.y - s.size).fold(f64::INFINITY, f64::min);
+        a.iter().filter(|s| s.y <= top && s.y >= bottom).count() >= 2
+    };
+    let stacked = |side: &[Segment], lines: usize| {
+        let (mut best, mut run) = (1, 1);
+        for w in side.windows(2) {
+            let gap = w[0].y - w[1].y;
+            run = if gap > 0.0 && gap <= 2.0 * w[0].size.max(w[1].size) {
+                run + 1
+            } else {
+                1
+            };
+            best = best.max(run);
+        }
+        best >= lines
+    };
+    // Lines that mostly fill their column: at least `fill` of its width and `sizes` font sizes long.
+    let filled = |side: &[Segment], fill: f64, sizes: f64| {
+        let x0 = side.iter().map(|s| s.x0).fold(f64::INFINITY, f64::min);
+        let x1 = side.iter().map(|s| s.x1).fold(f64::NEG_INFINITY, f64::max);
+        let line = median(side.iter().map(|s| s.x1 - s.x0).collect());
+        line >= fill * (x1 - x0) && line >= sizes * median(side.iter().map(|s| s.size).collect())
+    };
+    let text = |side: &[Segment]| filled(side, 0.4, 10.0);
+    // A block of three stacked lines on each side, or of two on a side of long lines of prose (a column that
+    // ends two lines into the page, above its footnote).
+    let block = |side: &[Segment]| stacked(side, 3) || stacked(side, 2) && filled(side, 0.6, 15.0);
+    let (lo, hi) = extent(rows.iter().flatten());
+    let broad = |side: &[Segment]| {
+        let (a, b) = extent(side.iter());
+        b - a >= 0.25 * (hi - lo)
+    };
+    // A table whose cells wrap (an option and its meaning over two lines) leaves a gutter too; but one side holds
+    // short cells, each level with a line of the other side: it is read row by row.
+    if cells_beside_lines(&left, &left_cells, &right) || cells_beside_lines(&right, &right_cells, &left) {
+        return false;
+    }
+    broad(&left)
+        && broad(&right)
+        && beside(&left, &right)
+        && beside(&right, &left)
+        && block(&left)
+        && block(&right)
+        && (stacked(&left, 3) || stacked(&right, 3))
+        && (text(&left) || text(&right))
+}
+
+/// A row side's cell count and widest cell.
+type CellShape = (usize, f64);
+
+/// Whether one side's lines are a table's cells beside the other side's `lines`: short (a median of at most three
+/// words a cell, the widest cell of a row at most 80% of the side's width) and nearly all level with a line of
+/// the other side. Two columns of prose share baselines too, but their lines fill their column, however narrow.
+/// `shape` holds each row's cell count and widest cell.
+fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment]) -> bool {
+    if cells.len() < 4 {
+        return false;
+    }
+    let words = median(
+        cells
+            .iter()
+            .zip(shape)
+            .map(|(s, (n, _))| s.text.split_whitespace().count() as f64 / (*n).max(1) as f64)
+            .collect(),
+    );
+    let (x0, x1) = extent(cells.iter());
+    let widest = median(shape.iter().map(|(_, w)| *w).collect());
+    if words > 3.0 || widest > 0.8 * (x1 - x0) {
+        return false;
+    }
+    // Baselines of the other side, sorted, so each cell looks only at the lines near its own.
+    let mut ys: Vec<(f64, f64)> = lines.iter().map(|l| (l.y, l.size)).collect();
+    ys.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let reach = 0.25 * cells.iter().chain(lines).map(|s| s.size).fold(0.0, f64::max);
+    let level = cells
+        .iter()
+        .filter(|c| {
+            let from = ys.partition_point(|l| l.0 < c.y - reach);
+            ys[from..]
+                .iter()
+                .take_while(|l| l.0 <= c.y + reach)
+                .any(|l| (l.0 - c.y).abs() <= 0.25 * c.size.max(l.1))
+        })
+        .count();
+    level as f64 >= 0.8 * cells.len() as f64
+}
