@@ -88,6 +88,23 @@ pub fn read_marker(path: &Path) -> Option<Visibility> {
     })
 }
 
+/// The most decoded bytes of one page's or form's content the pass looks at; a larger stream (a bomb the guard
+/// let through, or a page of millions of operators) is left unmarked rather than decoded a second time.
+const MAX_CONTENT_BYTES: u64 = 8 << 20;
+
+/// A page's content streams decoded and joined, or `None` when they are unreadable or past
+/// [`MAX_CONTENT_BYTES`] together.
+fn page_content(doc: &Document, page: ObjectId) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for id in doc.get_page_contents(page) {
+        let stream = doc.get_object(id).ok()?.as_stream().ok()?;
+        let left = MAX_CONTENT_BYTES.saturating_sub(out.len() as u64);
+        out.extend(super::inflate::decode(stream, left).ok()?);
+        out.push(b'\n');
+    }
+    Some(out)
+}
+
 /// Marks hidden text in every page's content and every form it draws; a stream without hidden text is left as
 /// it is, and so is one that cannot be decoded.
 pub fn mark_hidden_text(doc: &mut Document) {
@@ -98,10 +115,10 @@ pub fn mark_hidden_text(doc: &mut Document) {
         };
         let resources = super::fonts::inherited_resources(doc, page_dict).cloned();
         let alphas = resources.as_ref().map(|r| fill_alphas(doc, r)).unwrap_or_default();
-        if let Ok(bytes) = doc.get_page_content(page) {
-            // Stored decompressed either way, so that pdf-extract does not inflate the page a second time.
-            let content = marked_stream(&bytes, &alphas).unwrap_or(bytes);
-            let _ = doc.change_page_content(page, content);
+        if let Some(bytes) = page_content(doc, page) {
+            if let Some(marked) = marked_stream(&bytes, &alphas) {
+                let _ = doc.change_page_content(page, marked);
+            }
         }
         let mut queue: Vec<ObjectId> = resources.map(|r| super::fonts::forms(doc, &r)).unwrap_or_default();
         while let Some(form) = queue.pop() {
@@ -113,10 +130,11 @@ pub fn mark_hidden_text(doc: &mut Document) {
                 queue.extend(super::fonts::forms(doc, res));
             }
             let alphas = res.as_ref().map(|r| fill_alphas(doc, r)).unwrap_or_default();
-            let Ok(plain) = doc
+            let Some(plain) = doc
                 .get_object(form)
-                .and_then(Object::as_stream)
-                .and_then(|s| s.get_plain_content())
+                .ok()
+                .and_then(|o| o.as_stream().ok())
+                .and_then(|s| super::inflate::decode(s, MAX_CONTENT_BYTES).ok())
             else {
                 continue;
             };
