@@ -918,7 +918,11 @@ export type LibraryConfig = {
 	embed_batch?: number,
 	/**  Threads for ONNX Runtime (0 = all cores). */
 	embed_threads?: number,
-	/**  Retrieval defaults (Spring AI's VectorStoreDocumentRetriever: top-k 4, threshold 0.0). */
+	/**
+	 *  Hits per query variant. Default 12, chosen on the labelled set's folds with the local judge: hybrid search
+	 *  at 12 puts an evidence chunk among the hits for 98% of questions against 82% at Spring AI's top-k 4
+	 *  (BENCHMARKS.md, "Retrieve more, keep what answers"); the judge then cuts what does not answer.
+	 */
 	top_k?: number,
 	/**  Hits below this cosine similarity are dropped (Spring AI's default: 0.0, keep all). */
 	similarity_threshold?: number | null,
@@ -1490,6 +1494,40 @@ export type Summary = {
 	answer_correct: number | null,
 };
 
+/**  An answer's support, as stored in its trace and shown in Chat and the Inspector. */
+export type Support = {
+	/**  The probability that the quoted or cited passage holds the answer (`None`: not assessed). */
+	probability: number | null,
+	level: SupportLevel,
+	/**  The level in Chat's words. */
+	words: string,
+	basis: SupportBasis,
+	/**  The source number (`[n]`) the support is about. */
+	source: number | null,
+	/**  That source's evidence probability from the judge. */
+	evidence: number | null,
+	/**  The quoted sentence's score (extractive answers). */
+	sentence: number | null,
+	/**  The support model's inputs, in [`SUPPORT_FEATURES`] order (extractive answers; empty otherwise). */
+	signals?: (number | null)[],
+};
+
+/**  Where the probability comes from. */
+export type SupportBasis = 
+/**  The fitted support model (extractive answer, local judge). */
+"fitted" | 
+/**  The judge's evidence probability for the cited passage (Jev, or a model's answer). */
+"judge_evidence" | 
+/**  Nothing to base it on. */
+"none";
+
+/**  How well supported an answer is, in words. */
+export type SupportLevel = "well" | "weak" | 
+/**  No passage supports an answer (also when the documents do not say). */
+"none" | 
+/**  No judge gave probabilities, or the answer cites nothing: no number is shown. */
+"not_assessed";
+
 export type Sweep = {
 	policy: EvalPolicy,
 	top_n: number | null,
@@ -1537,6 +1575,8 @@ export type Trace = {
 	answer: string,
 	/**  Which answer mode produced `answer`. */
 	answered_by?: AnsweredBy,
+	/**  How well the answer is supported (not assessed in runs made before it was kept). */
+	support?: Support,
 	citations: number[],
 	/**  `[n]` citations in the answer that name no source: the model cited something it was not given. */
 	unknown_citations?: number[],

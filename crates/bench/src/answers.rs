@@ -27,6 +27,8 @@ pub struct Options {
     /// Only N questions, evenly spaced over the set (0 = all).
     pub limit: usize,
     pub configs: Vec<String>,
+    /// Fit the support model on the first extractive configuration and write it.
+    pub refit_support: bool,
 }
 
 /// Figures of one configuration over the set.
@@ -47,6 +49,8 @@ pub struct Figures {
     pub questions: usize,
     /// The same figures per kind of document and for the table-cell questions (empty inside a group).
     pub groups: Vec<(String, Figures)>,
+    /// Each answered question's support signals and whether the answer was right (extractive answers).
+    pub support: Vec<crate::support::Row>,
 }
 
 pub fn run(o: &Options) -> Result<()> {
@@ -61,12 +65,19 @@ pub fn run(o: &Options) -> Result<()> {
     );
     println!("| configuration | evidence kept | retrieved chars cut | answer phrase | in first 300 chars | abstains when unanswerable | abstains when answerable | echoes prompt | s/question |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut support = None;
     for config in &o.configs {
         let f = measure(&set, &embedder, &model, config, o.limit, (o.top_k, o.mode))?;
         print_row(config, &f);
         for (group, g) in &f.groups {
             print_row(&format!("… {group}"), g);
         }
+        if support.is_none() && config.ends_with("-extractive") {
+            support = Some((f.support.clone(), f.abstained_unanswerable));
+        }
+    }
+    if let Some((rows, abstained)) = support {
+        crate::support::report(&rows, abstained, o.refit_support)?;
     }
     Ok(())
 }
@@ -147,6 +158,24 @@ pub fn measure(
             pipeline.ask(&case.question.query, &[], &mut |_| {}, &CancelToken::new())?
         };
         score(&mut f, case, &trace);
+        if let (Some(evidence), Some(source)) = (trace.support.evidence, trace.support.source) {
+            if !trace.support.signals.is_empty() {
+                let head: String = trace.answer.chars().take(300).collect();
+                let unanswerable = case.question.kind == QuestionKind::Unanswerable;
+                let quoted = trace.sources.get(source - 1).map(|s| s.chunk_id.as_str());
+                f.support.push(crate::support::Row {
+                    fold: case.fold,
+                    signals: trace.support.signals.clone(),
+                    evidence,
+                    holds: case
+                        .candidates
+                        .iter()
+                        .any(|c| c.evidence && Some(c.hit.chunk.id.as_str()) == quoted),
+                    right: !unanswerable && case.question.answer_phrases().iter().any(|p| contains(&head, p)),
+                    unanswerable,
+                });
+            }
+        }
         let q = &case.question;
         let groups = q
             .doc_kind

@@ -147,7 +147,7 @@ pub fn report_and_fit(
         min_relevance: round3(t_evi),
         answer_threshold: round3(t_ans),
         fitted_on: format!(
-            "fixtures/qa: {} questions on {} papers, top {} candidates; out-of-fold evidence AUC {:.3}",
+            "fixtures/qa: {} questions on {} documents, top {} candidates; out-of-fold evidence AUC {:.3}",
             set.cases.len(),
             set.folds.len(),
             set.cases.first().map_or(0, |c| c.candidates.len()),

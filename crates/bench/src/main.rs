@@ -22,6 +22,7 @@ mod replay;
 mod retrieval;
 mod scans;
 mod search;
+mod support;
 mod worker;
 
 use clap::{Parser, Subcommand};
@@ -164,6 +165,10 @@ enum Command {
         /// How the pipeline retrieves: vector, keyword or hybrid.
         #[arg(long, default_value = "vector")]
         mode: ragsift_engine::retrieve::SearchMode,
+        /// Fit the answer's support model on the first extractive configuration and write it to
+        /// crates/pipeline/src/support_fit.json.
+        #[arg(long)]
+        refit_support: bool,
     },
     /// Replay of 200 cached judgments, and the local judge's cost per chunk.
     Replay,
@@ -218,11 +223,13 @@ fn main() {
             limit,
             configs,
             mode,
+            refit_support,
         } => answers::run(&answers::Options {
             top_k,
             mode,
             limit,
             configs,
+            refit_support,
         }),
         Command::Judge {
             top_k,
@@ -269,6 +276,7 @@ fn main() {
                     mode: Default::default(),
                     limit: 0,
                     configs: answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect(),
+                    refit_support: false,
                 })
             })
             .and_then(|_| ingest::run(3, &[]))

@@ -215,6 +215,14 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
                 format!("; not assessed: {}", trace.judge.not_assessed.join(", "))
             }
         );
+        let support = &trace.support;
+        match support.probability {
+            Some(p) => println!(
+                "support: {} ({p:.2} that the quoted passage holds the answer)",
+                support.words
+            ),
+            None => println!("support: {}", support.words),
+        }
         println!(
             "run {}  (ragsift runs show {0}; ragsift replay {0} --threshold is_relevant=0.6)",
             trace.run_id

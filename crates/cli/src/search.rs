@@ -8,7 +8,7 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     query: String,
-    /// Number of hits (default: the library's setting, 4).
+    /// Number of hits (default: the library's setting, 12).
     #[arg(long)]
     top_k: Option<usize>,
     /// Minimum cosine similarity (default 0.0: accept all).

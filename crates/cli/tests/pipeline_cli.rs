@@ -171,6 +171,13 @@ fn an_offline_ask_notes_the_unassessed_rule_without_warning() {
     assert!(quiet(&stdout) && quiet(&stderr), "stdout: {stdout}\nstderr: {stderr}");
     // The judge line still says what it does not assess.
     assert!(stdout.contains("not assessed: contradicts_query_premise"), "{stdout}");
+    // And how well the answer is supported, in words and with its probability.
+    assert!(
+        stdout.contains("support: weakly supported — check the source (0.")
+            || stdout.contains("support: well supported (")
+            || stdout.contains("support: no passage supports an answer"),
+        "{stdout}"
+    );
 
     let (_, stderr) = ask(&["--verbose"]);
     assert!(

@@ -12,6 +12,7 @@ use ragsift_engine::judge::jev::JevConfig;
 use ragsift_engine::judge::{JevJudge, Judge, ReadoutJudge};
 use ragsift_engine::pipeline::answer::{AnswerMode, AnsweredBy};
 use ragsift_engine::pipeline::judging::JudgeStatus;
+use ragsift_engine::pipeline::support::{SupportBasis, SupportLevel};
 use ragsift_engine::pipeline::{Pipeline, Trace};
 use ragsift_engine::policy::{PolicyOptions, Reason, Status};
 use ragsift_engine::{CancelToken, Library, LibraryConfig, LibraryRetriever};
@@ -191,6 +192,50 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
     assert_eq!(again.judge.status, JudgeStatus::Cached);
     assert_eq!(server.requests().len(), calls, "cached judgments, no new call");
     assert_eq!(again.selection.selected_ids, trace.selection.selected_ids);
+
+    // The answer's support with Jev is Jev's evidence probability of the passage it cites or quotes.
+    let evidence_of = |t: &Trace, source: usize| {
+        let id = &t.sources[source - 1].chunk_id;
+        let i = t.candidates.iter().position(|c| &c.chunk_id == id).unwrap();
+        t.judge.judgments[i].answers["contains_answer_evidence"]
+    };
+    match trace.citations.first() {
+        Some(&n) => {
+            assert_eq!(trace.support.basis, SupportBasis::JudgeEvidence);
+            assert_eq!(trace.support.probability, Some(evidence_of(&trace, n)));
+        }
+        None => assert_eq!(
+            trace.support.level,
+            SupportLevel::NotAssessed,
+            "nothing cited: not assessed"
+        ),
+    }
+    let retriever = LibraryRetriever {
+        library: &lib,
+        embedder: embedder(),
+    };
+    let mut p = Pipeline::new(&lib, &retriever, gemma());
+    p.judge = Some(&judge);
+    p.embedder = Some(embedder());
+    p.options.top_k = 4;
+    p.options.answer_mode = AnswerMode::Extractive;
+    let quoted = p
+        .ask(
+            "How long is the battery warranty?",
+            &[],
+            &mut |_| {},
+            &CancelToken::new(),
+        )
+        .unwrap();
+    assert_eq!(quoted.answered_by, AnsweredBy::Extractive);
+    let s = &quoted.support;
+    assert_eq!((s.basis, s.source), (SupportBasis::JudgeEvidence, Some(1)));
+    assert_eq!(
+        s.probability,
+        Some(evidence_of(&quoted, 1)),
+        "not the local fit: Jev's own number"
+    );
+    assert!(s.sentence.is_some() && s.level != SupportLevel::NotAssessed && !s.words.is_empty());
 
     // A trace whose inputs changed, or judged with other questions, is refused.
     let mut tampered = stored.clone();

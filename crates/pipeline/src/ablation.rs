@@ -172,6 +172,7 @@ mod tests {
                 finish_reason: FinishReason::Stop,
             },
             answered_by: AnsweredBy::NotAnswered,
+            support: Default::default(),
         };
         let query = Query {
             text: "q".into(),

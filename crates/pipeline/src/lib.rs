@@ -13,6 +13,7 @@ pub mod portable;
 pub mod query;
 mod regenerate;
 pub mod replay_delta;
+pub mod support;
 pub mod synthetic;
 pub mod trace;
 
@@ -90,9 +91,9 @@ impl Default for PipelineOptions {
             rewrite: false,
             translate_to: None,
             variants: 0,
-            top_k: 4,
+            top_k: 12,
             similarity_threshold: 0.0,
-            mode: SearchMode::Vector,
+            mode: SearchMode::Hybrid,
             strict: false,
             policy: PolicyOptions::default(),
             allow_empty_context: false,
@@ -345,11 +346,17 @@ impl<'a> Pipeline<'a> {
                 },
             )
         };
+        let mut quoted = None;
         let (prompt, completion) = match by {
             AnsweredBy::NoEvidence | AnsweredBy::NotAnswered => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
             AnsweredBy::Extractive => {
                 let stats: &dyn ragsift_judge::local::signals::TermStats = self.library.store();
                 let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;
+                quoted = ranked.first().map(|(best, x)| {
+                    let margin = best.score - ranked.get(1).map_or(0.0, |(c, _)| c.score);
+                    let at = |i: usize| x.get(i).copied().unwrap_or(0.0);
+                    (best.source, best.score, [margin, at(5), at(2)])
+                });
                 fixed(answer::extractive(&ranked, &sources))
             }
             AnsweredBy::Completion => {
@@ -371,6 +378,9 @@ impl<'a> Pipeline<'a> {
                 (prompt, c)
             }
         };
+        let fitted = outcome.judge == "local" && self.embedder.is_some() && answer::sentence_model().is_some();
+        let support = support_input(by, quoted, &completion.text, &evidence, fitted);
+        let support = support::Support::assess(support, support::shipped(), outcome.defaults.answer_threshold);
         let cited = if by == AnsweredBy::NoEvidence {
             Vec::new()
         } else {
@@ -381,6 +391,7 @@ impl<'a> Pipeline<'a> {
             prompt,
             completion: answer::without_echo(completion),
             answered_by: by,
+            support,
         })
     }
 
@@ -408,6 +419,48 @@ impl<'a> Pipeline<'a> {
                 })
                 .collect()
         })
+    }
+}
+
+/// What an answer's support is computed from: the quoted sentence's passage (extractive), else the first cited
+/// passage, with its evidence probability when the judge gave one.
+fn support_input(
+    by: AnsweredBy,
+    quoted: Option<(usize, f64, [f64; 3])>,
+    text: &str,
+    evidence: &[Option<f64>],
+    fitted: bool,
+) -> support::SupportInput {
+    use support::SupportInput;
+    let all = evidence;
+    let evidence_of = |k: usize| evidence.get(k).copied().flatten();
+    match by {
+        AnsweredBy::NoEvidence => SupportInput::NoEvidence,
+        AnsweredBy::NotAnswered => SupportInput::Unassessed,
+        AnsweredBy::Extractive => match quoted.and_then(|(k, s, x)| Some((k, evidence_of(k)?, s, x))) {
+            Some((k, evidence, sentence, [margin, kind, coverage])) => SupportInput::Quoted {
+                source: k + 1,
+                evidence,
+                sentence,
+                rest: [
+                    margin,
+                    kind,
+                    coverage,
+                    all.iter().flatten().copied().fold(0.0, f64::max),
+                ],
+                fitted,
+            },
+            None => SupportInput::Unassessed,
+        },
+        AnsweredBy::Completion | AnsweredBy::Chat => {
+            match augment::citations(text, evidence.len())
+                .first()
+                .and_then(|&n| Some((n, evidence_of(n - 1)?)))
+            {
+                Some((source, evidence)) => SupportInput::Cited { source, evidence },
+                None => SupportInput::Unassessed,
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::join::Candidate;
 use super::judging::{CandidateJudgment, JudgeOutcome};
 use super::labels::{LabelReport, RunLabels};
 use super::query::Query;
+use super::support::Support;
 use crate::{Error, Result};
 use ragsift_core::ids::sha256_hex;
 use ragsift_models::llm::{ChatMessage, Completion, FinishReason, Usage};
@@ -69,6 +70,7 @@ pub(super) struct Answer {
     pub prompt: String,
     pub completion: Completion,
     pub answered_by: AnsweredBy,
+    pub support: Support,
 }
 
 /// Everything about one answer.
@@ -92,6 +94,9 @@ pub struct Trace {
     /// Which answer mode produced `answer`.
     #[serde(default = "chat")]
     pub answered_by: AnsweredBy,
+    /// How well the answer is supported (not assessed in runs made before it was kept).
+    #[serde(default)]
+    pub support: Support,
     pub citations: Vec<usize>,
     /// `[n]` citations in the answer that name no source: the model cited something it was not given.
     #[serde(default)]
@@ -149,6 +154,7 @@ impl Trace {
             prompt,
             completion,
             answered_by,
+            support,
         } = answer;
         let citations = citations(&completion.text, sources.len());
         let unknown = unknown_citations(&completion.text, sources.len());
@@ -174,6 +180,7 @@ impl Trace {
             prompt,
             answer: completion.text,
             answered_by,
+            support,
             citations,
             unknown_citations: unknown,
             finish_reason,
@@ -231,6 +238,7 @@ impl Trace {
             prompt: String::new(),
             completion,
             answered_by: super::answer::AnsweredBy::NotAnswered,
+            support: Support::assess(super::support::SupportInput::Unassessed, None, 0.0),
         };
         let timings = BTreeMap::from([("judge".to_string(), judge.latency_ms)]);
         let mut trace = Trace::new(

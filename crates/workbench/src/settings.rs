@@ -131,7 +131,7 @@ impl Default for JudgeSettings {
 }
 
 /// Pre-retrieval stages and search mode for new answers.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct PipelineDefaults {
@@ -141,6 +141,19 @@ pub struct PipelineDefaults {
     pub mode: SearchMode,
     /// How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative.
     pub answer_mode: ragsift_pipeline::answer::AnswerMode,
+}
+
+impl Default for PipelineDefaults {
+    /// Hybrid search (vector and keyword, fused): measured on the labelled set's folds, it finds the evidence
+    /// chunk far more often than vector search at the same depth, above all for table cells and option names.
+    fn default() -> Self {
+        PipelineDefaults {
+            rewrite: false,
+            variants: 0,
+            mode: SearchMode::Hybrid,
+            answer_mode: Default::default(),
+        }
+    }
 }
 
 impl Settings {

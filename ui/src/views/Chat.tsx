@@ -144,6 +144,12 @@ export function Chat() {
                     </div>
                   ) : null}
                   {t.state === "error" && <ErrorBanner error={t.error} />}
+                  {t.trace && t.trace.support.level !== "not_assessed" && (
+                    <div class={`support support-${t.trace.support.level}`} data-testid="answer-support" data-level={t.trace.support.level}>
+                      {t.trace.support.words}
+                      {t.trace.support.source != null && t.trace.support.level !== "well" ? <span class="muted small"> · about passage [{t.trace.support.source}]</span> : null}
+                    </div>
+                  )}
                   {t.trace && (
                     <div class="answer-actions">
                       <button type="button" class="btn btn-small" data-testid="open-inspector" onClick={() => openRun(t.trace!.run_id, "inspector")}>Inspect</button>

@@ -1,5 +1,5 @@
 import { useMemo } from "preact/hooks";
-import type { Trace } from "../api";
+import type { Support, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, CopyButton, IntegrityWarnings, SectionPath } from "../components/common";
 import { JudgeTable } from "../components/JudgeTable";
@@ -123,6 +123,7 @@ export function TraceView(props: { trace: Trace }) {
       <Stage n={7} title="Answer" meta={`${ANSWERED_BY[t.answered_by] ?? t.answered_by} · ${t.usage.prompt_tokens} prompt + ${t.usage.completion_tokens} completion tokens`}>
         <div class="answer-box"><AnswerText text={t.answer} onCite={(n) => openSource(t, n)} known={(n) => t.sources.some((s) => s.number === n)} /></div>
         <div class="kv" data-testid="answer-facts">
+          <span>Support <strong class={`support-${t.support.level}`} data-testid="support-probability">{t.support.probability === null ? "not assessed" : fmt(t.support.probability, 2)}</strong> <span class="muted small">{supportText(t.support)}</span></span>
           <span>Finish <strong>{t.finish_reason ?? "—"}</strong>{t.finish_reason === "length" ? <span class="flagged"> (cut at the token limit)</span> : null}</span>
           <span>Unknown citations <strong class={t.unknown_citations.length ? "flagged" : undefined} data-testid="unknown-citations">{t.unknown_citations.length ? t.unknown_citations.map((n) => `[${n}]`).join(" ") : "none"}</strong></span>
           <span>Cost <strong data-testid="run-cost">{costText(t.cost.total)}</strong> <span class="muted small">(judging {costText(t.cost.judging)}, generation {costText(t.cost.generation)})</span></span>
@@ -140,4 +141,14 @@ export function Inspector() {
     <RunView name="inspector" label="Inspector" render={(t) => <TraceView trace={t} />}
       empty={<>Pick a run on the left, or ask something in Chat and press <strong>Inspect</strong>.</>} />
   );
+}
+
+/** Where an answer's support number comes from, in words. */
+function supportText(s: Support): string {
+  const parts = [s.words];
+  if (s.source !== null) parts.push(`passage [${s.source}]`);
+  if (s.evidence !== null) parts.push(`evidence ${fmt(s.evidence, 2)}`);
+  if (s.sentence !== null) parts.push(`sentence score ${fmt(s.sentence, 2)}`);
+  parts.push(s.basis === "fitted" ? "fitted support model" : s.basis === "judge_evidence" ? "the judge's evidence probability" : "no judge probabilities");
+  return parts.join(" · ");
 }

@@ -128,12 +128,14 @@
       not_assessed: [], defaults: { source: "spring", thresholds: { ...DEFAULTS }, min_relevance: null, answer_threshold: 0.55 } },
     policy, selection, sources,
     prompt: `Context information is below.\n\n---------------------\n${sources.map((s) => `[${s.number}] ${s.title} (p. ${s.page_start})\n${s.text}`).join("\n\n")}\n---------------------\n\nGiven the context information and no prior knowledge, answer the query.\n\nQuery: What does fault code E1xx mean?\n\nAnswer:\n`,
-    answer, answered_by: "chat", citations: [1, 2, 3, 4], unknown_citations: [], finish_reason: "stop", model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
+    answer, answered_by: "chat", support: { probability: 0.62, level: "weak", words: "weakly supported — check the source", basis: "judge_evidence", source: 1, evidence: 0.62, sentence: null, signals: [] },
+    citations: [1, 2, 3, 4], unknown_citations: [], finish_reason: "stop", model: "gemma-3-270m-q4_k_m", usage: { prompt_tokens: 812, completion_tokens: 41 },
     timings_ms: { query: 180.2, retrieval: 12.4, judge: 812.0, policy: 0.1, generation: 2310.7 }, fingerprint: "f".repeat(64), made_by: "alice",
     origin: "library", labels: { relevant_ids: null, baseline_ids: null, reference_answer: null }, cost: { judging: null, generation: null, total: null },
   };
   // An imported run: the fixture's first 6 candidates with labels. Its label report is a STAND-IN for Rust's.
-  const imported = { ...trace, run_id: "imported-run", origin: "imported", candidates: candidates.slice(0, 6), answer: "", answered_by: "not_answered",
+  const notAssessed = { probability: null, level: "not_assessed", words: "support not assessed", basis: "none", source: null, evidence: null, sentence: null, signals: [] };
+  const imported = { ...trace, run_id: "imported-run", origin: "imported", candidates: candidates.slice(0, 6), answer: "", answered_by: "not_answered", support: notAssessed,
     judge: { ...trace.judge, judge: "jev-ragjev", judgments: judgments.slice(0, 6) }, sources: [], prompt: "", citations: [],
     labels: { relevant_ids: ["chunk-001", "chunk-004"], baseline_ids: null, reference_answer: null } };
   imported.selection = { ...select(policy, imported.candidates), policy_version: "stand-in" };
@@ -150,7 +152,7 @@
       baseline_tokens: tok(base), selected_tokens: tok([...chosen]) };
   };
   // 2,000 candidates, as imported from another retriever: one variant holding every hit.
-  const bigRun = { ...trace, run_id: "big-run", origin: "imported", candidates: big.candidates, answer: "", answered_by: "not_answered", sources: [], prompt: "", citations: [],
+  const bigRun = { ...trace, run_id: "big-run", origin: "imported", candidates: big.candidates, answer: "", answered_by: "not_answered", support: notAssessed, sources: [], prompt: "", citations: [],
     variants: [{ query: trace.query, hits: big.candidates.map((c, k) => ({ chunk_id: c.chunk_id, rank: k + 1, score: c.score, similarity: null, bm25: null })) }],
     judge: { ...trace.judge, judgments: big.judgments, fresh_passages: BIG, cached_passages: 0 } };
   bigRun.selection = select(policy, big.candidates, big.judgments);
@@ -187,9 +189,9 @@
   ];
   const settings = {
     embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
-    embed_batch: 32, embed_threads: 0, top_k: 4, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng", store: "", user: "", spring_table: "", embedding_endpoint: "", embedding_server_model: "", embedding_api_key_env: "RAGSIFT_API_KEY",
+    embed_batch: 32, embed_threads: 0, top_k: 12, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng", store: "", user: "", spring_table: "", embedding_endpoint: "", embedding_server_model: "", embedding_api_key_env: "RAGSIFT_API_KEY",
     chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
-    judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "vector", answer_mode: "auto" },
+    judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "hybrid", answer_mode: "auto" },
     idle_unload_secs: 600,
     rates: { judge_input_per_million: null, judge_output_per_million: null, generation_input_per_million: null, generation_output_per_million: null },
   };

@@ -194,6 +194,8 @@ try {
     await page.waitForSelector('[data-testid="answer"][data-state="done"]');
     const cites = await page.locator('[data-testid="citation"]').count();
     check(cites >= 4, `answer renders citation buttons (${cites})`);
+    const supportWords = await page.locator('[data-testid="answer-support"]').first().innerText().catch(() => "");
+    check(supportWords.includes("weakly supported — check the source"), `Chat says how well the answer is supported ("${supportWords}")`);
     if (scheme === "light") {
       const quote = page.locator('[data-testid="answer"][data-state="done"] [data-testid="answer-quote"]').first();
       const quoted = await quote.innerText();
@@ -224,6 +226,8 @@ try {
     await page.waitForFunction(() => document.querySelector('[data-testid="judge-table"]')?.getAttribute("aria-rowcount") === "201", null, { timeout: 5000 }).catch(() => {});
     const judgeRows = await rowCount("judge-table");
     check(judgeRows === 200, `inspector judge table has 200 rows (aria-rowcount: ${judgeRows})`);
+    const supportNumber = await page.locator('[data-testid="support-probability"]').innerText().catch(() => "");
+    check(supportNumber === "0.62", `the Inspector shows the support probability (${supportNumber})`);
     if (scheme === "light") {
       // Reason first at 1280 px: every rendered row's decision, reason and snippet lie inside the viewport's width,
       // and the table needs no horizontal scroll.
