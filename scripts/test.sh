@@ -3,7 +3,13 @@
 # formatting, lints and every Rust test — the real-window end-to-end test of the app included.
 # Every step runs even when an earlier one fails (and cargo test runs every test binary: --no-fail-fast); the
 # failures are listed at the end and the exit code is 1 if there was any.
+#
+# `scripts/test.sh --fast` runs the fast tier alone: the unit tests of the crates that build no native code
+# (core, policy, interfaces, judge, pipeline, eval) and the crate-graph check, in seconds after their cold build.
 set -uo pipefail
+
+# The crates of the fast tier: none of them compiles C or C++ (crates/interfaces/tests/layering.rs checks it).
+FAST_CRATES=(ragsift-core ragsift-policy ragsift-interfaces ragsift-judge ragsift-pipeline ragsift-eval)
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/ragsift/target}"
@@ -18,6 +24,17 @@ step() {
 }
 
 echo "[test] CARGO_TARGET_DIR=${CARGO_TARGET_DIR} TMPDIR=${TMPDIR:-/tmp}"
+if [[ "${1:-}" == "--fast" ]]; then
+  packages=()
+  for c in "${FAST_CRATES[@]}"; do packages+=(-p "$c"); done
+  step "cargo test (fast tier: ${FAST_CRATES[*]})" cargo test "${packages[@]}" --no-fail-fast
+  if ((${#failed[@]})); then
+    printf '[test] FAILED: %s\n' "${failed[@]}"
+    exit 1
+  fi
+  echo "[test] fast tier passed"
+  exit 0
+fi
 if [[ ! -d ui/node_modules ]]; then
   step "ui: npm ci" bash -c 'cd ui && npm ci --no-audit --no-fund --loglevel=error'
 fi

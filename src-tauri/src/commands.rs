@@ -10,8 +10,8 @@ use ragsift_engine::pipeline::{
 };
 use ragsift_engine::policy::PolicyOptions;
 use ragsift_engine::progress::IngestEvent;
-use ragsift_engine::store::SpanLabel;
-use ragsift_engine::store::{DocumentRow, RunSummary};
+use ragsift_engine::sqlite::SpanLabel;
+use ragsift_engine::sqlite::{DocumentRow, RunSummary};
 use ragsift_engine::workbench::judge_calibration::{JudgeCalibrationReport, RawThresholds};
 use ragsift_engine::workbench::review::{ReviewLabel, ReviewPacket};
 use ragsift_engine::workbench::tuning::{CaseSource, CompareReport, RunAblation};

@@ -1,6 +1,6 @@
 //! The error that crosses IPC: a few codes the UI branches on, and the engine's message in plain words.
 
-use ragsift_engine::Error;
+use ragsift_engine::{Error, JudgeCode};
 use serde::Serialize;
 
 /// What the UI does differently per code: `setup` → point to set-up/Settings, `auth` → the key field,
@@ -53,7 +53,8 @@ impl From<Error> for IpcError {
             Error::Setup(_) | Error::Model(_) | Error::ModelNotFound(_) => IpcCode::Setup,
             Error::Auth(_)
             | Error::Judge {
-                code: "provider_auth", ..
+                code: JudgeCode::ProviderAuth,
+                ..
             } => IpcCode::Auth,
             Error::RateLimited(_) | Error::Unreachable(_) | Error::Protocol(_) | Error::Judge { .. } => {
                 IpcCode::Unreachable
@@ -88,14 +89,14 @@ mod tests {
             (Error::Unreachable("down".into()), IpcCode::Unreachable),
             (
                 Error::Judge {
-                    code: "provider_auth",
+                    code: JudgeCode::ProviderAuth,
                     message: "401".into(),
                 },
                 IpcCode::Auth,
             ),
             (
                 Error::Judge {
-                    code: "timeout",
+                    code: JudgeCode::ProviderTimeout,
                     message: "slow".into(),
                 },
                 IpcCode::Unreachable,

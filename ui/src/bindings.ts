@@ -1005,9 +1005,13 @@ export type NoteKind =
 export type PageBox = {
 	/**  The page number, from 1. */
 	page: number,
+	/**  Left edge, a fraction of the width. */
 	x0: number | null,
+	/**  Top edge, a fraction of the height. */
 	y0: number | null,
+	/**  Right edge. */
 	x1: number | null,
+	/**  Bottom edge. */
 	y1: number | null,
 };
 
@@ -1279,7 +1283,7 @@ export type RunOrigin =
 /**  Another retriever's candidates (rag-jev's request or eval case), judged here. */
 "imported";
 
-/**  A run as listed (the trace itself is in [`Store::run`]). */
+/**  A run as listed (the trace itself is in [`RunStore::run`]). */
 export type RunSummary = {
 	id: string,
 	created_at: number,
@@ -1411,7 +1415,7 @@ export type Source = {
 export type SpanLabel = {
 	/**  sha256 of (question, checksum, page, range), shortened: the same span labelled again keeps its id. */
 	id: string,
-	/**  The question, normalised ([`normalize_question`]). */
+	/**  The question, normalised (trimmed, spaces collapsed, case-folded). */
 	question: string,
 	/**  The document it was labelled on (its id when labelled; the checksum is what matches). */
 	document_id: string,

@@ -129,7 +129,7 @@ pub fn measure(
     };
     let local = LocalJudge::new(embedder, Some(model), Some(set.library.store()));
     let readout = ReadoutJudge { model };
-    let mut pipeline = Pipeline::new(&set.library, &retriever, model);
+    let mut pipeline = Pipeline::new(set.library.store(), set.library.user(), &retriever, model);
     pipeline.embedder = Some(embedder);
     pipeline.judge = match judge_kind {
         "local" => Some(&local as &dyn Judge),
@@ -204,7 +204,7 @@ pub fn measure(
 /// Spring's chat prompt even for a base model (today's behaviour).
 fn ask_chat(pipeline: &Pipeline<'_>, query: &str) -> Result<Trace> {
     let chat = ChatOnly(pipeline.model);
-    let mut p = Pipeline::new(pipeline.library, pipeline.retriever, &chat);
+    let mut p = Pipeline::new(pipeline.store, pipeline.made_by.clone(), pipeline.retriever, &chat);
     p.judge = pipeline.judge;
     p.embedder = pipeline.embedder;
     p.options = pipeline.options.clone();

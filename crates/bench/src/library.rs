@@ -7,7 +7,7 @@
 use ragsift_engine::corpus;
 use ragsift_engine::library::DB_FILE;
 use ragsift_engine::progress::IngestEvent;
-use ragsift_engine::store::keyword::or_query;
+use ragsift_engine::sqlite::keyword::or_query;
 use ragsift_engine::{Error, Library, LibraryConfig, LibraryRetriever, Result, Retriever, SearchMode, SearchRequest};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -7,7 +7,7 @@ use ragsift_engine::backend::DocumentStore;
 use ragsift_engine::index::{UsearchIndex, VectorIndex};
 use ragsift_engine::pg::cluster::TestCluster;
 use ragsift_engine::pg::PgStore;
-use ragsift_engine::store::{DocumentRow, NewChunk};
+use ragsift_engine::sqlite::{DocumentRow, NewChunk};
 use ragsift_engine::Result;
 use std::time::Instant;
 

@@ -72,7 +72,7 @@ fn dirs_cache() -> PathBuf {
 pub fn load_with(embedder: &FastEmbedder, top_k: usize, mode: ragsift_engine::retrieve::SearchMode) -> Result<QaSet> {
     let library = library(embedder)?;
     let questions = load_questions(&crate::repo_root().join("fixtures/qa/cases.json"))?;
-    let (located, missing) = locate_evidence(&library, &questions)?;
+    let (located, missing) = locate_evidence(library.store(), &questions)?;
     for m in &missing {
         eprintln!("warning: evidence not found in the extracted text: {m}");
     }

@@ -36,7 +36,7 @@ pub fn run(o: &Options) -> Result<()> {
         .into_iter()
         .filter(|q| q.kind != QuestionKind::Unanswerable)
         .collect();
-    let (located, missing) = locate_evidence(&library, &questions)?;
+    let (located, missing) = locate_evidence(library.store(), &questions)?;
     for m in &missing {
         eprintln!("warning: evidence not found in the extracted text: {m}");
     }

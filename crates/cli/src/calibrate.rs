@@ -2,7 +2,7 @@
 //! development cases, written to the frozen file, and only then assessed (and, live, scored) on held-out cases.
 //!
 //! Without the two positionals it calibrates the judge instead: `ragsift calibrate --judge local|jev` over the
-//! library's labelled runs (the fits stored in the home), or `--cases C.json --replay T.json` over rag-jev's files
+//! library's labelled runs (the fits stored in the home), or `--cases C.json --from-traces T.json` over rag-jev's files
 //! (offline, nothing stored); per question `{n, auc, brier_raw, brier_calibrated, method, bins, bins_calibrated,
 //! note}`.
 
@@ -29,15 +29,15 @@ pub struct CalibrateArgs {
     /// The held-out report (JSON); never overwritten, nor are the files named after it. Required with DEV HELDOUT.
     #[arg(long, value_name = "REPORT.json")]
     output: Option<PathBuf>,
-    /// Judge calibration from rag-jev eval cases (with `relevant_ids`) and their saved traces (`--replay`).
+    /// Judge calibration from rag-jev eval cases (with `relevant_ids`) and their saved traces (`--from-traces`).
     #[arg(long, value_name = "CASES.json", conflicts_with_all = ["development", "evaluation", "output"])]
     cases: Option<PathBuf>,
     /// The frozen choice (default: rag-jev's <REPORT>.frozen.json); never overwritten.
     #[arg(long, value_name = "POLICY.json")]
     frozen: Option<PathBuf>,
     /// Saved rag-jev traces covering both splits: no judge call at all.
-    #[arg(long, value_name = "TRACES.json")]
-    replay: Option<PathBuf>,
+    #[arg(long = "from-traces", alias = "replay", value_name = "TRACES.json")]
+    from_traces: Option<PathBuf>,
     /// When scoring live: jev (a key in the home or TYPESAFE_API_KEY), local, or auto (Jev with a key).
     #[arg(long, default_value = "jev")]
     judge: JudgeKind,
@@ -90,7 +90,7 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
         evaluation,
         report,
         frozen: args.frozen.clone(),
-        replay: args.replay.clone(),
+        replay: args.from_traces.clone(),
         judge: args.judge,
         options: CalibrateOptions {
             scoring_strategy: args.scoring_strategy,
@@ -118,17 +118,16 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
 fn judge(home: &Path, args: &CalibrateArgs) -> Result<ExitCode, Error> {
     let report = match &args.cases {
         Some(cases) => {
-            let traces = (args.replay.as_ref())
-                .ok_or_else(|| Error::Invalid("--cases needs the saved traces: --replay TRACES.json".into()))?;
-            let invalid = |e: eval::EvalError| Error::Invalid(e.to_string());
-            let cases = eval::load_cases(cases).map_err(invalid)?;
-            let traces = eval::load_traces(traces).map_err(invalid)?;
+            let traces = (args.from_traces.as_ref())
+                .ok_or_else(|| Error::Invalid("--cases needs the saved traces: --from-traces TRACES.json".into()))?;
+            let cases = eval::load_cases(cases)?;
+            let traces = eval::load_traces(traces)?;
             judge_calibration::from_rag_jev(&cases, &traces)?
         }
         None => {
-            if args.replay.is_some() {
+            if args.from_traces.is_some() {
                 return Err(Error::Invalid(
-                    "--replay without DEV HELDOUT needs --cases CASES.json".into(),
+                    "--from-traces without DEV HELDOUT needs --cases CASES.json".into(),
                 ));
             }
             args.model.workbench(home)?.calibrate_judge(args.judge)?
@@ -305,7 +304,7 @@ fn print_tables(out: &Calibration) {
         println!("policy: {} (shadow mode)", a.policy.display());
     }
     if out.traces_written {
-        println!("traces: {} (for --replay)", a.traces.display());
+        println!("traces: {} (for --from-traces)", a.traces.display());
     }
     println!("Answer quality was not evaluated; the figures cover evidence already in the candidates.");
 }

@@ -11,13 +11,13 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct CurvesArgs {
-    /// rag-jev eval cases (JSON), with their saved traces in --replay.
+    /// rag-jev eval cases (JSON), with their saved traces in --from-traces.
     cases: Option<PathBuf>,
     /// Saved rag-jev traces of CASES (no judge call).
-    #[arg(long, value_name = "TRACES.json")]
-    replay: Option<PathBuf>,
+    #[arg(long = "from-traces", alias = "replay", value_name = "TRACES.json")]
+    from_traces: Option<PathBuf>,
     /// Stored runs with relevance labels instead of cases (repeatable); the first run's policy is the base.
-    #[arg(long = "run", value_name = "RUN_ID", conflicts_with_all = ["cases", "replay"])]
+    #[arg(long = "run", value_name = "RUN_ID", conflicts_with_all = ["cases", "from_traces"])]
     runs: Vec<String>,
     /// The filter modes' threshold while another parameter sweeps (cases only).
     #[arg(long, default_value_t = 0.0)]
@@ -34,7 +34,7 @@ fn invalid(e: impl std::fmt::Display) -> Error {
 }
 
 pub fn run(home: &Path, args: CurvesArgs) -> Result<ExitCode, Error> {
-    let curves: Vec<Curve> = match (&args.cases, &args.replay) {
+    let curves: Vec<Curve> = match (&args.cases, &args.from_traces) {
         (Some(cases), Some(traces)) => {
             let cases = eval::load_cases(cases).map_err(invalid)?;
             let traces = eval::load_traces(traces).map_err(invalid)?;
@@ -46,13 +46,17 @@ pub fn run(home: &Path, args: CurvesArgs) -> Result<ExitCode, Error> {
         }
         (Some(_), None) => {
             return Err(Error::Invalid(
-                "curves sweeps cached judgments only: give the cases' saved traces with --replay TRACES \
+                "curves sweeps cached judgments only: give the cases' saved traces with --from-traces TRACES \
                  (ragsift eval CASES --save-traces TRACES writes them)"
                     .into(),
             ))
         }
         _ if !args.runs.is_empty() => Workbench::open(Some(home))?.run_curves(&args.runs)?,
-        _ => return Err(Error::Invalid("give CASES --replay TRACES, or --run RUN_ID".into())),
+        _ => {
+            return Err(Error::Invalid(
+                "give CASES --from-traces TRACES, or --run RUN_ID".into(),
+            ))
+        }
     };
     if args.json {
         print_json(&serde_json::json!({ "curves": curves }));

@@ -14,15 +14,15 @@ pub struct EvalArgs {
     /// rag-jev eval cases (JSON).
     cases: PathBuf,
     /// Saved rag-jev traces to replay instead of scoring (no judge call).
-    #[arg(long, value_name = "TRACES.json")]
-    replay: Option<PathBuf>,
+    #[arg(long = "from-traces", alias = "replay", value_name = "TRACES.json")]
+    from_traces: Option<PathBuf>,
     /// Cases without `documents` retrieve their candidates from the library (top-k chunks); their
     /// `relevant_ids` may name chunk ids or document file names.
     #[arg(long)]
     from_library: bool,
     #[arg(long, default_value_t = 8)]
     top_k: usize,
-    /// Write the cases as evaluated (with retrieved documents) here, to --replay their traces later.
+    /// Write the cases as evaluated (with retrieved documents) here, to --from-traces their traces later.
     #[arg(long, value_name = "FILE")]
     save_cases: Option<PathBuf>,
     /// When scoring live: local, jev (a key in the home or TYPESAFE_API_KEY), or auto (Jev with a key).
@@ -38,7 +38,7 @@ pub struct EvalArgs {
     /// Add a threshold sweep (precision and recall per threshold).
     #[arg(long)]
     sweep: bool,
-    /// Write the live traces here (rag-jev format) for later --replay.
+    /// Write the live traces here (rag-jev format) for later --from-traces.
     #[arg(long, value_name = "FILE")]
     save_traces: Option<PathBuf>,
     /// Write the report JSON here.
@@ -72,7 +72,7 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
     if let Some(path) = &args.save_cases {
         write(path, &serde_json::to_string_pretty(&cases).map_err(invalid)?)?;
     }
-    let traces = match &args.replay {
+    let traces = match &args.from_traces {
         Some(path) => eval::load_traces(path).map_err(invalid)?,
         None => score(home, &args, &cases)?,
     };

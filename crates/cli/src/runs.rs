@@ -18,8 +18,12 @@ pub enum RunsAction {
         #[arg(long)]
         json: bool,
     },
-    /// One run's whole trace as JSON.
-    Show { id: String },
+    /// One run: its query, each passage's decision and reason, and the answer (--json: the whole trace).
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a run as a portable, integrity-checked file (stdout, or --output): it replays elsewhere with no
     /// library, no key and no judge call.
     Export {
@@ -61,6 +65,35 @@ pub enum RunsAction {
     },
 }
 
+/// A run for a person: the query, the judge, each passage's decision with its reason, and the answer.
+fn print_run(trace: &ragsift_engine::pipeline::Trace) {
+    println!("run {}  {}", plain(&trace.run_id), plain(&trace.query));
+    println!(
+        "judge: {} ({}), prompt {}",
+        plain(&trace.judge.judge),
+        plain(&trace.judge.model),
+        plain(&trace.judge.prompt_version)
+    );
+    for d in &trace.selection.decisions {
+        let c = &trace.candidates[d.input_index];
+        println!(
+            "{} {:>3}  {:<16} {} (pages {}–{})",
+            match d.selected {
+                Some(true) => "kept    ",
+                Some(false) => "dropped ",
+                None => "bypassed",
+            },
+            d.input_index + 1,
+            d.reason.label(),
+            plain(&c.document),
+            c.page_start,
+            c.page_end
+        );
+    }
+    println!("answer: {}", plain(trace.answer.trim()));
+    println!("support: {}", trace.support.words);
+}
+
 fn id_list(s: &str) -> Vec<String> {
     s.split(',')
         .map(str::trim)
@@ -98,7 +131,14 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
                 }
             }
         }
-        RunsAction::Show { id } => print_json(&trace_json(wb.run(&id)?.as_ref())),
+        RunsAction::Show { id, json } => {
+            let trace = wb.run(&id)?;
+            if json {
+                print_json(&trace_json(trace.as_ref()));
+            } else {
+                print_run(trace.as_ref());
+            }
+        }
         RunsAction::Export { id, output } => {
             let file = wb.export_run(&id)?;
             match output {

@@ -65,7 +65,11 @@ fn replay_freezes_the_cheapest_full_recall_policy_and_reports_the_held_out_diffe
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("runs/report.json");
     let replay = fixture("traces.json");
-    let out = calibrate(dir.path(), &output, &["--replay", replay.to_str().unwrap(), "--json"]);
+    let out = calibrate(
+        dir.path(),
+        &output,
+        &["--from-traces", replay.to_str().unwrap(), "--json"],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary = stdout_json(&out);
     let frozen_path = dir.path().join("runs/report.frozen.json");
@@ -142,7 +146,7 @@ fn replay_freezes_the_cheapest_full_recall_policy_and_reports_the_held_out_diffe
 
     // Run again into the same place: refused, nothing rewritten.
     let before = std::fs::read(&frozen_path).unwrap();
-    let again = calibrate(dir.path(), &output, &["--replay", replay.to_str().unwrap()]);
+    let again = calibrate(dir.path(), &output, &["--from-traces", replay.to_str().unwrap()]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("never overwritten"));
     assert_eq!(std::fs::read(&frozen_path).unwrap(), before);
@@ -153,7 +157,7 @@ fn replay_freezes_the_cheapest_full_recall_policy_and_reports_the_held_out_diffe
         dir.path(),
         &fresh,
         &[
-            "--replay",
+            "--from-traces",
             replay.to_str().unwrap(),
             "--frozen",
             frozen_path.to_str().unwrap(),
@@ -166,7 +170,7 @@ fn replay_freezes_the_cheapest_full_recall_policy_and_reports_the_held_out_diffe
     let human = calibrate(
         dir.path(),
         &dir.path().join("third.json"),
-        &["--replay", replay.to_str().unwrap()],
+        &["--from-traces", replay.to_str().unwrap()],
     );
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(human.status.success(), "{text}");
@@ -189,7 +193,7 @@ fn a_family_in_both_splits_is_refused_before_anything_is_written() {
         .arg("calibrate")
         .arg(fixture("development.json"))
         .arg(&crossing)
-        .args(["--replay", fixture("traces.json").to_str().unwrap(), "--output"])
+        .args(["--from-traces", fixture("traces.json").to_str().unwrap(), "--output"])
         .arg(&output)
         .output()
         .unwrap();
@@ -291,7 +295,7 @@ fn live_scoring_asks_for_held_out_cases_only_after_the_choice_is_frozen() {
     let live_report = read(&output);
     assert_eq!(live_report["sources"], json!(["live:jev-contextual:jev-latest"]));
     let replayed = dir.path().join("replayed.json");
-    let again = calibrate(dir.path(), &replayed, &["--replay", traces.to_str().unwrap()]);
+    let again = calibrate(dir.path(), &replayed, &["--from-traces", traces.to_str().unwrap()]);
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     assert_eq!(
         read(&replayed)["context_token_difference"],

@@ -95,7 +95,7 @@ fn a_policy_only_difference_reuses_every_judgment() {
 
 /// A run's trace from the library in `home`.
 fn trace(home: &std::path::Path, run_id: &str) -> serde_json::Value {
-    let (code, t) = run_json(ragsift(home).args(["runs", "show", run_id]));
+    let (code, t) = run_json(ragsift(home).args(["runs", "show", run_id, "--json"]));
     assert_eq!(code, 0, "{t}");
     t
 }
@@ -284,7 +284,7 @@ fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
     assert_eq!(code, 0, "{v}");
     // A question with a not-relevant label only: answerable by nothing, so its recall is not measured.
     let other = ask(home.path(), "What is the boiling point of liquid nitrogen?");
-    let (code, v) = run_json(ragsift(home.path()).args(["runs", "show", &other]));
+    let (code, v) = run_json(ragsift(home.path()).args(["runs", "show", &other, "--json"]));
     assert_eq!(code, 0, "{v}");
     let chunk = v["candidates"][0]["chunk_id"].as_str().unwrap().to_string();
     let (code, v) = run_json(ragsift(home.path()).args(["label", &other, &chunk, "--not-relevant", "--json"]));
@@ -363,7 +363,7 @@ fn exported_labels_are_compared_evaluated_and_swept_as_they_are() {
         ragsift(home.path())
             .arg("curves")
             .arg(&cases)
-            .arg("--replay")
+            .arg("--from-traces")
             .arg(&traces)
             .arg("--json"),
     );

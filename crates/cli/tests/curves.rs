@@ -26,10 +26,11 @@ fn point(curve: &Value, value: f64) -> &Value {
 fn curves_agree_with_eval_at_the_same_settings() {
     let home = tempfile::tempdir().unwrap();
     let (cases, traces) = (eval_fixture("cases.json"), eval_fixture("traces.json"));
-    let (code, curves) = run_json(ragsift(home.path()).args(["curves", &cases, "--replay", &traces, "--json"]));
+    let (code, curves) = run_json(ragsift(home.path()).args(["curves", &cases, "--from-traces", &traces, "--json"]));
     assert_eq!(code, 0);
     let eval = |extra: &[&str]| {
         let (code, v) = run_json(
+            // `--replay` is the old spelling of `--from-traces`, kept as an alias for scripts written before.
             ragsift(home.path())
                 .args(["eval", &cases, "--replay", &traces, "--json"])
                 .args(extra),
@@ -76,5 +77,5 @@ fn curves_agree_with_eval_at_the_same_settings() {
     // Without saved traces there is nothing cached to sweep: refused, exit 2.
     let out = ragsift(home.path()).args(["curves", &cases]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--replay"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from-traces"));
 }

@@ -1,6 +1,6 @@
 //! `ragsift calibrate --judge jev` over a home whose runs carry labels (rag-jev eval cases imported as runs, judged by
 //! a loopback Jev that is overconfident), the fit stored and read back through the workbench; and
-//! `ragsift calibrate --cases C --replay T` over rag-jev's files, offline.
+//! `ragsift calibrate --cases C --from-traces T` over rag-jev's files, offline.
 
 mod common;
 
@@ -197,7 +197,7 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
             .arg("calibrate")
             .arg("--cases")
             .arg(fixture("development.json"))
-            .arg("--replay")
+            .arg("--from-traces")
             .arg(fixture("traces.json"))
             .arg("--json"),
     );
@@ -228,7 +228,7 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--replay"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from-traces"));
     let out = ragsift(dir.path())
         .arg("calibrate")
         .arg(fixture("development.json"))

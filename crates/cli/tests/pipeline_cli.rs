@@ -65,8 +65,23 @@ fn ask_stores_a_trace_that_replays_without_judging() {
 
     let (_, list, _) = run_json(ragsift(home.path()).args(["runs", "list", "--json"]));
     assert_eq!(list["runs"][0]["id"], run_id.as_str());
-    let (code, shown, _) = run_json(ragsift(home.path()).args(["runs", "show", &run_id]));
+    let (code, shown, _) = run_json(ragsift(home.path()).args(["runs", "show", &run_id, "--json"]));
     assert_eq!((code, shown["run_id"].as_str()), (0, Some(run_id.as_str())));
+    // Without --json, the same run for a person: one line per passage with its decision and reason.
+    let out = ragsift(home.path()).args(["runs", "show", &run_id]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.starts_with(&format!("run {run_id}")),
+        "{text}"
+    );
+    let decisions = shown["decisions"].as_array().unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("kept") || l.starts_with("dropped"))
+        .collect();
+    assert_eq!(lines.len(), decisions.len(), "{text}");
+    let kept = decisions.iter().filter(|d| d["selected"] == true).count();
+    assert_eq!(lines.iter().filter(|l| l.starts_with("kept")).count(), kept, "{text}");
 
     // Everything dropped by a strict relevance threshold, then everything kept in filter mode at 0.
     let (code, strict, err) = run_json(ragsift(home.path()).args([
@@ -232,7 +247,7 @@ fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
         ragsift(home.path())
             .arg("eval")
             .arg(fx.join("cases.json"))
-            .arg("--replay")
+            .arg("--from-traces")
             .arg(fx.join("traces.json"))
             .args(["--min-relevance", "0.5", "--sweep", "--json", "--csv"])
             .arg(&csv),
@@ -252,7 +267,7 @@ fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
         ragsift(home.path())
             .arg("eval")
             .arg(fx.join("cases.json"))
-            .arg("--replay")
+            .arg("--from-traces")
             .arg(fx.join("traces-stale-fingerprint.json")),
     );
     assert_ne!(code, 0);
@@ -309,7 +324,7 @@ fn eval_cases_can_draw_their_candidates_from_the_library() {
         ragsift(home.path())
             .arg("eval")
             .arg(&cases)
-            .arg("--replay")
+            .arg("--from-traces")
             .arg(&traces)
             .arg("--json"),
     );

@@ -235,7 +235,7 @@ fn a_spring_ai_pgvector_table_is_searched_judged_and_replayed_read_only() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let ask: Value = serde_json::from_slice(&out.stdout).unwrap();
     let run_id = ask["run_id"].as_str().unwrap();
-    let (code, trace) = run_json(client(home.path(), &url).args(["runs", "show", run_id]));
+    let (code, trace) = run_json(client(home.path(), &url).args(["runs", "show", run_id, "--json"]));
     assert_eq!(code, 0, "{trace}");
     let candidates = trace["candidates"].as_array().unwrap();
     assert_eq!(candidates[0]["chunk_id"], "handbook/warranty.md#0", "{trace}");

@@ -110,7 +110,7 @@ fn a_packet_is_blinded_and_its_labels_unblind_only_with_the_key() {
     );
 
     // The baseline answer is a new run from every candidate, in retrieval order, with no judge.
-    let (code, baseline) = run_json(ragsift(home.path()).args(["runs", "show", baseline_run]));
+    let (code, baseline) = run_json(ragsift(home.path()).args(["runs", "show", baseline_run, "--json"]));
     assert_eq!(code, 0);
     assert_eq!(baseline["judge"]["judge"], "none");
     let candidates: Vec<&Value> = baseline["candidates"]

@@ -1,5 +1,6 @@
 //! The engine's one error type: every failure a caller can branch on, with a message a person understands.
 
+use std::fmt;
 use std::path::PathBuf;
 
 /// Result alias used throughout the engine.
@@ -94,9 +95,9 @@ pub enum Error {
         /// Bytes free on its file system, when known.
         free: Option<u64>,
     },
-    /// SQLite failed.
+    /// SQLite failed (the store turns its engine's error into this plain one, so that core needs no database).
     #[error("database error: {0}")]
-    Db(#[from] rusqlite::Error),
+    Db(DbError),
     /// The library's database server (PostgreSQL) refused a statement.
     #[error("database server error: {0}")]
     Server(String),
@@ -131,8 +132,8 @@ pub enum Error {
     /// The judge failed; the pipeline fails open and records the code.
     #[error("judge failed ({code}): {message}")]
     Judge {
-        /// The judge's own short code (e.g. `jev_timeout`).
-        code: &'static str,
+        /// The judge's own code (its wire text is rag-jev's `error_code`).
+        code: JudgeCode,
         /// What went wrong.
         message: String,
     },
@@ -261,9 +262,95 @@ impl Error {
     pub fn is_disk_full(&self) -> bool {
         match self {
             Error::DiskFull { .. } => true,
-            Error::Db(rusqlite::Error::SqliteFailure(e, _)) => e.code == rusqlite::ErrorCode::DiskFull,
+            Error::Db(e) => e.disk_full,
             _ => false,
         }
+    }
+}
+
+/// Why a judge failed, as rag-jev names it in `error_code` (the provider's failures), or the engine's own code
+/// when the engine failed under a judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JudgeCode {
+    /// The provider refused the key.
+    ProviderAuth,
+    /// The provider does not know the model.
+    ProviderBadModel,
+    /// The provider rejected the request's fields.
+    ProviderValidation,
+    /// The provider's rate limit.
+    ProviderRateLimit,
+    /// The provider is overloaded.
+    ProviderOverloaded,
+    /// The provider failed otherwise (a 5xx, an unexpected status, a broken connection).
+    ProviderError,
+    /// One call timed out.
+    ProviderTimeout,
+    /// The request's total deadline passed.
+    DeadlineExceeded,
+    /// The provider could not be reached.
+    ProviderUnreachable,
+    /// The provider's answer could not be read, or lacked answers.
+    InvalidProviderResponse,
+    /// The provider's answer lacked its usage.
+    MissingProviderUsage,
+    /// Too many passages for one contextual request.
+    ContextualCandidateLimit,
+    /// Too many tokens for one contextual request.
+    ContextualTokenLimit,
+    /// The judge's configuration is unusable (no key, a bad URL).
+    ProviderConfig,
+    /// The request itself is invalid.
+    InvalidRequest,
+    /// The local judge has no fitted model for a question.
+    NotFitted,
+    /// The engine failed under the judge: [`Error::code`] of that failure.
+    Engine(&'static str),
+}
+
+impl JudgeCode {
+    /// The code as rag-jev writes it in `error_code`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JudgeCode::ProviderAuth => "provider_auth",
+            JudgeCode::ProviderBadModel => "provider_bad_model",
+            JudgeCode::ProviderValidation => "provider_validation",
+            JudgeCode::ProviderRateLimit => "provider_rate_limit",
+            JudgeCode::ProviderOverloaded => "provider_overloaded",
+            JudgeCode::ProviderError => "provider_error",
+            JudgeCode::ProviderTimeout => "provider_timeout",
+            JudgeCode::DeadlineExceeded => "deadline_exceeded",
+            JudgeCode::ProviderUnreachable => "provider_unreachable",
+            JudgeCode::InvalidProviderResponse => "invalid_provider_response",
+            JudgeCode::MissingProviderUsage => "missing_provider_usage",
+            JudgeCode::ContextualCandidateLimit => "contextual_candidate_limit",
+            JudgeCode::ContextualTokenLimit => "contextual_token_limit",
+            JudgeCode::ProviderConfig => "provider_config",
+            JudgeCode::InvalidRequest => "invalid_request",
+            JudgeCode::NotFitted => "not_fitted",
+            JudgeCode::Engine(code) => code,
+        }
+    }
+}
+
+impl fmt::Display for JudgeCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A database engine's error as text, and whether the engine said its disk is full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbError {
+    /// The engine's message.
+    pub message: String,
+    /// True when the engine reported a full disk (SQLite's `SQLITE_FULL`).
+    pub disk_full: bool,
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
     }
 }
 

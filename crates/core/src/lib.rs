@@ -9,10 +9,12 @@ pub mod error;
 pub mod fsx;
 pub mod ids;
 pub mod paths;
+pub mod place;
 pub mod progress;
 pub mod read;
 pub mod secret;
 
 pub use cancel::CancelToken;
-pub use error::{Error, FieldProblem, NoTextOcr, Result};
+pub use error::{DbError, Error, FieldProblem, JudgeCode, NoTextOcr, Result};
 pub use paths::RuntimePaths;
+pub use place::PageBox;

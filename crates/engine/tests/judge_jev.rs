@@ -221,7 +221,7 @@ fn unauthorized_401_is_auth_and_not_retried() {
         matches!(&err, JevError::Auth { status: 401, message } if message.contains("Invalid API key")),
         "{err:?}"
     );
-    assert_eq!(err.code(), "provider_auth");
+    assert_eq!(err.code().as_str(), "provider_auth");
     assert_eq!(server.requests().len(), 1);
     assert!(!err.to_string().contains(KEY));
 }
@@ -235,7 +235,7 @@ fn forbidden_403_is_auth() {
         matches!(&err, JevError::Auth { status: 403, message } if message.contains("Missing API key")),
         "{err:?}"
     );
-    assert_eq!(err.code(), "provider_auth");
+    assert_eq!(err.code().as_str(), "provider_auth");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -250,7 +250,7 @@ fn bad_request_400_is_bad_model() {
         matches!(&err, JevError::BadModel { message } if message.contains("Unknown model 'jev-9'")),
         "{err:?}"
     );
-    assert_eq!(err.code(), "provider_bad_model");
+    assert_eq!(err.code().as_str(), "provider_bad_model");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -276,7 +276,7 @@ fn unprocessable_422_lists_the_detail_array() {
         "{text}"
     );
     assert!(text.contains("body.state: Field required"), "{text}");
-    assert_eq!(err.code(), "provider_validation");
+    assert_eq!(err.code().as_str(), "provider_validation");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -288,7 +288,7 @@ fn not_found_404_is_http() {
         matches!(&err, JevError::Http { status: 404, message } if message == "Not Found"),
         "{err:?}"
     );
-    assert_eq!(err.code(), "provider_error");
+    assert_eq!(err.code().as_str(), "provider_error");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -327,7 +327,7 @@ fn rate_limited_on_every_attempt_is_rate_limited() {
     let server = Server::start(vec![limited(), limited(), limited()]);
     let err = client(&server).judge(QUERY, PASSAGE, &one_question()).unwrap_err();
     assert!(matches!(err, JevError::RateLimited { attempts: 3 }), "{err:?}");
-    assert_eq!(err.code(), "provider_rate_limit");
+    assert_eq!(err.code().as_str(), "provider_rate_limit");
     assert_eq!(server.requests().len(), 3);
 }
 
@@ -346,7 +346,7 @@ fn overloaded_529_on_every_attempt_is_overloaded() {
         .judge(QUERY, PASSAGE, &one_question())
         .unwrap_err();
     assert!(matches!(err, JevError::Overloaded { attempts: 2 }), "{err:?}");
-    assert_eq!(err.code(), "provider_overloaded");
+    assert_eq!(err.code().as_str(), "provider_overloaded");
 }
 
 #[test]
@@ -358,7 +358,7 @@ fn server_500_repeated_until_retries_are_exhausted() {
         matches!(&err, JevError::Server { status: 500, attempts: 3, message } if message == "no reply scripted"),
         "{err:?}"
     );
-    assert_eq!(err.code(), "provider_error");
+    assert_eq!(err.code().as_str(), "provider_error");
     assert_eq!(server.requests().len(), 3, "one attempt and max_retries = 2 retries");
     assert!(started.elapsed() < Duration::from_secs(1));
 }
@@ -415,7 +415,7 @@ fn retry_that_would_pass_the_deadline_is_not_attempted() {
         panic!("{err:?}")
     };
     assert!(matches!(**last, JevError::Server { status: 503, .. }), "{last:?}");
-    assert_eq!(err.code(), "deadline_exceeded");
+    assert_eq!(err.code().as_str(), "deadline_exceeded");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -434,7 +434,7 @@ fn slow_server_hits_the_attempt_timeout_on_every_attempt() {
     .judge(QUERY, PASSAGE, &one_question())
     .unwrap_err();
     assert!(matches!(err, JevError::Timeout { attempts: 2 }), "{err:?}");
-    assert_eq!(err.code(), "provider_timeout");
+    assert_eq!(err.code().as_str(), "provider_timeout");
     assert_eq!(server.requests().len(), 2);
     assert!(
         started.elapsed() < Duration::from_millis(1000),
@@ -465,7 +465,7 @@ fn slow_server_hits_the_total_deadline() {
         "{elapsed:?}"
     );
     assert!(matches!(err, JevError::DeadlineExceeded { attempts: 1, .. }), "{err:?}");
-    assert_eq!(err.code(), "deadline_exceeded");
+    assert_eq!(err.code().as_str(), "deadline_exceeded");
 }
 
 #[test]
@@ -514,7 +514,7 @@ fn malformed_json_is_malformed_and_not_retried() {
         matches!(&err, JevError::Malformed { message } if message.contains("not JSON")),
         "{err:?}"
     );
-    assert_eq!(err.code(), "invalid_provider_response");
+    assert_eq!(err.code().as_str(), "invalid_provider_response");
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -530,7 +530,7 @@ fn missing_answer_is_missing_answers() {
         keys,
         &[CONTAINS_ANSWER_EVIDENCE, CONTRADICTS_QUERY_PREMISE, IS_RELEVANT]
     );
-    assert_eq!(err.code(), "invalid_provider_response");
+    assert_eq!(err.code().as_str(), "invalid_provider_response");
 }
 
 #[test]
@@ -561,7 +561,7 @@ fn probability_that_is_not_a_number_is_malformed() {
     for _ in 0..3 {
         let err = c.judge(QUERY, PASSAGE, &one_question()).unwrap_err();
         assert!(matches!(err, JevError::Malformed { .. }), "{err:?}");
-        assert_eq!(err.code(), "invalid_provider_response");
+        assert_eq!(err.code().as_str(), "invalid_provider_response");
     }
 }
 
@@ -572,7 +572,7 @@ fn connection_refused_is_unreachable() {
     let started = Instant::now();
     let err = client.judge(QUERY, PASSAGE, &one_question()).unwrap_err();
     assert!(matches!(err, JevError::Unreachable { .. }), "{err:?}");
-    assert_eq!(err.code(), "provider_unreachable");
+    assert_eq!(err.code().as_str(), "provider_unreachable");
     assert!(started.elapsed() < Duration::from_secs(1));
     assert!(!err.to_string().contains(KEY));
 }

@@ -10,7 +10,7 @@ use ragsift_engine::judge::jev::{
 use ragsift_engine::judge::{expected_prompt_version, JevJudge, JevRequest, Judge};
 use ragsift_engine::pipeline::join::Candidate;
 use ragsift_engine::pipeline::judging::{cache_key, judge_candidates, JudgeStatus};
-use ragsift_engine::store::Store;
+use ragsift_engine::sqlite::Store;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -520,7 +520,7 @@ fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend)
 
     // What the next ingest reports comes from memory, not from reading the file: a marked reason shows it.
     lib.store()
-        .put_failed_file(&ragsift_engine::store::FailedFile {
+        .put_failed_file(&ragsift_engine::sqlite::FailedFile {
             reason: "remembered".into(),
             ..remembered.clone()
         })
@@ -544,7 +544,7 @@ fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend)
 
     // Changed bytes: read again without being asked.
     lib.store()
-        .put_failed_file(&ragsift_engine::store::FailedFile {
+        .put_failed_file(&ragsift_engine::sqlite::FailedFile {
             reason: "remembered".into(),
             ..remembered
         })

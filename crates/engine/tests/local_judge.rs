@@ -61,7 +61,7 @@ fn build() -> Fixture {
         .filter(|q| PAPERS.iter().any(|p| q.family_id.as_deref() == p.strip_suffix(".pdf")))
         .collect();
     assert!(questions.len() >= 30, "{} questions", questions.len());
-    let (located, missing) = locate_evidence(&library, &questions).unwrap();
+    let (located, missing) = locate_evidence(library.store(), &questions).unwrap();
     assert!(
         missing.is_empty(),
         "every labelled quote is found in the extracted text: {missing:#?}"
@@ -224,7 +224,7 @@ fn extractive_answers_hold_the_phrase_and_never_echo() {
         library: &f.library,
         embedder: embedder(),
     };
-    let mut pipeline = Pipeline::new(&f.library, &retriever, common::gemma());
+    let mut pipeline = Pipeline::new(f.library.store(), f.library.user(), &retriever, common::gemma());
     pipeline.judge = Some(&judge);
     pipeline.embedder = Some(embedder());
     assert_eq!((pipeline.options.top_k, pipeline.options.mode), retrieval_defaults());

@@ -94,7 +94,7 @@ fn ask(lib: &Library, judge: Option<&dyn Judge>, strict: bool) -> ragsift_engine
         library: lib,
         embedder: embedder(),
     };
-    let mut p = Pipeline::new(lib, &retriever, gemma());
+    let mut p = Pipeline::new(lib.store(), lib.user(), &retriever, gemma());
     p.judge = judge;
     p.options.top_k = 4;
     p.options.strict = strict;
@@ -214,7 +214,7 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
         library: &lib,
         embedder: embedder(),
     };
-    let mut p = Pipeline::new(&lib, &retriever, gemma());
+    let mut p = Pipeline::new(lib.store(), lib.user(), &retriever, gemma());
     p.judge = Some(&judge);
     p.embedder = Some(embedder());
     p.options.top_k = 4;
@@ -381,7 +381,7 @@ fn regenerate_refuses_judgments_of_another_prompt_version() {
         library: &lib,
         embedder: embedder(),
     };
-    let p = Pipeline::new(&lib, &retriever, gemma());
+    let p = Pipeline::new(lib.store(), lib.user(), &retriever, gemma());
     let err = p
         .regenerate(&old, &PolicyOptions::default(), &mut |_| {}, &CancelToken::new())
         .unwrap_err();

@@ -64,6 +64,21 @@ pub enum EvalError {
     },
 }
 
+/// The engine's error for an evaluation's: traces scored on other input or with another prompt are stale (score
+/// them again); unreadable files, bad formats and invalid options are invalid.
+impl From<EvalError> for ragsift_core::Error {
+    fn from(e: EvalError) -> Self {
+        match e {
+            EvalError::FingerprintMismatch { .. } | EvalError::PromptVersionMismatch { .. } => {
+                ragsift_core::Error::Stale(e.to_string())
+            }
+            EvalError::Io { .. } | EvalError::Format { .. } | EvalError::Invalid(_) => {
+                ragsift_core::Error::Invalid(e.to_string())
+            }
+        }
+    }
+}
+
 impl fmt::Display for EvalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -3,7 +3,7 @@
 //! resolved to the retrieved chunks. The result is an ordinary rag-jev case, fingerprinted on what was retrieved.
 
 use super::{EvalCase, EvalError};
-use ragsift_store::retrieve::{Retriever, SearchRequest};
+use ragsift_interfaces::retrieve::{Retriever, SearchRequest};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -1,12 +1,12 @@
 //! Live scoring of eval cases: every case's documents judged with rag-jev's usefulness question, giving rag-jev
-//! traces (the same shape `--replay` reads back). Each trace carries the judge's own prompt version: rag-jev's
+//! traces (the same shape `--from-traces` reads back). Each trace carries the judge's own prompt version: rag-jev's
 //! (`useful-evidence-v1`, `contextual-evidence-v1`) only when Jev was sent rag-jev's own request.
 
 use super::{fingerprint, EvalCase, Judgment, RagJevTrace, ScoringStrategy, Usage};
 use crate::{Error, Result};
+use ragsift_interfaces::llm::CancelToken;
 use ragsift_judge::jev::useful_question;
 use ragsift_judge::Judge;
-use ragsift_models::llm::CancelToken;
 use std::time::Instant;
 
 /// Scores each case's documents with `judge`; `on_case(done, total)` reports progress. Stops with

@@ -5,7 +5,7 @@
 
 use super::spans::{locate, ChunkExtent, Span};
 use crate::{Error, Result};
-use ragsift_store::library::Library;
+use ragsift_interfaces::store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -140,8 +140,11 @@ impl LocatedEvidence {
 /// Finds each question's quotes in the library's page texts (documents matched by file name). A document
 /// missing from the library is an error; a quote not found on its page is listed in the second result (named
 /// with its question), so a caller can refuse or report it.
-pub fn locate_evidence(library: &Library, questions: &[QaQuestion]) -> Result<(Vec<LocatedEvidence>, Vec<String>)> {
-    let docs = library.documents()?;
+pub fn locate_evidence(
+    store: &dyn LibraryStore,
+    questions: &[QaQuestion],
+) -> Result<(Vec<LocatedEvidence>, Vec<String>)> {
+    let docs = store.documents()?;
     let by_name: BTreeMap<String, String> = docs
         .iter()
         .map(|d| {
@@ -163,7 +166,7 @@ pub fn locate_evidence(library: &Library, questions: &[QaQuestion]) -> Result<(V
                     q.id, e.document
                 ))
             })?;
-            let text = library.store().page(id, e.page)?.unwrap_or_default();
+            let text = store.page(id, e.page)?.unwrap_or_default();
             let Some((start, end)) = locate(&text, &e.quote) else {
                 missing.push(format!("{}: page {} of {}: {:?}", q.id, e.page, e.document, e.quote));
                 continue;

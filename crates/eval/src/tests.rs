@@ -402,7 +402,13 @@ fn live_scoring_judges_the_retrieval_query_when_there_is_one() {
     cases[0].retrieval_query = Some("rewritten for search".into());
     cases[1].retrieval_query = None;
     let judge = RecordingJudge(std::sync::Mutex::new(Vec::new()));
-    live::score_cases(&judge, &cases, &ragsift_models::llm::CancelToken::new(), &mut |_, _| {}).unwrap();
+    live::score_cases(
+        &judge,
+        &cases,
+        &ragsift_interfaces::llm::CancelToken::new(),
+        &mut |_, _| {},
+    )
+    .unwrap();
     let asked = judge.0.into_inner().unwrap();
     assert_eq!(asked, ["rewritten for search".to_string(), cases[1].query.clone()]);
 }
@@ -413,7 +419,13 @@ fn live_scoring_judges_the_retrieval_query_when_there_is_one() {
 fn live_traces_carry_the_judges_own_version_and_are_never_mixed() {
     let cases = load().0;
     let judge = RecordingJudge(std::sync::Mutex::new(Vec::new()));
-    let mut live = live::score_cases(&judge, &cases, &ragsift_models::llm::CancelToken::new(), &mut |_, _| {}).unwrap();
+    let mut live = live::score_cases(
+        &judge,
+        &cases,
+        &ragsift_interfaces::llm::CancelToken::new(),
+        &mut |_, _| {},
+    )
+    .unwrap();
     assert!(live
         .iter()
         .all(|t| t.prompt_version == "v" && t.scoring_strategy == ScoringStrategy::Independent));
@@ -446,4 +458,18 @@ fn lost_evidence_is_not_counted_as_correctly_empty() {
     case.evidence_lost = true;
     let lost = measure(&case, &[], None);
     assert_eq!((lost.correctly_empty, lost.all_evidence_lost), (None, true));
+}
+
+#[test]
+fn a_trace_scored_on_other_input_reads_as_stale_and_a_bad_option_as_invalid() {
+    let mismatch = EvalError::FingerprintMismatch {
+        case_id: "c".into(),
+        expected: "a".into(),
+        found: "b".into(),
+    };
+    assert_eq!(ragsift_core::Error::from(mismatch).code(), "stale");
+    assert_eq!(
+        ragsift_core::Error::from(EvalError::Invalid("top_k".into())).code(),
+        "invalid"
+    );
 }

@@ -3,18 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A rectangle on one page, in fractions of the page's width and height measured from its top-left corner
-/// (0 ≤ x0 ≤ x1 ≤ 1, 0 ≤ y0 ≤ y1 ≤ 1), so it lays over a rendering of the page at any resolution.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct PageBox {
-    /// The page number, from 1.
-    pub page: u32,
-    pub x0: f32,
-    pub y0: f32,
-    pub x1: f32,
-    pub y1: f32,
-}
+pub use ragsift_core::PageBox;
 
 /// One laid-out line of a page's text: its byte range `[start, end)` in `PageText::text`, its box and its font
 /// size in points (the largest on the line; 0 when unknown).

@@ -4,16 +4,20 @@
 //! readout, kept as the baseline the local judge is measured against. Failures are errors; the pipeline decides
 //! to fail open.
 
+mod identity;
 pub mod jev;
 mod jev_judge;
 pub mod local;
 
 pub use ragsift_core::{Error, Result};
 
+pub use identity::JudgeName;
 pub use jev::{default_questions, JudgeQuestion, PassageJudgment};
-pub use jev_judge::{JevJudge, JevRequest};
+#[cfg(feature = "http")]
+pub use jev_judge::JevJudge;
+pub use jev_judge::JevRequest;
 pub use local::LocalJudge;
-use ragsift_models::llm::{yes_no_prompt, LanguageModel};
+use ragsift_interfaces::llm::{yes_no_prompt, LanguageModel};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -71,7 +75,7 @@ pub trait Judge: Send + Sync {
 pub(crate) fn every_passage_fails(count: usize, e: &Error) -> Vec<Result<PassageJudgment>> {
     let code = match e {
         Error::Judge { code, .. } => *code,
-        other => other.code(),
+        other => ragsift_core::JudgeCode::Engine(other.code()),
     };
     let message = e.to_string();
     (0..count)
@@ -87,14 +91,7 @@ pub(crate) fn every_passage_fails(count: usize, e: &Error) -> Vec<Result<Passage
 /// The prompt version a stored run's judge must have used for its judgments to be replayed against today's
 /// questions (`None` when the run had no judge).
 pub fn expected_prompt_version(judge: &str) -> Option<String> {
-    match judge {
-        "jev" => Some(jev::PROMPT_VERSION.to_string()),
-        "jev-ragjev" => Some(ragsift_policy::RAG_JEV_PROMPT_VERSION.to_string()),
-        "jev-contextual" => Some(ragsift_policy::RAG_JEV_CONTEXTUAL_PROMPT_VERSION.to_string()),
-        "local" => Some(local::shipped_fit().version.clone()),
-        "readout" => Some(format!("{READOUT_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)),
-        _ => None,
-    }
+    JudgeName::parse(judge).map(JudgeName::prompt_version)
 }
 
 /// The same questions answered by a language model's raw yes/no readout (uncalibrated). Each passage's
@@ -121,13 +118,13 @@ pub fn local_question(q: &JudgeQuestion, query: &str) -> String {
 
 impl Judge for ReadoutJudge<'_> {
     fn name(&self) -> &'static str {
-        "readout"
+        JudgeName::Readout.as_str()
     }
     fn model(&self) -> String {
         self.model.id().to_string()
     }
     fn prompt_version(&self) -> String {
-        format!("{READOUT_PROMPT_VERSION}+{}", jev::PROMPT_VERSION)
+        JudgeName::Readout.prompt_version()
     }
     fn calibrated(&self) -> bool {
         false

@@ -7,17 +7,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-/// An embedding model. Vectors are L2-normalised so cosine similarity is a dot product.
-pub trait Embedder: Send + Sync {
-    /// Stable id of the model (stored with the library: vectors of different models never mix).
-    fn id(&self) -> &str;
-    fn dimensions(&self) -> usize;
-    /// Largest input in tokens, special tokens included.
-    fn max_tokens(&self) -> usize;
-    /// Path of the model's `tokenizer.json`, so the chunker counts tokens exactly as the model does.
-    fn tokenizer_path(&self) -> &Path;
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
-}
+pub use ragsift_interfaces::embed::{length_order, Embedder};
 
 /// What set-up writes beside a model's files.
 #[derive(Debug, Clone, Deserialize)]
@@ -173,14 +163,6 @@ pub fn length_batches<'o>(texts: &[&str], order: &'o [usize], max_count: usize, 
         batches.push(&order[start..]);
     }
     batches
-}
-
-/// The indices of `texts` from shortest to longest (by characters, a proxy for tokens), so that each batch is
-/// padded only to a length close to its own members' and not to the longest text of the call.
-pub fn length_order(texts: &[&str]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..texts.len()).collect();
-    order.sort_by_key(|&i| texts[i].len());
-    order
 }
 
 /// Scales a vector to unit length (a zero vector stays zero).

@@ -94,7 +94,7 @@ mod tests {
     use crate::labels::RunLabels;
     use crate::query::Query;
     use crate::trace::{chunk_judgments, Answer, VariantHit, VariantHits};
-    use ragsift_models::llm::{Completion, FinishReason};
+    use ragsift_interfaces::llm::{Completion, FinishReason};
     use ragsift_policy::{select, GroupBy, Mode, PolicyOptions, USEFUL};
     use std::collections::BTreeMap;
 

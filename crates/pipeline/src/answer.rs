@@ -10,10 +10,10 @@
 
 use super::augment::Source;
 use crate::Result;
+use ragsift_interfaces::embed::Embedder;
 use ragsift_judge::local::model::Logistic;
 use ragsift_judge::local::signals::{rank_desc, Lexicon, TermStats};
 use ragsift_judge::local::text::{answer_kind, content_stems, fits_kind, sentences};
-use ragsift_models::embed::Embedder;
 use serde::{Deserialize, Serialize};
 
 /// How answers are produced.
@@ -263,7 +263,7 @@ pub fn rank_sentences_with(
 
 /// The completion without lines that repeat the prompt's instructions (a small model echoing its input); an
 /// answer that was nothing but echo says so instead.
-pub fn without_echo(mut c: ragsift_models::llm::Completion) -> ragsift_models::llm::Completion {
+pub fn without_echo(mut c: ragsift_interfaces::llm::Completion) -> ragsift_interfaces::llm::Completion {
     if !echoes_prompt(&c.text) {
         return c;
     }

@@ -1,7 +1,7 @@
 //! Joiner stage: Spring's ConcatenationDocumentJoiner (de-duplicate by chunk id, first occurrence kept, sorted by
 //! score descending) that also records provenance: which variants found each chunk, at what rank and score.
 
-use ragsift_store::retrieve::Hit;
+use ragsift_interfaces::retrieve::Hit;
 use serde::{Deserialize, Serialize};
 
 /// One variant's finding of a chunk.
@@ -101,7 +101,7 @@ impl Joiner for ConcatenationJoiner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ragsift_store::store::ChunkRow;
+    use ragsift_interfaces::store::ChunkRow;
 
     fn hit(id: &str, rank: usize, score: f32) -> Hit {
         Hit {

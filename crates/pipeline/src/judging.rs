@@ -12,10 +12,10 @@
 use super::join::Candidate;
 use crate::Result;
 use ragsift_core::ids::sha256_hex;
+use ragsift_interfaces::store::CachedJudgment;
+use ragsift_interfaces::store::LibraryStore;
 use ragsift_judge::{Judge, JudgeQuestion};
 use ragsift_policy::JudgeDefaults;
-use ragsift_store::store::CachedJudgment;
-use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -283,7 +283,7 @@ impl Ask<'_> {
                     outcome.unscreened_passages += 1;
                     if outcome.error.is_none() {
                         outcome.error_code = Some(match &e {
-                            crate::Error::Judge { code, .. } => (*code).to_string(),
+                            crate::Error::Judge { code, .. } => code.as_str().to_string(),
                             other => other.code().to_string(),
                         });
                         outcome.error = Some(e.to_string());
@@ -336,7 +336,7 @@ pub fn refused_key(e: &crate::Error) -> bool {
         e,
         crate::Error::Auth(_)
             | crate::Error::Judge {
-                code: "provider_auth",
+                code: ragsift_core::JudgeCode::ProviderAuth,
                 ..
             }
     )

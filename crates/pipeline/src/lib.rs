@@ -25,12 +25,12 @@ use join::{ConcatenationJoiner, Joiner};
 use judging::{judge_candidates, JudgeOutcome, JudgeStatus};
 use query::{CompressionQueryTransformer, MultiQueryExpander, Query, QueryExpander, QueryTransformer};
 use query::{RewriteQueryTransformer, TranslationQueryTransformer};
+use ragsift_interfaces::embed::Embedder;
+use ragsift_interfaces::llm::{CancelToken, ChatMessage, Completion, FinishReason, GenerateOptions, LanguageModel};
+use ragsift_interfaces::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
+use ragsift_interfaces::store::LibraryStore;
 use ragsift_judge::{default_questions, Judge, JudgeQuestion};
-use ragsift_models::embed::Embedder;
-use ragsift_models::llm::{CancelToken, ChatMessage, Completion, FinishReason, GenerateOptions, LanguageModel};
 use ragsift_policy::{select, PolicyOptions, Reason, Selection};
-use ragsift_store::library::Library;
-use ragsift_store::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -110,7 +110,10 @@ impl Default for PipelineOptions {
 
 /// The parts a pipeline runs with.
 pub struct Pipeline<'a> {
-    pub library: &'a Library,
+    /// Where runs are saved and judgments cached.
+    pub store: &'a dyn LibraryStore,
+    /// Who runs it, as recorded in each run (the library's user).
+    pub made_by: String,
     pub retriever: &'a dyn Retriever,
     pub model: &'a dyn LanguageModel,
     pub judge: Option<&'a dyn Judge>,
@@ -124,9 +127,15 @@ pub struct Pipeline<'a> {
 }
 
 impl<'a> Pipeline<'a> {
-    pub fn new(library: &'a Library, retriever: &'a dyn Retriever, model: &'a dyn LanguageModel) -> Self {
+    pub fn new(
+        store: &'a dyn LibraryStore,
+        made_by: impl Into<String>,
+        retriever: &'a dyn Retriever,
+        model: &'a dyn LanguageModel,
+    ) -> Self {
         Pipeline {
-            library,
+            store,
+            made_by: made_by.into(),
             retriever,
             model,
             judge: None,
@@ -215,14 +224,7 @@ impl<'a> Pipeline<'a> {
         let t = Instant::now();
         self.stage(Stage::Judging);
         let outcome = match self.judge {
-            Some(judge) => judge_candidates(
-                self.library.store(),
-                judge,
-                query,
-                &candidates,
-                &self.questions,
-                o.strict,
-            )?,
+            Some(judge) => judge_candidates(self.store, judge, query, &candidates, &self.questions, o.strict)?,
             None => unjudged(&candidates),
         };
         timings.insert("judge".to_string(), ms(t));
@@ -258,9 +260,9 @@ impl<'a> Pipeline<'a> {
             answer,
             timings,
         );
-        trace.made_by = self.library.user();
+        trace.made_by = self.made_by.clone();
         trace.cost = trace.estimate_cost(&self.options.rates);
-        trace.save(self.library.store())?;
+        trace.save(self.store)?;
         Ok(trace)
     }
 
@@ -350,7 +352,7 @@ impl<'a> Pipeline<'a> {
         let (prompt, completion) = match by {
             AnsweredBy::NoEvidence | AnsweredBy::NotAnswered => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
             AnsweredBy::Extractive => {
-                let stats: &dyn ragsift_judge::local::signals::TermStats = self.library.store();
+                let stats: &dyn ragsift_judge::local::signals::TermStats = self.store;
                 let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;
                 quoted = ranked.first().map(|(best, x)| {
                     let margin = best.score - ranked.get(1).map_or(0.0, |(c, _)| c.score);

@@ -2,7 +2,7 @@
 //! compression of chat history into a standalone query, translation) and the multi-query expander.
 
 use crate::Result;
-use ragsift_models::llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel, Role};
+use ragsift_interfaces::llm::{CancelToken, ChatMessage, GenerateOptions, LanguageModel, Role};
 use serde::{Deserialize, Serialize};
 
 /// A query with the conversation it came from.

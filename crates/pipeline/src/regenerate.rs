@@ -7,7 +7,7 @@ use super::query::Query;
 use super::trace::Answer;
 use super::{ms, Pipeline, Stage, Trace};
 use crate::Result;
-use ragsift_models::llm::CancelToken;
+use ragsift_interfaces::llm::CancelToken;
 use ragsift_policy::{PolicyOptions, Selection};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -74,11 +74,11 @@ impl Pipeline<'_> {
             answer,
             timings,
         );
-        trace.made_by = self.library.user();
+        trace.made_by = self.made_by.clone();
         trace.origin = previous.origin;
         trace.labels = previous.labels.clone();
         trace.cost = trace.estimate_cost(&self.options.rates);
-        trace.save(self.library.store())?;
+        trace.save(self.store)?;
         Ok(trace)
     }
 }

@@ -7,40 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock};
 
-/// One search result: the chunk's vector key and its cosine similarity to the query.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Neighbor {
-    pub key: u64,
-    pub similarity: f32,
-}
-
-/// A store of unit vectors under u64 keys. A server-backed store can implement it too.
-pub trait VectorIndex: Send + Sync {
-    fn dimensions(&self) -> usize;
-    fn len(&self) -> usize;
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    fn contains(&self, key: u64) -> bool;
-    /// Adds a vector, replacing any vector under the same key.
-    fn add(&self, key: u64, vector: &[f32]) -> Result<()>;
-    fn remove(&self, key: u64) -> Result<()>;
-    fn search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>>;
-    /// Exact (brute-force) search, the baseline approximate search is measured against.
-    fn exact_search(&self, query: &[f32], k: usize) -> Result<Vec<Neighbor>>;
-    fn clear(&self) -> Result<()>;
-    /// Makes the current contents durable (atomically: a crash leaves the old or the new file, never half).
-    fn persist(&self) -> Result<()>;
-    /// Makes the last write durable at the least cost: a file-backed index may journal a small change instead of
-    /// saving itself whole (see [`crate::journal`]); [`VectorIndex::persist`] still saves everything.
-    fn sync(&self) -> Result<()> {
-        self.persist()
-    }
-    /// Re-reads what another process saved (a file-backed index); returns whether it read anything.
-    fn reload(&self) -> Result<bool> {
-        Ok(false)
-    }
-}
+pub use ragsift_interfaces::store::{Neighbor, VectorIndex};
 
 /// Libraries smaller than this are searched exactly.
 pub const EXACT_BELOW: usize = 20_000;

@@ -1,4 +1,4 @@
-//! ragsift's store: the SQLite database (`store`), the usearch vector index (`index`), the library that keeps
+//! ragsift's store: the SQLite database (`sqlite`), the usearch vector index (`index`), the library that keeps
 //! both consistent through ingest and crashes (`library`), and vector, keyword and hybrid retrieval (`retrieve`).
 
 pub mod backend;
@@ -9,7 +9,8 @@ pub mod library;
 pub mod location;
 pub mod pg;
 pub mod retrieve;
-pub mod store;
+mod sql;
+pub mod sqlite;
 pub mod writer;
 
 pub use backend::{DocumentStore, JudgmentStore, LibraryStore, RunStore, StoreInfo, StoreKind};

@@ -2,80 +2,15 @@
 //! over a library. Every hit carries its score(s), document, pages and text.
 
 use crate::library::Library;
-use crate::store::ChunkRow;
+use crate::sqlite::ChunkRow;
 use crate::{Error, Result};
-use ragsift_models::embed::Embedder;
-use serde::{Deserialize, Serialize};
+use ragsift_interfaces::embed::Embedder;
 use std::collections::HashMap;
+
+pub use ragsift_interfaces::retrieve::{Hit, Retriever, SearchMode, SearchRequest};
 
 /// Reciprocal-rank-fusion constant (the usual k = 60).
 pub const RRF_K: f32 = 60.0;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    #[default]
-    Vector,
-    Keyword,
-    Hybrid,
-}
-
-impl std::str::FromStr for SearchMode {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "vector" => Ok(SearchMode::Vector),
-            "keyword" => Ok(SearchMode::Keyword),
-            "hybrid" => Ok(SearchMode::Hybrid),
-            other => Err(Error::Invalid(format!(
-                "unknown search mode '{other}' (vector, keyword or hybrid)"
-            ))),
-        }
-    }
-}
-
-/// A search. Defaults follow Spring AI's VectorStoreDocumentRetriever: top-k 4, similarity threshold 0.0
-/// (accept all). The threshold applies to cosine similarity, so to vector and hybrid search.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct SearchRequest {
-    pub query: String,
-    pub top_k: usize,
-    pub threshold: f32,
-    pub mode: SearchMode,
-}
-
-impl SearchRequest {
-    pub fn new(query: impl Into<String>) -> Self {
-        SearchRequest {
-            query: query.into(),
-            top_k: 4,
-            threshold: 0.0,
-            mode: SearchMode::Vector,
-        }
-    }
-}
-
-/// One retrieved chunk. `score` is what the hits are ordered by: cosine similarity (vector), BM25 (keyword)
-/// or the fused RRF score (hybrid); the per-method scores and ranks are kept beside it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct Hit {
-    pub rank: usize,
-    pub score: f32,
-    pub similarity: Option<f32>,
-    pub vector_rank: Option<usize>,
-    pub bm25: Option<f32>,
-    pub keyword_rank: Option<usize>,
-    #[serde(flatten)]
-    pub chunk: ChunkRow,
-}
-
-/// A retriever: a query in, ranked hits out.
-pub trait Retriever: Send + Sync {
-    fn retrieve(&self, request: &SearchRequest) -> Result<Vec<Hit>>;
-}
 
 /// The library's own retriever.
 pub struct LibraryRetriever<'a> {

@@ -157,7 +157,7 @@ impl Workbench {
             embedder: queries.as_ref(),
         };
         let judge = self.build_judge(judge.0, judge.1, embedder.as_ref(), model.as_ref(), lib.store())?;
-        let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
+        let mut pipeline = Pipeline::new(lib.store(), lib.user(), &retriever, model.as_ref());
         pipeline.options.rates = self.settings().rates;
         pipeline.embedder = Some(embedder.as_ref());
         pipeline.judge = judge.as_deref();

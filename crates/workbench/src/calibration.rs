@@ -36,13 +36,9 @@ impl CalibrateRequest {
     }
 }
 
-fn invalid(e: ragsift_eval::EvalError) -> Error {
-    Error::Invalid(e.to_string())
-}
-
 fn load_splits(request: &CalibrateRequest) -> Result<(Vec<EvalCase>, Vec<EvalCase>)> {
-    let development = ragsift_eval::load_cases(&request.development).map_err(invalid)?;
-    let evaluation = ragsift_eval::load_cases(&request.evaluation).map_err(invalid)?;
+    let development = ragsift_eval::load_cases(&request.development)?;
+    let evaluation = ragsift_eval::load_cases(&request.evaluation)?;
     Ok((development, evaluation))
 }
 
@@ -50,7 +46,7 @@ fn load_splits(request: &CalibrateRequest) -> Result<(Vec<EvalCase>, Vec<EvalCas
 pub fn replay(request: &CalibrateRequest) -> Result<Calibration> {
     let path = (request.replay.as_ref()).ok_or_else(|| Error::Invalid("replay needs saved traces".into()))?;
     let (development, evaluation) = load_splits(request)?;
-    let traces = ragsift_eval::load_traces(path).map_err(invalid)?;
+    let traces = ragsift_eval::load_traces(path)?;
     calibrate::run(
         &development,
         &evaluation,
@@ -77,7 +73,7 @@ impl Workbench {
         let (development, evaluation) = load_splits(request)?;
         let artifacts = request.artifacts();
         // Check the splits and the artifacts before building a judge (and before any model loads).
-        calibrate::check_split(&development, &evaluation).map_err(invalid)?;
+        calibrate::check_split(&development, &evaluation)?;
         if let Some(path) = artifacts.existing() {
             return Err(calibrate::exists(path));
         }
@@ -122,7 +118,7 @@ impl Workbench {
                 score_with(judge.as_ref())
             }
             JudgeKind::Auto | JudgeKind::None => Err(Error::Invalid(
-                "scoring cases live needs a judge (jev or local), or --replay saved traces".into(),
+                "scoring cases live needs a judge (jev or local), or --from-traces with saved traces".into(),
             )),
         }
     }

@@ -14,7 +14,7 @@ use ragsift_pipeline::labels::RunLabels;
 use ragsift_pipeline::trace::{VariantHit, VariantHits};
 use ragsift_pipeline::{portable, Trace};
 use ragsift_policy::PolicyOptions;
-use ragsift_store::store::RunSummary;
+use ragsift_store::sqlite::RunSummary;
 use serde_json::{Map, Value};
 
 /// Keys an eval case adds to a request: its labels, which never reach the judge.

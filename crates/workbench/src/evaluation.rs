@@ -39,7 +39,6 @@ impl Workbench {
     pub fn evaluate(&self, request: &EvalRequest, job: &str) -> Result<EvalView> {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
-        let invalid = |e: eval::EvalError| Error::Invalid(e.to_string());
         let cases = if request.from_library {
             let (lib, embedder) = (self.library(), self.query_embedder()?);
             let retriever = LibraryRetriever {
@@ -49,10 +48,9 @@ impl Workbench {
             eval::library::load_cases_from_library(&request.cases_path, &retriever, request.top_k as usize)
         } else {
             eval::load_cases(&request.cases_path)
-        }
-        .map_err(invalid)?;
+        }?;
         let traces = match &request.traces_path {
-            Some(path) => eval::load_traces(path).map_err(invalid)?,
+            Some(path) => eval::load_traces(path)?,
             None => {
                 let (model, embedder, lib) = (self.model(None)?, self.embedder()?, self.library());
                 let judge = self
@@ -71,8 +69,8 @@ impl Workbench {
             min_relevance: request.min_relevance,
             top_n: request.top_n.map(|n| n as usize),
         };
-        let report = eval::evaluate(&cases, &traces, &options).map_err(invalid)?;
-        let sweep = eval::sweep(&cases, &traces, &options, &eval::threshold_grid(eval::SWEEP_STEP)).map_err(invalid)?;
+        let report = eval::evaluate(&cases, &traces, &options)?;
+        let sweep = eval::sweep(&cases, &traces, &options, &eval::threshold_grid(eval::SWEEP_STEP))?;
         Ok(EvalView { report, sweep })
     }
 }

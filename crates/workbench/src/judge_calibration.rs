@@ -8,6 +8,7 @@ use crate::settings::JudgeKind;
 use crate::{Error, Result};
 use ragsift_eval::judge_calibration::{Calibrator, Comparison, JudgeKey, LabelledScores, QuestionCalibration};
 use ragsift_eval::{EvalCase, RagJevTrace};
+use ragsift_judge::JudgeName;
 use ragsift_pipeline::Trace;
 use ragsift_policy::{PolicyOptions, IS_RELEVANT, USEFUL};
 use serde::{Deserialize, Serialize};
@@ -131,8 +132,8 @@ fn judge_key(trace: &Trace) -> JudgeKey {
 pub fn judge_matches(kind: JudgeKind, name: &str) -> bool {
     match kind {
         JudgeKind::Auto => true,
-        JudgeKind::Jev => name == "jev" || name.starts_with("jev-"),
-        JudgeKind::Local => name == "local",
+        JudgeKind::Jev => JudgeName::parse(name).is_some_and(JudgeName::is_jev),
+        JudgeKind::Local => JudgeName::parse(name) == Some(JudgeName::Local),
         JudgeKind::None => false,
     }
 }

@@ -34,7 +34,7 @@ use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, Langu
 use ragsift_pipeline::Trace;
 use ragsift_policy::{ChunkJudgment, GroupBy, PolicyOptions};
 use ragsift_store::library::{IngestReport, Library};
-use ragsift_store::store::{DocumentRow, RunSummary};
+use ragsift_store::sqlite::{DocumentRow, RunSummary};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};

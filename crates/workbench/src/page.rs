@@ -3,7 +3,7 @@
 
 use super::Workbench;
 use crate::{Error, Result};
-use ragsift_store::store::{ChunkRow, PageBox};
+use ragsift_store::sqlite::{ChunkRow, PageBox};
 use serde::{Deserialize, Serialize};
 use std::process::Command;
 

@@ -95,7 +95,7 @@ pub struct Artifacts {
     pub frozen: PathBuf,
     /// rag-jev's policy config (the chosen policy in shadow mode), only when a policy qualified.
     pub policy: PathBuf,
-    /// Live traces of both splits (not written when replaying), for a later `--replay`.
+    /// Live traces of both splits (not written when replaying), for a later `--from-traces`.
     pub traces: PathBuf,
 }
 

@@ -1,6 +1,7 @@
 //! What a judgment yields: [`PassageJudgment`] on success, [`JevError`] (with [`ValidationIssue`]s for a 422) on
 //! failure.
 
+use ragsift_core::JudgeCode;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -117,23 +118,23 @@ pub enum JevError {
 impl JevError {
     /// A stable, sanitised code. `provider_auth`, `provider_rate_limit`, `provider_error`, `invalid_provider_response`
     /// and `deadline_exceeded` mean what they mean in rag-jev; the others refine what rag-jev calls `provider_error`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> JudgeCode {
         match self {
-            JevError::Auth { .. } => "provider_auth",
-            JevError::BadModel { .. } => "provider_bad_model",
-            JevError::Validation { .. } => "provider_validation",
-            JevError::RateLimited { .. } => "provider_rate_limit",
-            JevError::Overloaded { .. } => "provider_overloaded",
-            JevError::Server { .. } | JevError::Http { .. } | JevError::Transport { .. } => "provider_error",
-            JevError::Timeout { .. } => "provider_timeout",
-            JevError::DeadlineExceeded { .. } => "deadline_exceeded",
-            JevError::Unreachable { .. } => "provider_unreachable",
-            JevError::Malformed { .. } | JevError::MissingAnswers { .. } => "invalid_provider_response",
-            JevError::MissingUsage => "missing_provider_usage",
-            JevError::TooManyPassages { .. } => "contextual_candidate_limit",
-            JevError::TooManyTokens { .. } => "contextual_token_limit",
-            JevError::Config { .. } => "provider_config",
-            JevError::InvalidRequest { .. } => "invalid_request",
+            JevError::Auth { .. } => JudgeCode::ProviderAuth,
+            JevError::BadModel { .. } => JudgeCode::ProviderBadModel,
+            JevError::Validation { .. } => JudgeCode::ProviderValidation,
+            JevError::RateLimited { .. } => JudgeCode::ProviderRateLimit,
+            JevError::Overloaded { .. } => JudgeCode::ProviderOverloaded,
+            JevError::Server { .. } | JevError::Http { .. } | JevError::Transport { .. } => JudgeCode::ProviderError,
+            JevError::Timeout { .. } => JudgeCode::ProviderTimeout,
+            JevError::DeadlineExceeded { .. } => JudgeCode::DeadlineExceeded,
+            JevError::Unreachable { .. } => JudgeCode::ProviderUnreachable,
+            JevError::Malformed { .. } | JevError::MissingAnswers { .. } => JudgeCode::InvalidProviderResponse,
+            JevError::MissingUsage => JudgeCode::MissingProviderUsage,
+            JevError::TooManyPassages { .. } => JudgeCode::ContextualCandidateLimit,
+            JevError::TooManyTokens { .. } => JudgeCode::ContextualTokenLimit,
+            JevError::Config { .. } => JudgeCode::ProviderConfig,
+            JevError::InvalidRequest { .. } => JudgeCode::InvalidRequest,
         }
     }
 }

@@ -13,15 +13,18 @@
 //! Layout: `questions` holds the question wording, `error` the results and errors, `client` the HTTP client
 //! (retries, deadline, concurrency) and `wire` the request and response wire format.
 
+#[cfg(feature = "http")]
 mod client;
 mod error;
 mod questions;
 pub mod ragjev;
+#[cfg(feature = "http")]
 mod wire;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests;
 
+#[cfg(feature = "http")]
 pub use client::JevClient;
 pub use error::{JevError, PassageJudgment, ValidationIssue};
 pub use questions::{default_questions, filter_questions, useful_question, JudgeQuestion};

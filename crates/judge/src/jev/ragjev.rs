@@ -158,7 +158,7 @@ mod tests {
         assert!(check_contextual_limits("q", &texts, &questions).is_ok());
         let more: Vec<String> = (0..33).map(|i| format!("passage {i}")).collect();
         let err = check_contextual_limits("q", &more, &contextual_questions(33, None)).unwrap_err();
-        assert_eq!(err.code(), "contextual_candidate_limit");
+        assert_eq!(err.code().as_str(), "contextual_candidate_limit");
         // One passage of exactly 24,000 state tokens (" a" is one token each) passes; one token more does not.
         let state_of = |k: usize| cl100k_tokens(&contextual_state_json("q", &[" a".repeat(k)]));
         let overhead = state_of(100) - 100;
@@ -166,7 +166,7 @@ mod tests {
         assert_eq!(state_of(k), MAX_CONTEXTUAL_STATE_TOKENS);
         let big = vec![" a".repeat(k)];
         let err = check_contextual_limits("q", &[" a".repeat(k + 1)], &contextual_questions(1, None)).unwrap_err();
-        assert_eq!(err.code(), "contextual_token_limit");
+        assert_eq!(err.code().as_str(), "contextual_token_limit");
         assert!(check_contextual_limits("q", &big, &contextual_questions(1, None)).is_ok());
     }
 }

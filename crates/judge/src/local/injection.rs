@@ -5,7 +5,7 @@
 //! model's readout through a fitted model.
 
 use crate::Result;
-use ragsift_models::embed::Embedder;
+use ragsift_interfaces::embed::Embedder;
 use regex::{Regex, RegexSet};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

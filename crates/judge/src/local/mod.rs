@@ -17,8 +17,8 @@ pub mod text;
 use super::{Judge, JudgeQuestion, PassageJudgment};
 use crate::{Error, Result};
 use model::Logistic;
-use ragsift_models::embed::Embedder;
-use ragsift_models::llm::LanguageModel;
+use ragsift_interfaces::embed::Embedder;
+use ragsift_interfaces::llm::LanguageModel;
 use ragsift_policy::JudgeDefaults;
 use serde::{Deserialize, Serialize};
 use signals::{SignalSources, Signals, TermStats};
@@ -136,7 +136,7 @@ pub fn feature_row(m: &Logistic, signals: &Signals, passage: &str) -> Vec<f64> {
 
 impl Judge for LocalJudge<'_> {
     fn name(&self) -> &'static str {
-        "local"
+        crate::JudgeName::Local.as_str()
     }
 
     fn model(&self) -> String {
@@ -186,7 +186,7 @@ impl Judge for LocalJudge<'_> {
                         .get(&q.key)
                         .or_else(|| models.get(ragsift_policy::CONTAINS_ANSWER_EVIDENCE))
                         .ok_or_else(|| Error::Judge {
-                            code: "not_fitted",
+                            code: ragsift_core::JudgeCode::NotFitted,
                             message: format!("the local judge has no model for `{}`", q.key),
                         })?;
                     answers.insert(q.key.clone(), m.predict(&feature_row(m, s, passage)));

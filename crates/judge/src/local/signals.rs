@@ -6,14 +6,14 @@
 
 use super::text::{answer_kind, content_stems, fits_kind, sentences, words, Sentence};
 use crate::Result;
-use ragsift_models::embed::Embedder;
-use ragsift_models::llm::{LanguageModel, ScoreItem};
+use ragsift_interfaces::embed::Embedder;
+use ragsift_interfaces::llm::{LanguageModel, ScoreItem};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// How many chunks hold a stem, as a float (the corpus statistics behind the idf weights).
 type DocFrequency<'a> = Box<dyn Fn(&str) -> f32 + 'a>;
 
-pub use ragsift_store::backend::TermStats;
+pub use ragsift_interfaces::store::TermStats;
 
 /// Every signal, in the order of [`Signals::values`]. Names starting with `lm_` need a language model that can
 /// score text; the others need only the embedder.

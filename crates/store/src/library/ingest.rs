@@ -3,14 +3,14 @@
 
 use super::prepare::{FreshFile, Prefetch, Prepared};
 use super::Library;
-use crate::store::{DocumentRow, NewChunk};
+use crate::sqlite::{DocumentRow, NewChunk};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
 use ragsift_ingest::chunk::TokenChunker;
 use ragsift_ingest::extract::{self, Loader};
-use ragsift_models::embed::Embedder;
-use ragsift_models::llm::CancelToken;
+use ragsift_interfaces::embed::Embedder;
+use ragsift_interfaces::llm::CancelToken;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -272,7 +272,7 @@ impl Library {
         });
         // Batches of similar length: each is padded only to its own longest chunk.
         let texts: Vec<&str> = drafts.iter().map(|d| d.text.as_str()).collect();
-        let order = ragsift_models::embed::length_order(&texts);
+        let order = ragsift_interfaces::embed::length_order(&texts);
         let mut vectors = vec![Vec::new(); drafts.len()];
         let mut done = 0;
         for batch in order.chunks(self.settings.embed_batch.max(PROGRESS_EVERY)) {

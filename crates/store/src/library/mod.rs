@@ -18,7 +18,7 @@ use crate::index::{UsearchIndex, VectorIndex};
 use crate::location::{self, StoreLocation};
 use crate::pg::spring::SpringTable;
 use crate::pg::PgStore;
-use crate::store::{DocumentRow, Store};
+use crate::sqlite::{DocumentRow, Store};
 use crate::writer;
 use crate::{Error, Result};
 use ragsift_core::progress::Progress;

@@ -4,7 +4,7 @@
 
 use super::Library;
 use crate::config::OcrSetup;
-use crate::store::{DocumentRow, FailedFile};
+use crate::sqlite::{DocumentRow, FailedFile};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, Progress};

@@ -5,8 +5,8 @@
 use super::{schema, Client, PgResult, PgStore};
 use crate::backend::{DocumentStore, StoreInfo};
 use crate::index::VectorIndex;
-use crate::store::chunks::{from_json, to_json};
-use crate::store::{ChunkRow, DocumentRow, FailedFile, NewChunk};
+use crate::sqlite::chunks::{from_json, to_json};
+use crate::sqlite::{ChunkRow, DocumentRow, FailedFile, NewChunk};
 use crate::Result;
 use pgvector::Vector;
 use tokio_postgres::Row;
@@ -65,7 +65,7 @@ async fn keys_of(client: &impl deadpool_postgres::GenericClient, id: &str) -> Pg
 
 /// Words of a free-text question as a tsquery OR of quoted terms (punctuation cannot break the syntax).
 pub(super) fn ts_query(query: &str) -> Option<String> {
-    crate::store::or_query(query, '\'', " | ")
+    crate::sqlite::or_query(query, '\'', " | ")
 }
 
 async fn write_document(

@@ -2,8 +2,8 @@
 
 use super::PgStore;
 use crate::backend::LabelStore;
-use crate::store::labels::LABEL_COLUMNS;
-use crate::store::SpanLabel;
+use crate::sqlite::labels::LABEL_COLUMNS;
+use crate::sqlite::SpanLabel;
 use crate::Result;
 use tokio_postgres::Row;
 
@@ -114,6 +114,6 @@ mod tests {
         };
         let url = cluster.create_database("labels").unwrap();
         let store = PgStore::open(&url).unwrap();
-        crate::store::labels::tests::labels_round_trip(&store);
+        crate::sqlite::labels::tests::labels_round_trip(&store);
     }
 }

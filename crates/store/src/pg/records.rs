@@ -3,7 +3,7 @@
 
 use super::PgStore;
 use crate::backend::{JudgmentStore, RunStore};
-use crate::store::{CachedJudgment, RunSummary};
+use crate::sqlite::{CachedJudgment, RunSummary};
 use crate::Result;
 use tokio_postgres::Row;
 

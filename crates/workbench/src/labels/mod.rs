@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-pub use ragsift_store::store::{normalize_question, SpanLabel};
+pub use ragsift_store::sqlite::{normalize_question, SpanLabel};
 
 mod matching;
 

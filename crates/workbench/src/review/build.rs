@@ -44,7 +44,7 @@ impl Workbench {
             library: &lib,
             embedder: queries.as_ref(),
         };
-        let mut pipeline = Pipeline::new(&lib, &retriever, model.as_ref());
+        let mut pipeline = Pipeline::new(lib.store(), lib.user(), &retriever, model.as_ref());
         pipeline.embedder = Some(embedder.as_ref());
         let defaults = self.ask_defaults();
         pipeline.options.generate.max_tokens = defaults.max_tokens;

@@ -4,7 +4,7 @@
 use crate::backend::DocumentStore;
 use crate::pg::cluster::TestCluster;
 use crate::pg::PgStore;
-use crate::store::chunks::tests::{a_rename_round_trips, sections_and_boxes_round_trip};
+use crate::sqlite::chunks::tests::{a_rename_round_trips, sections_and_boxes_round_trip};
 
 #[test]
 fn sections_and_boxes_round_trip_and_older_libraries_migrate_in_postgres() {

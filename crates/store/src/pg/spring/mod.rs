@@ -14,7 +14,7 @@ use vectors::SpringVectors;
 use super::{Client, Conn, PgResult};
 use crate::backend::{DocumentStore, StoreInfo, StoreKind};
 use crate::index::VectorIndex;
-use crate::store::{ChunkRow, DocumentRow, NewChunk};
+use crate::sqlite::{ChunkRow, DocumentRow, NewChunk};
 use crate::{Error, Result};
 use pgvector::Vector;
 use std::collections::HashMap;

@@ -4,7 +4,7 @@
 use super::SpringTable;
 use crate::backend::{JudgmentStore, LabelStore, LibraryStore, RunStore};
 use crate::pg::PgStore;
-use crate::store::{CachedJudgment, RunSummary, SpanLabel, Store};
+use crate::sqlite::{CachedJudgment, RunSummary, SpanLabel, Store};
 use crate::{Error, Result};
 use std::path::Path;
 

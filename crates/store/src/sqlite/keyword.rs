@@ -7,6 +7,7 @@
 //! boilerplate word on 163,000 chunks costs a full scan). When the other words match fewer than `k` chunks, the
 //! full query runs, as chunks with only the common words then fill the tail.
 
+use crate::sql::Sql;
 use crate::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -77,15 +78,18 @@ pub(super) fn search(conn: &Connection, query: &str, k: usize) -> Result<Vec<(u6
 
 /// How many chunks contain `word` (as the keyword index tokenises it: lower case, no stemming).
 pub(super) fn term_frequency(conn: &Connection, word: &str) -> Result<u64> {
-    let n: Option<i64> = (conn.prepare_cached("SELECT doc FROM chunks_vocab WHERE term = ?1")?)
-        .query_row([word], |r| r.get(0))
-        .optional()?;
+    let n: Option<i64> = (conn
+        .prepare_cached("SELECT doc FROM chunks_vocab WHERE term = ?1")
+        .sql()?)
+    .query_row([word], |r| r.get(0))
+    .optional()
+    .sql()?;
     Ok(n.unwrap_or(0).max(0) as u64)
 }
 
 /// Number of chunks in the library.
 pub(super) fn chunk_count(conn: &Connection) -> Result<u64> {
-    let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?;
+    let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0)).sql()?;
     Ok(n.max(0) as u64)
 }
 
@@ -94,14 +98,18 @@ fn run(conn: &Connection, words: &[String], k: usize) -> Result<Vec<(u64, f32)>>
     let Some(q) = quoted(words, '"', " OR ") else {
         return Ok(Vec::new());
     };
-    let mut stmt = conn.prepare_cached(
-        "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s LIMIT ?2",
-    )?;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s LIMIT ?2",
+        )
+        .sql()?;
     let rows = stmt
         .query_map(params![q, k as i64], |r| {
             Ok((r.get::<_, i64>(0)? as u64, -(r.get::<_, f64>(1)? as f32)))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        })
+        .sql()?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .sql()?;
     Ok(rows)
 }
 

@@ -4,45 +4,10 @@
 
 use super::Store;
 use crate::backend::LabelStore;
+use crate::sql::Sql;
 use crate::Result;
+pub use ragsift_interfaces::store::SpanLabel;
 use rusqlite::params;
-use serde::{Deserialize, Serialize};
-
-/// One evidence label: `[char_start, char_end)` in characters (code points) of page `page` of the document
-/// version `checksum`, for the normalised `question`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct SpanLabel {
-    /// sha256 of (question, checksum, page, range), shortened: the same span labelled again keeps its id.
-    pub id: String,
-    /// The question, normalised ([`normalize_question`]).
-    pub question: String,
-    /// The document it was labelled on (its id when labelled; the checksum is what matches).
-    pub document_id: String,
-    /// The document's version: sha256 of its bytes.
-    pub checksum: String,
-    pub page: u32,
-    pub char_start: u32,
-    pub char_end: u32,
-    /// The labelled text, as the page has it.
-    pub text: String,
-    /// Relevant evidence (`true`) or not relevant (`false`).
-    pub relevant: bool,
-    pub labelled_by: String,
-    /// Unix seconds.
-    pub labelled_at: i64,
-    /// The run it was labelled from, if any.
-    #[serde(default)]
-    pub run_id: Option<String>,
-}
-
-impl SpanLabel {
-    /// The id of a span of `question` (normalised) on page `page` of document version `checksum`.
-    pub fn make_id(question: &str, checksum: &str, page: u32, char_start: u32, char_end: u32) -> String {
-        let key = format!("{question}\0{checksum}\0{page}\0{char_start}\0{char_end}");
-        ragsift_core::ids::sha256_hex(key.as_bytes())[..16].to_string()
-    }
-}
 
 /// A question as labels key it: trimmed, every run of whitespace one space, case-folded.
 pub fn normalize_question(question: &str) -> String {
@@ -71,52 +36,68 @@ fn label_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SpanLabel> {
 
 impl LabelStore for Store {
     fn put_label(&self, l: &SpanLabel) -> Result<()> {
-        self.conn().execute(
-            &format!(
-                "INSERT OR REPLACE INTO span_labels({LABEL_COLUMNS}) \
+        self.conn()
+            .execute(
+                &format!(
+                    "INSERT OR REPLACE INTO span_labels({LABEL_COLUMNS}) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-            ),
-            params![
-                l.id,
-                l.question,
-                l.document_id,
-                l.checksum,
-                l.page,
-                l.char_start,
-                l.char_end,
-                l.text,
-                l.relevant,
-                l.labelled_by,
-                l.labelled_at,
-                l.run_id
-            ],
-        )?;
+                ),
+                params![
+                    l.id,
+                    l.question,
+                    l.document_id,
+                    l.checksum,
+                    l.page,
+                    l.char_start,
+                    l.char_end,
+                    l.text,
+                    l.relevant,
+                    l.labelled_by,
+                    l.labelled_at,
+                    l.run_id
+                ],
+            )
+            .sql()?;
         Ok(())
     }
 
     fn label(&self, id: &str) -> Result<Option<SpanLabel>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {LABEL_COLUMNS} FROM span_labels WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2"
-        ))?;
-        let rows: Vec<SpanLabel> = stmt.query_map([id], label_row)?.collect::<rusqlite::Result<_>>()?;
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT {LABEL_COLUMNS} FROM span_labels WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2"
+            ))
+            .sql()?;
+        let rows: Vec<SpanLabel> = stmt
+            .query_map([id], label_row)
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()?;
         Ok(if rows.len() == 1 { rows.into_iter().next() } else { None })
     }
 
     fn labels(&self, question: Option<&str>) -> Result<Vec<SpanLabel>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {LABEL_COLUMNS} FROM span_labels WHERE ?1 IS NULL OR question = ?1 \
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT {LABEL_COLUMNS} FROM span_labels WHERE ?1 IS NULL OR question = ?1 \
              ORDER BY labelled_at, question, checksum, page, char_start, id"
-        ))?;
+            ))
+            .sql()?;
         let rows = stmt
-            .query_map([question], label_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .query_map([question], label_row)
+            .sql()?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .sql()?;
         Ok(rows)
     }
 
     fn remove_label(&self, id: &str) -> Result<bool> {
-        Ok(self.conn().execute("DELETE FROM span_labels WHERE id = ?1", [id])? > 0)
+        Ok(self
+            .conn()
+            .execute("DELETE FROM span_labels WHERE id = ?1", [id])
+            .sql()?
+            > 0)
     }
 }
 

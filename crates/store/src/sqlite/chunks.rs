@@ -2,56 +2,13 @@
 //! page boxes both carry as JSON arrays in TEXT columns (PostgreSQL stores them the same way): a value that does
 //! not read as its type reads as empty, never as an error, so a damaged or hand-edited row still loads.
 
+use crate::sql::Sql;
 use rusqlite::params;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use ragsift_ingest::structure::PageBox;
-
-/// A chunk ready to be written: its text and place, and its vector.
-#[derive(Debug, Clone)]
-pub struct NewChunk {
-    pub key: u64,
-    pub id: String,
-    pub index: usize,
-    pub text: String,
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: usize,
-    pub char_end: usize,
-    pub tokens: usize,
-    /// The heading path in force where the chunk starts (empty before the first heading).
-    pub section: Vec<String>,
-    /// Where the chunk's text lies on its pages (empty when the loader knows no positions).
-    pub boxes: Vec<PageBox>,
-    pub embedding: Vec<f32>,
-}
-
-/// A stored chunk with the document it belongs to.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ChunkRow {
-    pub key: u64,
-    pub id: String,
-    pub document_id: String,
-    pub document_path: String,
-    pub document_title: String,
-    pub index: u32,
-    pub text: String,
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: u32,
-    pub char_end: u32,
-    pub tokens: u32,
-    /// The row's own metadata as JSON, for chunks ragsift did not write (a Spring AI table's `metadata`).
-    pub metadata: Option<String>,
-    /// The heading path in force where the chunk starts ("3 Method", "3.2 Training"); empty before the first
-    /// heading, for chunks ingested before sections were recorded, and for tables ragsift did not write.
-    pub section: Vec<String>,
-    /// Where the chunk's text lies on its pages, one box per run of lines in one column of one page; empty when
-    /// unknown (plain text, OCR, older ingests, other tables).
-    pub boxes: Vec<PageBox>,
-}
+pub use ragsift_interfaces::store::{ChunkRow, NewChunk};
 
 /// A section path or box list as its stored JSON array.
 pub(crate) fn to_json<T: Serialize>(items: &[T]) -> String {
@@ -94,11 +51,13 @@ pub(super) fn insert_chunks(
     document_id: &str,
     chunks: &[NewChunk],
 ) -> crate::Result<()> {
-    let mut ins = tx.prepare(
-        "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
+    let mut ins = tx
+        .prepare(
+            "INSERT INTO chunks(key, id, document_id, idx, text, text_hash, page_start, page_end, char_start, \
          char_end, tokens, embedding, section, boxes) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    )?;
+        )
+        .sql()?;
     for c in chunks {
         ins.execute(params![
             c.key as i64,
@@ -115,7 +74,8 @@ pub(super) fn insert_chunks(
             super::vector_to_blob(&c.embedding),
             to_json(&c.section),
             to_json(&c.boxes)
-        ])?;
+        ])
+        .sql()?;
     }
     Ok(())
 }
@@ -126,7 +86,7 @@ pub(super) fn insert_chunks(
 pub(crate) mod tests {
     use super::*;
     use crate::backend::DocumentStore;
-    use crate::store::DocumentRow;
+    use crate::sqlite::DocumentRow;
 
     fn page_box(page: u32, y0: f32) -> PageBox {
         PageBox {
@@ -217,9 +177,9 @@ pub(crate) mod tests {
     #[test]
     fn sections_and_boxes_round_trip_in_sqlite() {
         let dir = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let store = crate::sqlite::Store::open(&dir.path().join("db.sqlite")).unwrap();
         sections_and_boxes_round_trip(&store);
-        let other = crate::store::Store::open(&dir.path().join("other.sqlite")).unwrap();
+        let other = crate::sqlite::Store::open(&dir.path().join("other.sqlite")).unwrap();
         a_rename_round_trips(&other);
     }
 

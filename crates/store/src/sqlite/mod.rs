@@ -11,12 +11,14 @@ mod runs;
 mod schema;
 
 use crate::backend::{DocumentStore, StoreInfo, StoreKind};
+use crate::sql::Sql;
 use crate::{Error, Result};
 pub(crate) use keyword::or_query;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+
+pub use ragsift_interfaces::store::{DocumentRow, FailedFile};
 
 use chunks::{chunk_row, insert_chunks, CHUNK_COLUMNS};
 pub use chunks::{ChunkRow, NewChunk, PageBox};
@@ -24,43 +26,6 @@ pub use judgments::CachedJudgment;
 pub use labels::{normalize_question, SpanLabel};
 pub use runs::RunSummary;
 pub use schema::latest_version;
-
-/// A document as the library lists it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct DocumentRow {
-    pub id: String,
-    pub path: String,
-    pub title: String,
-    /// The title is the user's (a rename), kept when the file is ingested again.
-    pub renamed: bool,
-    pub kind: String,
-    pub checksum: String,
-    pub size_bytes: u64,
-    pub page_count: u32,
-    pub chunk_count: u32,
-    pub warning: Option<String>,
-    pub embedding_model: String,
-    pub ingested_at: i64,
-}
-
-/// A file that failed to ingest for a reason its bytes alone decide (encrypted, damaged, no text even by OCR),
-/// remembered by its checksum so that the next ingest of the unchanged file does not read it again.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FailedFile {
-    /// The canonical path.
-    pub path: String,
-    /// sha256 of the bytes that failed.
-    pub checksum: String,
-    /// The error's stable code (`no_text`, `encrypted`, `corrupt`).
-    pub code: String,
-    /// The error's message.
-    pub reason: String,
-    /// The OCR set-up it failed under: Tesseract's languages when OCR ran, empty when it did not.
-    pub ocr: String,
-    /// Unix seconds.
-    pub failed_at: i64,
-}
 
 /// The SQLite database of one library.
 pub struct Store {
@@ -98,8 +63,9 @@ impl Store {
     fn open_frozen(path: &Path) -> Result<Self> {
         use rusqlite::OpenFlags;
         let uri = format!("file:{}?immutable=1", path.display());
-        let conn = Connection::open_with_flags(uri, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI)?;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let conn =
+            Connection::open_with_flags(uri, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI).sql()?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).sql()?;
         if version as usize != latest_version() {
             return Err(Error::Invalid("not at this build's schema".into()));
         }
@@ -127,9 +93,9 @@ impl Store {
         }
         // Not ours to change (another user's file opened read-only): left as it is.
         let _ = ragsift_core::fsx::make_private(path);
-        let mut conn = Connection::open(path)?;
+        let mut conn = Connection::open(path).sql()?;
         // Before anything else, so a second process opening the same new file waits instead of failing.
-        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.busy_timeout(BUSY_TIMEOUT).sql()?;
         // Switching a new file to WAL can report busy without calling the busy handler while another process
         // does the same: retry for a while.
         let mut attempts = 0;
@@ -139,11 +105,11 @@ impl Store {
             let busy = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy);
             attempts += 1;
             if !busy || attempts > 500 {
-                return Err(e.into());
+                return Err(crate::sql::db(e));
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).sql()?;
         if version as usize > latest_version() {
             return Err(Error::Setup(format!(
                 "{} was written by a newer ragsift (schema {version}, this build knows {})",
@@ -177,10 +143,10 @@ impl DocumentStore for Store {
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn()
+        self.conn()
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-            .optional()?)
+            .optional()
+            .sql()
     }
 
     /// The library's generation: bumped by every write to its chunks, in the same transaction, so a process can
@@ -190,29 +156,35 @@ impl DocumentStore for Store {
     }
 
     fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn().execute(
-            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            [key, value],
-        )?;
+        self.conn()
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .sql()?;
         Ok(())
     }
 
     fn document_by_path(&self, path: &str) -> Result<Option<DocumentRow>> {
         let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE path = ?1");
-        Ok(self.conn().query_row(&sql, [path], document_row).optional()?)
+        self.conn().query_row(&sql, [path], document_row).optional().sql()
     }
 
     fn document(&self, id: &str) -> Result<Option<DocumentRow>> {
         let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE id = ?1");
-        Ok(self.conn().query_row(&sql, [id], document_row).optional()?)
+        self.conn().query_row(&sql, [id], document_row).optional().sql()
     }
 
     fn documents(&self) -> Result<Vec<DocumentRow>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path"))?;
+        let mut stmt = conn
+            .prepare(&format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path"))
+            .sql()?;
         let rows = stmt
-            .query_map([], document_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .query_map([], document_row)
+            .sql()?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .sql()?;
         Ok(rows)
     }
 
@@ -223,7 +195,7 @@ impl DocumentStore for Store {
         chunks: &[NewChunk],
     ) -> Result<Vec<u64>> {
         let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).sql()?;
         let old = chunk_keys_of(&tx, &doc.id)?;
         delete_document_rows(&tx, &doc.id)?;
         tx.execute(
@@ -243,22 +215,24 @@ impl DocumentStore for Store {
                 doc.ingested_at,
                 doc.renamed
             ],
-        )?;
+        )
+        .sql()?;
         {
-            let mut ins = tx.prepare("INSERT INTO pages(document_id, number, text, ocr) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut ins = tx
+                .prepare("INSERT INTO pages(document_id, number, text, ocr) VALUES (?1, ?2, ?3, ?4)")
+                .sql()?;
             for (number, text, ocr) in pages {
-                ins.execute(params![doc.id, number, text, ocr])?;
+                ins.execute(params![doc.id, number, text, ocr]).sql()?;
             }
             insert_chunks(&tx, &doc.id, chunks)?;
         }
-        tx.execute(BUMP_GENERATION, [])?;
-        tx.commit()?;
+        tx.execute(BUMP_GENERATION, []).sql()?;
+        tx.commit().sql()?;
         Ok(old)
     }
 
     fn failed_file(&self, path: &str) -> Result<Option<FailedFile>> {
-        Ok(self
-            .conn()
+        self.conn()
             .query_row(
                 "SELECT path, checksum, code, reason, ocr, failed_at FROM failed_files WHERE path = ?1",
                 [path],
@@ -273,7 +247,8 @@ impl DocumentStore for Store {
                     })
                 },
             )
-            .optional()?)
+            .optional()
+            .sql()
     }
 
     fn put_failed_file(&self, failed: &FailedFile) -> Result<()> {
@@ -289,59 +264,64 @@ impl DocumentStore for Store {
                 failed.ocr,
                 failed.failed_at
             ],
-        )?;
+        ).sql()?;
         Ok(())
     }
 
     fn forget_failed_file(&self, path: &str) -> Result<()> {
         self.conn()
-            .execute("DELETE FROM failed_files WHERE path = ?1", [path])?;
+            .execute("DELETE FROM failed_files WHERE path = ?1", [path])
+            .sql()?;
         Ok(())
     }
 
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
     fn remove_document(&self, id: &str) -> Result<Vec<u64>> {
         let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).sql()?;
         let keys = chunk_keys_of(&tx, id)?;
         delete_document_rows(&tx, id)?;
-        tx.execute(BUMP_GENERATION, [])?;
-        tx.commit()?;
+        tx.execute(BUMP_GENERATION, []).sql()?;
+        tx.commit().sql()?;
         Ok(keys)
     }
 
     fn rename_document(&self, id: &str, title: &str) -> Result<bool> {
         let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let changed = tx.execute(
-            "UPDATE documents SET title = ?2, renamed = 1 WHERE id = ?1",
-            params![id, title],
-        )?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).sql()?;
+        let changed = tx
+            .execute(
+                "UPDATE documents SET title = ?2, renamed = 1 WHERE id = ?1",
+                params![id, title],
+            )
+            .sql()?;
         // Another process's Library view follows the generation.
-        tx.execute(BUMP_GENERATION, [])?;
-        tx.commit()?;
+        tx.execute(BUMP_GENERATION, []).sql()?;
+        tx.commit().sql()?;
         Ok(changed == 1)
     }
 
     /// Every chunk's vector key.
     fn chunk_keys(&self) -> Result<Vec<u64>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT key FROM chunks")?;
+        let mut stmt = conn.prepare("SELECT key FROM chunks").sql()?;
         let keys = stmt
-            .query_map([], |r| r.get::<_, i64>(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .query_map([], |r| r.get::<_, i64>(0))
+            .sql()?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .sql()?;
         Ok(keys.into_iter().map(|k| k as u64).collect())
     }
 
     /// Calls `f` with each stored vector whose key passes `want` (all of them when rebuilding the index).
     fn for_each_vector(&self, want: &dyn Fn(u64) -> bool, f: &mut dyn FnMut(u64, &[f32]) -> Result<()>) -> Result<()> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT key, embedding FROM chunks")?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            let key = row.get::<_, i64>(0)? as u64;
+        let mut stmt = conn.prepare("SELECT key, embedding FROM chunks").sql()?;
+        let mut rows = stmt.query([]).sql()?;
+        while let Some(row) = rows.next().sql()? {
+            let key = row.get::<_, i64>(0).sql()? as u64;
             if want(key) {
-                let blob: Vec<u8> = row.get(1)?;
+                let blob: Vec<u8> = row.get(1).sql()?;
                 f(key, &blob_to_vector(&blob))?;
             }
         }
@@ -353,10 +333,10 @@ impl DocumentStore for Store {
         let conn = self.conn();
         let sql =
             format!("SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.key = ?1");
-        let mut stmt = conn.prepare(&sql)?;
+        let mut stmt = conn.prepare(&sql).sql()?;
         let mut out = Vec::with_capacity(keys.len());
         for &k in keys {
-            if let Some(row) = stmt.query_row([k as i64], chunk_row).optional()? {
+            if let Some(row) = stmt.query_row([k as i64], chunk_row).optional().sql()? {
                 out.push(row);
             }
         }
@@ -370,23 +350,25 @@ impl DocumentStore for Store {
             "SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id \
              WHERE c.document_id = ?1 ORDER BY c.idx"
         );
-        let mut stmt = conn.prepare(&sql)?;
+        let mut stmt = conn.prepare(&sql).sql()?;
         let rows = stmt
-            .query_map([document_id], chunk_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .query_map([document_id], chunk_row)
+            .sql()?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .sql()?;
         Ok(rows)
     }
 
     /// The text of one page.
     fn page(&self, document_id: &str, number: u32) -> Result<Option<String>> {
-        Ok(self
-            .conn()
+        self.conn()
             .query_row(
                 "SELECT text FROM pages WHERE document_id = ?1 AND number = ?2",
                 params![document_id, number],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()
+            .sql()
     }
 
     /// Whether OCR read the page's text (it has no text layer).
@@ -398,7 +380,8 @@ impl DocumentStore for Store {
                 params![document_id, number],
                 |r| r.get::<_, bool>(0),
             )
-            .optional()?
+            .optional()
+            .sql()?
             .unwrap_or(false))
     }
 
@@ -430,9 +413,10 @@ impl DocumentStore for Store {
     /// SQLite's own integrity check plus the FTS index's consistency with the chunks table.
     fn integrity_check(&self) -> Result<Vec<String>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+        let mut stmt = conn.prepare("PRAGMA integrity_check").sql()?;
         let mut problems: Vec<String> = stmt
-            .query_map([], |r| r.get::<_, String>(0))?
+            .query_map([], |r| r.get::<_, String>(0))
+            .sql()?
             .filter_map(|r| r.ok())
             .filter(|s| s != "ok")
             .collect();
@@ -472,17 +456,19 @@ fn document_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocumentRow> {
 }
 
 fn chunk_keys_of(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<Vec<u64>> {
-    let mut stmt = tx.prepare("SELECT key FROM chunks WHERE document_id = ?1")?;
+    let mut stmt = tx.prepare("SELECT key FROM chunks WHERE document_id = ?1").sql()?;
     let keys = stmt
-        .query_map([id], |r| r.get::<_, i64>(0))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        .query_map([id], |r| r.get::<_, i64>(0))
+        .sql()?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .sql()?;
     Ok(keys.into_iter().map(|k| k as u64).collect())
 }
 
 fn delete_document_rows(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<()> {
-    tx.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
-    tx.execute("DELETE FROM pages WHERE document_id = ?1", [id])?;
-    tx.execute("DELETE FROM documents WHERE id = ?1", [id])?;
+    tx.execute("DELETE FROM chunks WHERE document_id = ?1", [id]).sql()?;
+    tx.execute("DELETE FROM pages WHERE document_id = ?1", [id]).sql()?;
+    tx.execute("DELETE FROM documents WHERE id = ?1", [id]).sql()?;
     Ok(())
 }
 

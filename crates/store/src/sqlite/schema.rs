@@ -2,6 +2,7 @@
 //! transaction that re-reads the version under the write lock, so processes opening one library at once apply each
 //! migration exactly once.
 
+use crate::sql::Sql;
 use crate::Result;
 use rusqlite::{Connection, TransactionBehavior};
 
@@ -146,17 +147,17 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
 /// Applies the migrations up to schema `target` (the tests make older libraries with it).
 fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
     let version = |c: &Connection| -> Result<usize> {
-        Ok(c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize)
+        Ok(c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0)).sql()? as usize)
     };
     while version(conn)? < target.min(MIGRATIONS.len()) {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).sql()?;
         // Another process may have migrated while this one waited for the lock.
         let current = version(&tx)?;
         if let Some(sql) = MIGRATIONS.get(current) {
-            tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (current + 1) as i64)?;
+            tx.execute_batch(sql).sql()?;
+            tx.pragma_update(None, "user_version", (current + 1) as i64).sql()?;
         }
-        tx.commit()?;
+        tx.commit().sql()?;
     }
     Ok(())
 }

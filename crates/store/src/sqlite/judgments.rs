@@ -4,29 +4,10 @@
 
 use super::Store;
 use crate::backend::JudgmentStore;
+use crate::sql::Sql;
 use crate::Result;
+pub use ragsift_interfaces::store::CachedJudgment;
 use rusqlite::{params, OptionalExtension};
-use serde::{Deserialize, Serialize};
-
-/// One cached answer of one judge question about one (query, passage).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct CachedJudgment {
-    pub key: String,
-    pub judge: String,
-    pub model: String,
-    pub answered_by: String,
-    pub prompt_version: String,
-    pub question: String,
-    pub query_hash: String,
-    pub passage_hash: String,
-    pub probability: f64,
-    pub input_tokens: u32,
-    pub output_tokens: u32,
-    pub latency_ms: f64,
-    /// When it was answered, in Unix seconds.
-    pub created_at: i64,
-}
 
 impl JudgmentStore for Store {
     fn judgment(&self, key: &str) -> Result<Option<CachedJudgment>> {
@@ -54,19 +35,22 @@ impl JudgmentStore for Store {
                     })
                 },
             )
-            .optional()?;
+            .optional()
+            .sql()?;
         Ok(row)
     }
 
     fn put_judgments(&self, items: &[CachedJudgment]) -> Result<()> {
         let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .sql()?;
         {
             let mut ins = tx.prepare(
                 "INSERT OR REPLACE INTO judgments(key, judge, model, answered_by, prompt_version, question, query_hash, \
                  passage_hash, probability, input_tokens, output_tokens, latency_ms, created_at) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            )?;
+            ).sql()?;
             for j in items {
                 ins.execute(params![
                     j.key,
@@ -82,24 +66,25 @@ impl JudgmentStore for Store {
                     j.output_tokens,
                     j.latency_ms,
                     j.created_at
-                ])?;
+                ])
+                .sql()?;
             }
         }
-        tx.commit()?;
+        tx.commit().sql()?;
         Ok(())
     }
 
     /// How many answers the judgment cache holds.
     fn judgment_count(&self) -> Result<u32> {
-        Ok(self
-            .conn()
-            .query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0))?)
+        self.conn()
+            .query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0))
+            .sql()
     }
 
     /// Empties the judgment cache (every judge, model and prompt version) and says how many answers it held.
     /// Stored runs keep their own judgments, so they still replay.
     fn clear_judgments(&self) -> Result<u32> {
-        Ok(self.conn().execute("DELETE FROM judgments", [])? as u32)
+        Ok(self.conn().execute("DELETE FROM judgments", []).sql()? as u32)
     }
 }
 

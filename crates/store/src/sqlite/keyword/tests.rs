@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::backend::DocumentStore;
-use crate::store::{DocumentRow, NewChunk, Store};
+use crate::sqlite::{DocumentRow, NewChunk, Store};
 
 #[test]
 fn or_query_quotes_content_words() {

@@ -2,23 +2,10 @@
 
 use super::Store;
 use crate::backend::RunStore;
+use crate::sql::Sql;
 use crate::Result;
+pub use ragsift_interfaces::store::RunSummary;
 use rusqlite::params;
-use serde::{Deserialize, Serialize};
-
-/// A run as listed (the trace itself is in [`Store::run`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct RunSummary {
-    pub id: String,
-    pub created_at: i64,
-    pub query: String,
-    pub judge: String,
-    pub prompt_version: String,
-    /// Who made the run (the `user` setting of the client that made it).
-    #[serde(default)]
-    pub made_by: String,
-}
 
 impl RunStore for Store {
     fn put_run(&self, run: &RunSummary, fingerprint: &str, trace_json: &str) -> Result<()> {
@@ -35,7 +22,7 @@ impl RunStore for Store {
                 trace_json,
                 run.made_by
             ],
-        )?;
+        ).sql()?;
         Ok(())
     }
 
@@ -47,29 +34,39 @@ impl RunStore for Store {
             return Ok(None);
         }
         let conn = self.conn();
-        let mut exact = conn.prepare("SELECT trace FROM runs WHERE id = ?1")?;
-        if let Some(trace) = exact.query_map([id], |r| r.get(0))?.next() {
-            return Ok(Some(trace?));
+        let mut exact = conn.prepare("SELECT trace FROM runs WHERE id = ?1").sql()?;
+        if let Some(trace) = exact.query_map([id], |r| r.get(0)).sql()?.next() {
+            return Ok(Some(trace.sql()?));
         }
         if id.chars().count() < ragsift_core::ids::MIN_PREFIX_LEN {
             return Ok(None);
         }
-        let mut stmt = conn.prepare("SELECT trace FROM runs WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2")?;
-        let rows: Vec<String> = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let mut stmt = conn
+            .prepare("SELECT trace FROM runs WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2")
+            .sql()?;
+        let rows: Vec<String> = stmt
+            .query_map([id], |r| r.get(0))
+            .sql()?
+            .collect::<rusqlite::Result<_>>()
+            .sql()?;
         Ok(if rows.len() == 1 { rows.into_iter().next() } else { None })
     }
 
     /// How many runs are stored.
     fn run_count(&self) -> Result<u32> {
-        Ok(self.conn().query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?)
+        self.conn()
+            .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+            .sql()
     }
 
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT id, created_at, query, judge, prompt_version, made_by FROM runs \
+        let mut stmt = conn
+            .prepare(
+                "SELECT id, created_at, query, judge, prompt_version, made_by FROM runs \
              ORDER BY created_at DESC, id LIMIT ?1",
-        )?;
+            )
+            .sql()?;
         let rows = stmt
             .query_map([limit as i64], |r| {
                 Ok(RunSummary {
@@ -80,8 +77,10 @@ impl RunStore for Store {
                     prompt_version: r.get(4)?,
                     made_by: r.get(5)?,
                 })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            })
+            .sql()?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .sql()?;
         Ok(rows)
     }
 }

@@ -1,0 +1,25 @@
+//! The embedder interface: text → unit vectors (cosine similarity is then a dot product). The ONNX implementation
+//! lives in `ragsift-models`.
+
+use ragsift_core::Result;
+use std::path::Path;
+
+/// An embedding model. Vectors are L2-normalised so cosine similarity is a dot product.
+pub trait Embedder: Send + Sync {
+    /// Stable id of the model (stored with the library: vectors of different models never mix).
+    fn id(&self) -> &str;
+    fn dimensions(&self) -> usize;
+    /// Largest input in tokens, special tokens included.
+    fn max_tokens(&self) -> usize;
+    /// Path of the model's `tokenizer.json`, so the chunker counts tokens exactly as the model does.
+    fn tokenizer_path(&self) -> &Path;
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// The indices of `texts` from shortest to longest (by characters, a proxy for tokens), so that each batch is
+/// padded only to a length close to its own members' and not to the longest text of the call.
+pub fn length_order(texts: &[&str]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    order
+}
