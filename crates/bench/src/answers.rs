@@ -275,6 +275,17 @@ fn score(f: &mut Figures, case: &qaset::Case, trace: &Trace) {
     }
     let phrases = case.question.answer_phrases();
     let head: String = trace.answer.chars().take(300).collect();
-    f.phrase_hits += usize::from(phrases.iter().any(|p| contains(&trace.answer, p)));
+    let right = phrases.iter().any(|p| contains(&trace.answer, p));
+    f.phrase_hits += usize::from(right);
     f.phrase_hits_300 += usize::from(phrases.iter().any(|p| contains(&head, p)));
+    // RAGSIFT_BENCH_DUMP=FILE: one line per answerable question (id, phrase found, the answer's start), to see
+    // which questions two versions answer differently.
+    if let Some(path) = std::env::var_os("RAGSIFT_BENCH_DUMP") {
+        use std::io::Write;
+        let line = format!("{}\t{right}\t{}\n", case.question.id, head.replace(['\n', '\t'], " "));
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path);
+        if let Err(e) = file.and_then(|mut f| f.write_all(line.as_bytes())) {
+            eprintln!("dump: {e}");
+        }
+    }
 }

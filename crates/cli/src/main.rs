@@ -48,6 +48,10 @@ enum Command {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Also print the tables found on each page, as the chunks that hold them read: caption, header, and one
+        /// header-keyed line per row.
+        #[arg(long)]
+        tables: bool,
     },
     /// Search the library.
     Search(search::Args),
@@ -167,7 +171,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
     match cli.command {
         Command::Ingest(args) => ingest::run(&home, args),
-        Command::Extract { file, json } => extract(&home, &file, json),
+        Command::Extract { file, json, tables } => extract(&home, &file, json, tables),
         Command::Search(args) => search::run(&home, args),
         Command::Library { action } => library(&home, action),
         Command::Chat(args) => chat::chat(&home, args),
@@ -219,7 +223,7 @@ pub fn print_json(value: &serde_json::Value) {
     println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
 }
 
-fn extract(home: &Path, file: &Path, json: bool) -> Result<ExitCode, Error> {
+fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCode, Error> {
     let s = Settings::load(home)?;
     let limits = ragsift_engine::extract::Limits {
         max_file_mb: s.library.max_file_mb,
@@ -236,11 +240,25 @@ fn extract(home: &Path, file: &Path, json: bool) -> Result<ExitCode, Error> {
             if let Some(w) = ex.warning() {
                 eprintln!("warning: {}: {w}", file.display());
             }
-            if json {
+            if json && tables {
+                let tables: Vec<_> = (ex.pages.iter())
+                    .flat_map(|p| p.tables.iter().map(|t| (p.number, t)))
+                    .map(|(page, t)| {
+                        let rows: Vec<&str> = t.rows.iter().map(|r| r.text.as_str()).collect();
+                        serde_json::json!({ "page": page, "head": t.head, "rows": rows })
+                    })
+                    .collect();
+                print_json(&serde_json::json!({ "pages": ex.pages, "tables": tables, "warning": ex.warning() }));
+            } else if json {
                 print_json(&serde_json::json!({ "pages": ex.pages, "warning": ex.warning() }));
             } else {
                 for p in &ex.pages {
                     println!("=== page {} ===\n{}\n", p.number, p.text);
+                    for t in p.tables.iter().filter(|_| tables) {
+                        println!("--- table on page {} ---\n{}", p.number, t.head);
+                        t.rows.iter().for_each(|r| println!("{}", r.text));
+                        println!();
+                    }
                 }
             }
             Ok(ExitCode::SUCCESS)

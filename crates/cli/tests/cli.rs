@@ -101,6 +101,65 @@ fn extract_prints_pages_and_errors_clearly() {
     assert_eq!(v["code"], "no_text");
 }
 
+/// Through the extraction worker, the store and search: a table's row is found by its header's words, with the
+/// header in the hit's text, and the hit lies over the table on its page.
+#[test]
+fn an_ingested_table_row_is_found_with_its_header() {
+    let home = tempfile::tempdir().unwrap();
+    let pdf = repo().join("fixtures/qa/documents/Rcpp-jss-2011.pdf");
+    let (code, _) = run_json(ragsift(home.path()).args(["ingest", "--json"]).arg(&pdf));
+    assert_eq!(code, 0);
+    let query = "Rcpp sugar time in millisec relative to R API";
+    let (code, v) =
+        run_json(ragsift(home.path()).args(["search", query, "--mode", "hybrid", "--top-k", "4", "--json"]));
+    assert_eq!(code, 0);
+    let hits = v["hits"].as_array().unwrap();
+    let row = "Implementation: Rcpp sugar; Time in millisec.: 145; Relative to R API: 0.67";
+    let hit = (hits.iter())
+        .find(|h| h["text"].as_str().unwrap().contains(row))
+        .unwrap_or_else(|| panic!("no hit holds the keyed row: {hits:#?}"));
+    assert_eq!(
+        (hit["page_start"].as_u64(), hit["page_end"].as_u64()),
+        (Some(15), Some(15))
+    );
+}
+
+#[test]
+fn extract_tables_prints_each_row_with_its_header() {
+    let home = tempfile::tempdir().unwrap();
+    let pdf = repo().join("fixtures/qa/documents/gpredict-user-manual.pdf");
+    let (code, v) = run_json(ragsift(home.path()).args(["extract", "--json", "--tables"]).arg(&pdf));
+    assert_eq!(code, 0);
+    let tables = v["tables"].as_array().unwrap();
+    let codes = tables
+        .iter()
+        .find(|t| t["head"].as_str().unwrap().starts_with("Table 3.2"))
+        .unwrap();
+    let rows: Vec<&str> = codes["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(
+        rows.contains(&"Code: %j; Description: The day of the year (range 001 to 366).")
+            && rows.contains(
+                &"Code: %g; Description: The year corresponding to the ISO week number, but without the century \
+                  (range 00 through 99)."
+            ),
+        "{rows:#?}"
+    );
+    // Without --tables, the text output is the pages alone.
+    let out = ragsift(home.path()).arg("extract").arg(&pdf).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("--- table on page"));
+    let out = ragsift(home.path())
+        .args(["extract", "--tables"])
+        .arg(&pdf)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--- table on page"));
+}
+
 #[test]
 fn missing_runtime_says_what_to_run() {
     let home = tempfile::tempdir().unwrap();

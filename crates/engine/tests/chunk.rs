@@ -102,3 +102,102 @@ fn embeddings_are_unit_vectors_and_similar_texts_are_close() {
     let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
     assert!(dot(&v[0], &v[1]) > dot(&v[0], &v[2]) + 0.1, "related texts are closer");
 }
+
+/// A real paper's table (Rcpp, JSS 2011, page 15: run times under a header, the caption below): the page text
+/// keeps the rows as the page has them, and one more chunk holds the table with each row keyed by its header,
+/// placed over the table's stretch of the page so that span labels of a row count for it.
+#[test]
+fn a_table_becomes_a_chunk_of_header_keyed_rows_over_its_stretch_of_the_page() {
+    let pdf = common::repo().join("fixtures/qa/documents/Rcpp-jss-2011.pdf");
+    let pages = ragsift_engine::extract::extract_file(
+        &pdf,
+        ragsift_engine::extract::Limits {
+            max_file_mb: 64,
+            timeout: std::time::Duration::from_secs(120),
+        },
+    )
+    .unwrap()
+    .pages;
+    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 256, 32).unwrap();
+    let chunks = chunker.chunk(&pages).unwrap();
+    let row = "Implementation: Rcpp sugar; Time in millisec.: 145; Relative to R API: 0.67";
+    let table: Vec<_> = chunks.iter().filter(|c| c.text.contains(row)).collect();
+    assert_eq!(table.len(), 1, "one chunk holds the keyed row");
+    let t = table[0];
+    assert!(t.text.starts_with("Table 2: Run-time performance"), "{}", t.text);
+    assert_eq!((t.page_start, t.page_end), (15, 15));
+    let page: Vec<char> = pages.iter().find(|p| p.number == 15).unwrap().text.chars().collect();
+    let covered: String = page[t.char_start..t.char_end].iter().collect();
+    assert!(covered.contains("Rcpp sugar 145 0.67"), "{covered}");
+    assert!(!t.boxes.is_empty() && t.boxes.iter().all(|b| b.page == 15));
+    assert!(t.tokens <= 256);
+    // It sits among the chunks in the order of the text, indexes still 0, 1, 2 …
+    assert!(chunks.iter().enumerate().all(|(i, c)| c.index == i));
+    let before = &chunks[t.index - 1];
+    assert!(
+        before.page_start <= 15 && before.page_end >= 15,
+        "after the chunk its table starts in"
+    );
+    // The page's own chunks still slice the page: the raw row is in one of them.
+    assert!(chunks.iter().any(|c| c.text.contains("Rcpp sugar 145 0.67")));
+}
+
+/// A table longer than the budget goes on in further chunks, each led by the caption and header.
+#[test]
+fn a_long_table_is_cut_between_rows_and_each_part_keeps_its_header() {
+    use ragsift_engine::extract::{Table, TableRow};
+    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 64, 8).unwrap();
+    let head = "Table 1: Options.\nOption Meaning".to_string();
+    let mut text = head.clone();
+    let mut rows = Vec::new();
+    for i in 0..12 {
+        let line = format!("-{i} value sets option {i} of the programmer");
+        text.push(' ');
+        let start = text.len();
+        text.push_str(&line);
+        rows.push(TableRow {
+            start,
+            end: text.len(),
+            text: format!("Option: -{i} value; Meaning: sets option {i} of the programmer"),
+        });
+    }
+    let table = Table {
+        start: 0,
+        end: text.len(),
+        head,
+        rows,
+    };
+    let pages = vec![PageText {
+        tables: vec![table],
+        ..page(1, text)
+    }];
+    let chunks = chunker.chunk(&pages).unwrap();
+    let parts: Vec<_> = chunks.iter().filter(|c| c.text.contains("Option: -")).collect();
+    assert!(parts.len() >= 3, "{} parts", parts.len());
+    for p in &parts {
+        assert!(
+            p.text.starts_with("Table 1: Options.\nOption Meaning\n\nOption: -"),
+            "{}",
+            p.text
+        );
+        assert!(
+            p.tokens <= 64 || p.text.matches("Option: -").count() == 1,
+            "{} tokens",
+            p.tokens
+        );
+    }
+    // Every row is in exactly one part, in order; the parts' stretches follow one another.
+    let all: String = parts.iter().map(|p| p.text.as_str()).collect();
+    for i in 0..12 {
+        assert_eq!(all.matches(&format!("Option: -{i} value;")).count(), 1);
+    }
+    for w in parts.windows(2) {
+        assert!(
+            w[0].char_end <= w[1].char_start,
+            "{:?} then {:?}",
+            w[0].char_end,
+            w[1].char_start
+        );
+    }
+    assert_eq!(parts[0].char_start, 0);
+}

@@ -1,7 +1,9 @@
 //! Chunker: splits a document's pages into token-bounded chunks with the embedding model's own tokenizer,
 //! cutting at page, paragraph, sentence or word boundaries, with overlap, and recording page spans and offsets.
+//! Each table the layout found also becomes chunks of its own: its caption and header, then its rows as
+//! header-keyed facts, placed over the table's stretch of the page, so that a row is found by its header's words.
 
-use crate::extract::PageText;
+use crate::extract::{PageText, Table};
 use crate::structure::{Heading, PageBox, SectionPath};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -40,6 +42,9 @@ pub struct TokenChunker {
 }
 
 const PAGE_SEP: &str = "\n\n";
+/// Between a table chunk's header and rows, and between rows: a blank line, so each row reads as a sentence of
+/// its own (to the judge's sentence model and the extractive answer).
+const ROW_SEP: &str = "\n\n";
 
 impl TokenChunker {
     /// `max_tokens` excludes the model's special tokens; `overlap` tokens are repeated between neighbours.
@@ -80,6 +85,8 @@ impl Chunker for TokenChunker {
         let doc = DocText::new(pages);
         let toks = self.encode_offsets(&doc.text)?;
         let mut chunks = Vec::new();
+        // Byte offset in the document where each chunk starts, to place the tables' chunks among the others.
+        let mut starts = Vec::new();
         let mut i = 0;
         while i < toks.len() {
             let mut end = (i + self.max_tokens).min(toks.len());
@@ -96,6 +103,7 @@ impl Chunker for TokenChunker {
                 let (page_end, char_end) = doc.locate(end_b);
                 let section = doc.section_at(start_b);
                 let boxes = doc.boxes(start_b, end_b);
+                starts.push(start_b);
                 chunks.push(ChunkDraft {
                     index: chunks.len(),
                     text,
@@ -117,7 +125,67 @@ impl Chunker for TokenChunker {
                 .find(|&k| doc.is_heading(toks[k].0))
                 .unwrap_or_else(|| next_start(&doc, &toks, from, end));
         }
-        Ok(chunks)
+        for (base, table) in &doc.tables {
+            for (start, end, text) in self.table_parts(table)? {
+                let (start, end) = (base + start, base + end);
+                let (page_start, char_start) = doc.locate(start);
+                let (page_end, char_end) = doc.locate(end);
+                starts.push(start);
+                chunks.push(ChunkDraft {
+                    index: 0,
+                    tokens: self.count_tokens(&text)?,
+                    text,
+                    page_start,
+                    page_end,
+                    char_start,
+                    char_end,
+                    section: doc.section_at(start),
+                    boxes: doc.boxes(start, end),
+                });
+            }
+        }
+        // In the order of the text, a table's chunks after the chunk its first line is in.
+        let mut order: Vec<usize> = (0..chunks.len()).collect();
+        order.sort_by_key(|&k| starts[k]);
+        let mut slots: Vec<Option<ChunkDraft>> = chunks.into_iter().map(Some).collect();
+        Ok(order
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, k)| slots[k].take().map(|c| ChunkDraft { index, ..c }))
+            .collect())
+    }
+}
+
+impl TokenChunker {
+    /// A table's chunks, as `(start, end, text)` with byte offsets into its page's text: its caption and header,
+    /// then as many rows as fit the token budget; a longer table goes on in further chunks, each led by the same
+    /// caption and header. The first chunk's stretch starts where the table does, the last one's ends where it
+    /// does (a caption below included), and the others' follow their rows.
+    fn table_parts(&self, table: &Table) -> Result<Vec<(usize, usize, String)>> {
+        let head_tokens = self.count_tokens(&table.head)?;
+        let budget = self.max_tokens.saturating_sub(head_tokens).max(self.max_tokens / 4);
+        let mut parts: Vec<(usize, usize, String)> = Vec::new();
+        let mut used = 0;
+        for row in &table.rows {
+            let tokens = self.count_tokens(&row.text)?;
+            match parts.last_mut() {
+                Some(part) if used + tokens <= budget => {
+                    part.1 = row.end;
+                    part.2.push_str(ROW_SEP);
+                    part.2.push_str(&row.text);
+                    used += tokens;
+                }
+                _ => {
+                    let start = if parts.is_empty() { table.start } else { row.start };
+                    parts.push((start, row.end, format!("{}{ROW_SEP}{}", table.head, row.text)));
+                    used = tokens;
+                }
+            }
+        }
+        if let Some(last) = parts.last_mut() {
+            last.1 = last.1.max(table.end);
+        }
+        Ok(parts)
     }
 }
 
@@ -128,12 +196,15 @@ struct DocText {
     starts: Vec<(usize, u32)>,
     lines: Vec<(usize, usize, PageBox)>,
     headings: Vec<(usize, Heading)>,
+    /// Each table with the byte offset of its page in `text`.
+    tables: Vec<(usize, Table)>,
 }
 
 impl DocText {
     fn new(pages: &[PageText]) -> Self {
         let mut text = String::new();
         let (mut starts, mut lines, mut headings) = (Vec::new(), Vec::new(), Vec::new());
+        let mut tables = Vec::new();
         for p in pages.iter().filter(|p| !p.text.is_empty()) {
             if !text.is_empty() {
                 text.push_str(PAGE_SEP);
@@ -143,12 +214,14 @@ impl DocText {
             text.push_str(&p.text);
             lines.extend(p.lines.iter().map(|l| (base + l.start, base + l.end, l.bbox)));
             headings.extend(p.headings.iter().map(|h| (base + h.start, h.clone())));
+            tables.extend(p.tables.iter().map(|t| (base, t.clone())));
         }
         DocText {
             text,
             starts,
             lines,
             headings,
+            tables,
         }
     }
 

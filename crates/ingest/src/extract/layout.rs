@@ -15,11 +15,13 @@ use columns::looks_like_columns;
 use headings::LaidHeading;
 use paragraphs::paragraphs;
 use rows::{build_rows, drop_line_numbers};
+pub use tables::{Table, TableRow};
 
 mod columns;
 mod headings;
 mod paragraphs;
 mod rows;
+mod tables;
 
 /// One decoded glyph in PDF user space (y grows upwards), with its effective font size and advance width.
 #[derive(Debug, Clone)]
@@ -39,6 +41,9 @@ struct Segment {
     y: f64,
     size: f64,
     text: String,
+    /// After [`merge_line`]: the line's cells, its text split at gaps of a font size or more (table cells). Empty
+    /// before merging.
+    cells: Vec<tables::Cell>,
 }
 
 /// The segments of one baseline, left to right (possibly from several columns).
@@ -59,6 +64,8 @@ pub struct Laid {
     pub text: String,
     pub lines: Vec<LaidLine>,
     pub headings: Vec<LaidHeading>,
+    /// The tables found on the page, each with its rows rendered as header-keyed facts.
+    pub tables: Vec<Table>,
 }
 
 /// One line of a laid-out page: its byte range `[start, end)` in the text, its horizontal extent, baseline and
@@ -89,6 +96,8 @@ pub fn page_layout(glyphs: &[Glyph]) -> Laid {
     let paras = paragraphs(&ordered);
     let mut laid = Laid::default();
     let mut offsets = Vec::with_capacity(paras.len());
+    // Where each ordered line lies in the text, when it was kept.
+    let mut at: Vec<Option<(usize, usize)>> = vec![None; ordered.len()];
     for p in &paras {
         if !laid.text.is_empty() {
             laid.text.push_str("\n\n");
@@ -99,6 +108,7 @@ pub fn page_layout(glyphs: &[Glyph]) -> Laid {
         for (k, &(start, i)) in p.lines.iter().enumerate() {
             let end = p.lines.get(k + 1).map_or(p.text.len(), |next| next.0);
             let s = &ordered[i];
+            at[i] = Some((base + start, base + end));
             laid.lines.push(LaidLine {
                 start: base + start,
                 end: base + end,
@@ -110,6 +120,7 @@ pub fn page_layout(glyphs: &[Glyph]) -> Laid {
         }
     }
     laid.headings = headings::find(&paras, &offsets, &ordered, body_size(&ordered));
+    laid.tables = tables::find(&ordered, &at, &laid.text);
     laid
 }
 
@@ -337,8 +348,10 @@ fn extent<'a>(segs: impl Iterator<Item = &'a Segment>) -> (f64, f64) {
 
 /// Joins the segments of one row (or one column's part of it) with spaces.
 fn merge_line(segs: Row) -> Option<Segment> {
+    let cells = tables::cells_of(&segs);
     let mut it = segs.into_iter();
     let mut first = it.next()?;
+    first.cells = cells;
     for s in it {
         first.text.push(' ');
         first.text.push_str(&s.text);

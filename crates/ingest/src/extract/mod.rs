@@ -23,7 +23,7 @@ pub use ragsift_core::read::read_capped;
 
 /// A positioned glyph, for laying out glyphs given directly in the layout fuzz tests (`tests/fuzz_layout.rs`).
 #[doc(hidden)]
-pub use layout::Glyph;
+pub use layout::{Glyph, Table, TableRow};
 
 /// The text the reading-order layout makes of `glyphs`, for the layout fuzz tests.
 #[doc(hidden)]
@@ -64,6 +64,9 @@ pub struct PageText {
     /// The headings found on the page, in the order of `text`.
     #[serde(skip)]
     pub headings: Vec<Heading>,
+    /// The tables found on the page, each body row rendered with its header (see [`Table`]).
+    #[serde(skip)]
+    pub tables: Vec<Table>,
     /// Characters drawn invisibly (render mode 3 or 7, no opacity) beside the page's visible text, kept because
     /// they overlap nothing: a reader of the page does not see them (see [`Extracted::hidden_pages`]).
     #[serde(skip)]

@@ -46,16 +46,17 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
             })
             .collect();
         let (glyphs, hidden_kept) = keep_seen(std::mem::take(&mut dev.glyphs), &seen);
-        let (text, lines, headings) = place(page_layout(&glyphs), number, frame);
-        let garbled = looks_garbled(&text);
+        let placed = place(page_layout(&glyphs), number, frame);
+        let garbled = looks_garbled(&placed.text);
         out.push(PageText {
             number,
-            text,
+            text: placed.text,
             failed,
             ocr: false,
             decoding: if garbled { Decoding::Garbled } else { Decoding::Fonts },
-            lines,
-            headings,
+            lines: placed.lines,
+            headings: placed.headings,
+            tables: placed.tables,
             hidden_kept,
         });
     }
@@ -94,13 +95,14 @@ fn second_reading(bytes: &[u8], pages: &mut [PageText]) {
         let Some(words) = read.get((page.number - first) as usize) else {
             continue;
         };
-        let (text, lines, headings) = place(page_layout(&words.glyphs), page.number, words.frame);
-        if text.trim().is_empty() || looks_garbled(&text) {
+        let placed = place(page_layout(&words.glyphs), page.number, words.frame);
+        if placed.text.trim().is_empty() || looks_garbled(&placed.text) {
             continue;
         }
-        page.text = text;
-        page.lines = lines;
-        page.headings = headings;
+        page.text = placed.text;
+        page.lines = placed.lines;
+        page.headings = placed.headings;
+        page.tables = placed.tables;
         page.failed = false;
         page.decoding = Decoding::Poppler;
     }

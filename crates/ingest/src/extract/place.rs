@@ -1,7 +1,7 @@
 //! From a laid-out page in PDF space to what a `PageText` keeps: line boxes as fractions of the visible page
 //! (the crop box, which is what poppler renders) with the origin at the top-left, and headings.
 
-use super::layout::Laid;
+use super::layout::{Laid, Table};
 use crate::structure::{Heading, PageBox, TextLine};
 
 /// The visible part of a page in PDF user space (y up): the crop box, else the media box.
@@ -33,9 +33,17 @@ impl Frame {
 const ASCENT: f64 = 0.85;
 const DESCENT: f64 = 0.25;
 
-/// The text, line boxes and headings of a laid-out page; boxes only when the page's frame is known (a rotated
+/// What a `PageText` keeps of a laid-out page.
+pub struct Placed {
+    pub text: String,
+    pub lines: Vec<TextLine>,
+    pub headings: Vec<Heading>,
+    pub tables: Vec<Table>,
+}
+
+/// The text, line boxes, headings and tables of a laid-out page; boxes only when the page's frame is known (a rotated
 /// page or one without a usable box gets none rather than wrong ones).
-pub fn place(laid: Laid, page: u32, frame: Option<Frame>) -> (String, Vec<TextLine>, Vec<Heading>) {
+pub fn place(laid: Laid, page: u32, frame: Option<Frame>) -> Placed {
     let lines = frame.map_or_else(Vec::new, |f| {
         let (w, h) = (f.urx - f.llx, f.ury - f.lly);
         let fx = |x: f64| ((x - f.llx) / w).clamp(0.0, 1.0) as f32;
@@ -67,5 +75,10 @@ pub fn place(laid: Laid, page: u32, frame: Option<Frame>) -> (String, Vec<TextLi
             depth: h.depth,
         })
         .collect();
-    (laid.text, lines, headings)
+    Placed {
+        text: laid.text,
+        lines,
+        headings,
+        tables: laid.tables,
+    }
 }

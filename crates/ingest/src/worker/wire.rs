@@ -1,7 +1,7 @@
 //! What passes between a worker and its parent: one JSON line per request and per reply, with the extracted pages
 //! whole (boxes and headings included) and the typed per-file error rebuilt on the parent's side.
 
-use crate::extract::{Decoding, Extracted, Limits, OcrOptions, PageText};
+use crate::extract::{Decoding, Extracted, Limits, OcrOptions, PageText, Table};
 use crate::structure::{Heading, TextLine};
 use ragsift_core::{Error, NoTextOcr};
 use serde::{Deserialize, Serialize};
@@ -66,6 +66,8 @@ pub struct WirePage {
     lines: Vec<TextLine>,
     headings: Vec<Heading>,
     #[serde(default)]
+    tables: Vec<Table>,
+    #[serde(default)]
     hidden_kept: u32,
 }
 
@@ -97,6 +99,7 @@ impl From<Extracted> for WireExtracted {
                     decoding: p.decoding,
                     lines: p.lines,
                     headings: p.headings,
+                    tables: p.tables,
                     hidden_kept: p.hidden_kept,
                 })
                 .collect(),
@@ -124,6 +127,7 @@ impl From<WireExtracted> for Extracted {
                     decoding: p.decoding,
                     lines: p.lines,
                     headings: p.headings,
+                    tables: p.tables,
                     hidden_kept: p.hidden_kept,
                 })
                 .collect(),

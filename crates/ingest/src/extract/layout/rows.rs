@@ -330,6 +330,7 @@ fn split_row(row: &[&Glyph]) -> Row {
                 y: g.y,
                 size: g.size,
                 text: String::new(),
+                cells: Vec::new(),
             });
         }
         let seg = segs.last_mut().expect("a segment was just pushed");
