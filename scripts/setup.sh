@@ -52,11 +52,10 @@ command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
 
 # PostgreSQL 16 + pgvector for team libraries (and the tests that start a throwaway server): the
 # whole server from the pgserver wheel (its postgres, initdb, pg_ctl, psql and vector.so), unpacked
-# under runtime/postgresql. The wheel's own sha256 is pinned here; the two binaries that matter
-# are recorded in checksums.sha256 like every other installed file.
+# under runtime/postgresql. The wheel's own sha256 is pinned in wheels.sha256, like every wheel's;
+# the two binaries that matter are recorded in checksums.sha256 like every other installed file.
 PG_WHEEL_SPEC="pgserver==0.1.4"
 PG_WHEEL_GLOB="pgserver-0.1.4-cp311-cp311-manylinux_*_x86_64*.whl"
-PG_WHEEL_SHA256="d595789b47624a3d963aa9aa6359da9be31beb7e61f1a45541953242068b8813"
 PG_PIP_ARGS=(--python-version 3.11 --platform manylinux_2_17_x86_64 --implementation cp --abi cp311)
 PG_DIR_REL="runtime/postgresql"
 PG_CHECKED=("${PG_DIR_REL}/pgserver/pginstall/bin/postgres" "${PG_DIR_REL}/pgserver/pginstall/lib/postgresql/vector.so")
@@ -102,6 +101,9 @@ CHAT_TERMS="GEMMA_TERMS.html"
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CHECKSUMS_FILE="${SCRIPT_DIR}/checksums.sha256"
+# The sha256 of every wheel fetched from PyPI (sha256sum's format): a wheel that does not match is
+# deleted and refused, before anything is taken out of it.
+WHEELS_FILE="${SCRIPT_DIR}/wheels.sha256"
 RAGSIFT_DATA="${RAGSIFT_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/ragsift}"
 RAGSIFT_DATA="$(realpath -m -- "$RAGSIFT_DATA")"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/ragsift/downloads"
@@ -296,6 +298,24 @@ fetch_wheel() {
     log "cached   ${found[0]}"
   fi
   WHEEL="${found[0]}"
+  verify_wheel "$WHEEL"
+}
+
+# verify_wheel WHEEL: WHEEL's sha256 must be the one pinned for its file name in wheels.sha256;
+# otherwise it is deleted and setup stops. With --record-checksums an unpinned wheel is pinned.
+verify_wheel() {
+  local wheel="$1" name want got
+  name="$(basename -- "$wheel")"
+  want="$(awk -v f="$name" '$2 == f { print $1 }' "$WHEELS_FILE")"
+  got="$(sha256_of "$wheel")"
+  if [[ -z "$want" ]]; then
+    ((RECORD)) || die "${name} has no pinned sha256 in scripts/wheels.sha256: check the wheel, then pin it with --record-checksums"
+    printf '%s  %s\n' "$got" "$name" >>"$WHEELS_FILE"
+    log "pinned   ${name} ${got}"
+  elif [[ "$got" != "$want" ]]; then
+    rm -f -- "$wheel"
+    die "checksum mismatch for ${wheel}: pinned ${want}, got ${got} (deleted; re-run to fetch it again)"
+  fi
 }
 
 # extract_members WHEEL MEMBER=DEST...: copies zip members to absolute DEST paths
@@ -786,7 +806,7 @@ verify() {
 # install_postgres: unpacks the pgserver wheel's server tree (pginstall/ and the libraries its
 # binaries load through RPATH, pgserver.libs/) into $RAGSIFT_DATA/runtime/postgresql, atomically.
 install_postgres() {
-  local rel all_current=1 wheel got tmp
+  local rel all_current=1 wheel tmp
   for rel in "${PG_CHECKED[@]}"; do
     INSTALLED+=("$rel")
     is_current "$rel" || all_current=0
@@ -797,11 +817,6 @@ install_postgres() {
   fi
   fetch_wheel "$PG_WHEEL_SPEC" "$PG_WHEEL_GLOB" "${PG_PIP_ARGS[@]}"
   wheel="$WHEEL"
-  got="$(sha256_of "$wheel")"
-  if [[ "$got" != "$PG_WHEEL_SHA256" ]]; then
-    rm -f -- "$wheel"
-    die "checksum mismatch for ${wheel}: expected ${PG_WHEEL_SHA256}, got ${got} (deleted; re-run to fetch it again)"
-  fi
   tmp="${RAGSIFT_DATA}/${PG_DIR_REL}.tmp"
   rm -rf -- "$tmp"
   mkdir -p -- "$tmp"
