@@ -20,6 +20,9 @@ const CAPTION_REACH: usize = 3;
 const MAX_HEAD_LINES: usize = 3;
 /// A row label (the first column's cell) longer than this many characters is prose, not a table.
 const MAX_LABEL: usize = 60;
+/// At most this many lines make one table (a page holds far fewer), so that looking for tables stays linear in
+/// the lines of a hostile page whose every line looks like the start of one.
+const MAX_LINES: usize = 400;
 
 /// One cell of a line: its text between gaps of a font size or more.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,7 +116,7 @@ fn block_end(lines: &[Segment], i: usize) -> usize {
     let left = first.x0;
     let second = first.cells.get(1).map_or(first.x1, |c| c.x0);
     let mut j = i + 1;
-    while let Some(line) = lines.get(j) {
+    while let Some(line) = lines.get(j).filter(|_| j - i < MAX_LINES) {
         let prev = &lines[j - 1];
         let size = prev.size.max(line.size);
         let gap = prev.y - line.y;
