@@ -16,9 +16,12 @@ pub struct Session {
     pub framebuffer: Option<std::path::PathBuf>,
 }
 
+/// How [`Session::start`]'s error begins when the session request got no answer (the connection failed or closed).
+pub const DROPPED: &str = "creating the WebDriver session: no answer";
+
 impl Session {
     /// Starts the app through the driver at `driver_url`; gives up after `timeout` (a crashing app makes the
-    /// driver hang, so this never waits forever).
+    /// driver hang, so this never waits forever). An error that starts with [`DROPPED`] got no answer at all.
     pub fn start(driver_url: &str, application: &str, timeout: Duration) -> Result<Session, String> {
         let http = reqwest::blocking::Client::builder()
             .timeout(timeout)
@@ -32,8 +35,9 @@ impl Session {
             .post(format!("{driver_url}/session"))
             .json(&caps)
             .send()
-            .and_then(|r| r.json())
-            .map_err(|e| format!("creating the WebDriver session: {e}"))?;
+            .map_err(|e| format!("{DROPPED}: {e}"))?
+            .json()
+            .map_err(|e| format!("the WebDriver session's answer: {e}"))?;
         let id = v["value"]["sessionId"]
             .as_str()
             .ok_or_else(|| format!("no session id in {v}"))?
