@@ -1,25 +1,25 @@
 //! The app's commands: each pulls the workbench, calls one engine function off the UI thread and maps the error.
 
 use crate::error::{IpcError, Result};
-use ragsift_engine::error::FieldProblem;
-use ragsift_engine::eval::curves::Curve;
-use ragsift_engine::pipeline::{
+use ragsift_workbench::error::FieldProblem;
+use ragsift_workbench::eval::curves::Curve;
+use ragsift_workbench::judge_calibration::{JudgeCalibrationReport, RawThresholds};
+use ragsift_workbench::labels::SpanLabel;
+use ragsift_workbench::pipeline::{
     labels::RunLabels,
     replay_delta::{ReplayDelta, ReplaySweep},
     Trace,
 };
-use ragsift_engine::policy::PolicyOptions;
-use ragsift_engine::progress::IngestEvent;
-use ragsift_engine::sqlite::SpanLabel;
-use ragsift_engine::sqlite::{DocumentRow, RunSummary};
-use ragsift_engine::workbench::judge_calibration::{JudgeCalibrationReport, RawThresholds};
-use ragsift_engine::workbench::review::{ReviewLabel, ReviewPacket};
-use ragsift_engine::workbench::tuning::{CaseSource, CompareReport, RunAblation};
-use ragsift_engine::workbench::{
+use ragsift_workbench::policy::PolicyOptions;
+use ragsift_workbench::progress::IngestEvent;
+use ragsift_workbench::review::{ReviewLabel, ReviewPacket};
+use ragsift_workbench::tuning::{CaseSource, CompareReport, RunAblation};
+use ragsift_workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
     PageView, Workbench,
 };
-use ragsift_engine::{IngestReport, Settings};
+use ragsift_workbench::{DocumentRow, RunSummary};
+use ragsift_workbench::{IngestReport, Settings};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tauri::ipc::Channel;
@@ -30,7 +30,7 @@ type Wb<'a> = State<'a, Arc<Workbench>>;
 /// Runs engine work on the blocking pool, so the UI thread never waits on I/O or a model.
 async fn blocking<T: Send + 'static>(
     wb: &Wb<'_>,
-    f: impl FnOnce(&Workbench) -> ragsift_engine::Result<T> + Send + 'static,
+    f: impl FnOnce(&Workbench) -> ragsift_workbench::Result<T> + Send + 'static,
 ) -> Result<T> {
     let wb = wb.inner().clone();
     tauri::async_runtime::spawn_blocking(move || f(&wb))

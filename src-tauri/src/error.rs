@@ -1,6 +1,6 @@
 //! The error that crosses IPC: a few codes the UI branches on, and the engine's message in plain words.
 
-use ragsift_engine::{Error, JudgeCode};
+use ragsift_workbench::{Error, JudgeCode};
 use serde::Serialize;
 
 /// What the UI does differently per code: `setup` → point to set-up/Settings, `auth` → the key field,

@@ -5,7 +5,7 @@ pub mod commands;
 pub mod error;
 pub mod webview_env;
 
-use ragsift_engine::workbench::Workbench;
+use ragsift_workbench::Workbench;
 use specta_typescript::Typescript;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -66,9 +66,12 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         ])
         // The policy's words (reason labels and explanations, question labels and default thresholds), so the UI
         // shows what Rust decides with instead of a copy.
-        .constant("REASON_TEXTS", ragsift_engine::policy::reason_texts())
-        .constant("QUESTION_TEXTS", ragsift_engine::policy::question_texts())
-        .constant("MODE_TEXTS", ragsift_engine::policy::mode_texts())
+        .constant("REASON_TEXTS", ragsift_workbench::policy::reason_texts())
+        .constant("QUESTION_TEXTS", ragsift_workbench::policy::question_texts())
+        .constant("MODE_TEXTS", ragsift_workbench::policy::mode_texts())
+        // The evaluation form's starting values and bounds, as the workbench checks them.
+        .constant("EVAL_DEFAULTS", ragsift_workbench::EvalRequest::default())
+        .constant("EVAL_LIMITS", ragsift_workbench::EVAL_LIMITS)
 }
 
 /// Writes the TypeScript bindings to `path`. Integers cross as JS numbers: every count and offset stays far

@@ -3,9 +3,9 @@
 
 fn main() {
     // Started as an extraction worker by the app itself: be that, and nothing else.
-    if let Some(code) = ragsift_engine::worker::serve_if_asked() {
+    if let Some(code) = ragsift_workbench::process::serve_worker_if_asked() {
         std::process::exit(code);
     }
-    ragsift_engine::worker::install_current_exe();
+    ragsift_workbench::process::isolate_extraction();
     ragsift_app::run()
 }

@@ -81,6 +81,10 @@ export const commands = {
 };
 
 /* Constants */
+export const EVAL_DEFAULTS = {"cases_path":"","from_library":false,"judge":"auto","min_relevance":0.5,"scoring":"independent","top_k":10,"top_n":null,"traces_path":null} as const;
+
+export const EVAL_LIMITS = {"top_k_max":200,"top_n_max":256} as const;
+
 export const MODE_TEXTS = [{"classifies":true,"explain":"Spring's four questions, first rule wins; input order kept.","label":"classify","mode":"classify","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum; input order kept.","label":"filter","mode":"filter","threshold":true},{"classifies":false,"explain":"Keeps every passage, most useful first.","label":"rerank","mode":"rerank","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum, most useful first.","label":"filter + rerank","mode":"filter_and_rerank","threshold":true},{"classifies":false,"explain":"Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).","label":"fusion","mode":"fusion","threshold":false}] as const;
 
 export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relevant","label":"Relevant","short":"rel","threshold":0.45},{"direction":"kept when above","key":"contains_answer_evidence","label":"Has evidence","short":"evi","threshold":0.55},{"direction":"flagged when above","key":"contradicts_query_premise","label":"Contradicts premise","short":"con","threshold":0.7},{"direction":"dropped when above","key":"contains_prompt_injection","label":"Prompt injection","short":"inj","threshold":0.7},{"direction":"filter/rerank score","key":"useful","label":"Useful","short":"use","threshold":null}] as const;

@@ -2,8 +2,8 @@
 //! evidence it alone found, and the tokens it cost, from the run's cached hits and judgments.
 
 use crate::print_json;
-use ragsift_engine::workbench::Workbench;
-use ragsift_engine::Error;
+use ragsift_workbench::Error;
+use ragsift_workbench::Workbench;
 use std::path::Path;
 use std::process::ExitCode;
 

@@ -3,10 +3,9 @@
 
 use crate::chat::ModelArgs;
 use crate::print_json;
-use ragsift_engine::pipeline::Trace;
-use ragsift_engine::policy::{GroupBy, Mode, PolicyOptions};
-use ragsift_engine::workbench::{AskEvent, AskRequest, Events, JudgeKind};
-use ragsift_engine::{Error, SearchMode};
+use ragsift_workbench::policy::{GroupBy, Mode, PolicyOptions};
+use ragsift_workbench::{AskEvent, AskRequest, Events, JudgeKind};
+use ragsift_workbench::{Error, SearchMode};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -23,7 +22,7 @@ pub struct AskArgs {
     /// (rag-jev's own request, usefulness only) or contextual (one request judging all candidates together).
     /// Default: the saved setting.
     #[arg(long)]
-    jev_request: Option<ragsift_engine::judge::JevRequest>,
+    jev_request: Option<ragsift_workbench::JevRequest>,
     /// Raise when the judge fails instead of answering from the unfiltered context.
     #[arg(long)]
     strict: bool,
@@ -185,7 +184,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
     let _ = writeln!(sink);
     if json {
-        print_json(&trace_json(&trace));
+        print_json(&crate::out::RunOut::new(&trace));
     } else {
         for s in &trace.sources {
             let cited = if trace.citations.contains(&s.number) { "*" } else { " " };
@@ -229,29 +228,4 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The trace with a flat per-chunk decision list (chunk, selected, reason) in front.
-pub fn trace_json(trace: &Trace) -> serde_json::Value {
-    let mut v = serde_json::to_value(trace).unwrap_or_default();
-    v["decisions"] = decisions_json(trace, &trace.selection);
-    v
-}
-
-pub fn decisions_json(trace: &Trace, selection: &ragsift_engine::policy::Selection) -> serde_json::Value {
-    serde_json::Value::Array(
-        selection
-            .decisions
-            .iter()
-            .map(|d| {
-                let c = &trace.candidates[d.input_index];
-                serde_json::json!({
-                    "chunk_id": d.chunk_id, "document": c.document, "page_start": c.page_start, "page_end": c.page_end,
-                    "section": c.section,
-                    "selected": d.selected, "reason": d.reason, "rank": d.rank, "score": d.score,
-                    "scores": trace.judge.judgments.get(d.input_index).map(|j| &j.answers),
-                })
-            })
-            .collect(),
-    )
 }

@@ -8,13 +8,12 @@
 
 use crate::chat::ModelArgs;
 use crate::print_json;
-use ragsift_engine::eval::calibrate::{CalibrateOptions, Calibration, Split};
-use ragsift_engine::eval::{self, ScoringStrategy};
-use ragsift_engine::workbench::calibration::{self, CalibrateRequest};
-use ragsift_engine::workbench::judge_calibration::{self, JudgeCalibrationReport};
-use ragsift_engine::workbench::JudgeKind;
-use ragsift_engine::Error;
-use serde_json::{json, Value};
+use ragsift_workbench::calibration::{self, CalibrateRequest};
+use ragsift_workbench::eval::calibrate::{CalibrateOptions, Calibration, Split};
+use ragsift_workbench::eval::{self, ScoringStrategy};
+use ragsift_workbench::judge_calibration::{self, JudgeCalibrationReport};
+use ragsift_workbench::Error;
+use ragsift_workbench::JudgeKind;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -207,19 +206,33 @@ fn live(home: &Path, args: &CalibrateArgs, request: &CalibrateRequest) -> Result
 
 /// rag-jev's closing JSON (`report`, `frozen`, `policy`, `eligible`, `answer_quality`), plus the frozen policy
 /// and its held-out context-token difference.
-fn summary(out: &Calibration) -> Value {
+#[derive(serde::Serialize)]
+struct Summary<'a> {
+    report: String,
+    frozen: String,
+    policy: Option<String>,
+    traces: Option<String>,
+    eligible: bool,
+    /// Always `not_evaluated`: calibration measures selection, not answers.
+    answer_quality: &'static str,
+    frozen_policy: &'a Option<eval::calibrate::Policy>,
+    frozen_policy_version: &'a Option<String>,
+    context_token_difference: &'a Option<eval::calibrate::PairedInterval>,
+}
+
+fn summary(out: &Calibration) -> Summary<'_> {
     let a = &out.artifacts;
-    json!({
-        "report": a.report.display().to_string(),
-        "frozen": a.frozen.display().to_string(),
-        "policy": out.policy_written.then(|| a.policy.display().to_string()),
-        "traces": out.traces_written.then(|| a.traces.display().to_string()),
-        "eligible": out.frozen.eligible,
-        "answer_quality": "not_evaluated",
-        "frozen_policy": out.frozen.policy,
-        "frozen_policy_version": out.frozen.policy_version,
-        "context_token_difference": out.report.context_token_difference,
-    })
+    Summary {
+        report: a.report.display().to_string(),
+        frozen: a.frozen.display().to_string(),
+        policy: out.policy_written.then(|| a.policy.display().to_string()),
+        traces: out.traces_written.then(|| a.traces.display().to_string()),
+        eligible: out.frozen.eligible,
+        answer_quality: "not_evaluated",
+        frozen_policy: &out.frozen.policy,
+        frozen_policy_version: &out.frozen.policy_version,
+        context_token_difference: &out.report.context_token_difference,
+    }
 }
 
 fn number(x: Option<f64>, digits: usize) -> String {

@@ -3,10 +3,11 @@
 
 use crate::print_json;
 use indicatif::{ProgressBar, ProgressStyle};
-use ragsift_engine::llm::{yes_no_prompt, CancelToken, ChatMessage, GenerateOptions, LanguageModel};
-use ragsift_engine::llm::{ChatBackend, ChatSettings};
-use ragsift_engine::workbench::Workbench;
-use ragsift_engine::Error;
+use ragsift_workbench::llm::{yes_no_prompt, ChatMessage, GenerateOptions, LanguageModel};
+use ragsift_workbench::llm::{ChatBackend, ChatSettings};
+use ragsift_workbench::CancelToken;
+use ragsift_workbench::Error;
+use ragsift_workbench::Workbench;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -143,8 +144,6 @@ pub fn yesno(home: &Path, args: YesNoArgs) -> Result<ExitCode, Error> {
     let model = args.model.open(args.model.workbench(home)?.as_ref())?;
     let prompt = yes_no_prompt(args.passage.as_deref().unwrap_or(""), &args.question);
     let answer = model.yes_no(&[prompt])?.remove(0);
-    print_json(&serde_json::json!({
-        "p_yes": answer.p_yes, "model": answer.model, "usage": answer.usage, "calibrated": answer.calibrated,
-    }));
+    print_json(&answer);
     Ok(ExitCode::SUCCESS)
 }

@@ -6,8 +6,8 @@
 
 use crate::chat::ModelArgs;
 use crate::print_json;
-use ragsift_engine::workbench::tuning::{CaseSource, CompareRequest, CompareSummary, EvidenceRef};
-use ragsift_engine::Error;
+use ragsift_workbench::tuning::{CaseSource, CompareRequest, CompareSummary, EvidenceRef};
+use ragsift_workbench::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -47,7 +47,7 @@ pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
     };
     let wb = args.model.workbench(home)?;
     let read = |path: &PathBuf, name: &str| {
-        let text = ragsift_engine::read::read_text(path, ragsift_engine::read::JSON_MAX_MB)?;
+        let text = ragsift_workbench::read::read_text(path, ragsift_workbench::read::JSON_MAX_MB)?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         wb.compare_config(name, &json)

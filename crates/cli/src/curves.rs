@@ -3,9 +3,10 @@
 //! cases with their saved traces, or stored runs with relevance labels (`--run`).
 
 use crate::print_json;
-use ragsift_engine::eval::{self, curves::Curve, EvalOptions};
-use ragsift_engine::workbench::Workbench;
-use ragsift_engine::Error;
+use ragsift_workbench::eval::curves::Curve;
+use ragsift_workbench::tuning::curves_over_cases;
+use ragsift_workbench::Error;
+use ragsift_workbench::Workbench;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,9 +20,9 @@ pub struct CurvesArgs {
     /// Stored runs with relevance labels instead of cases (repeatable); the first run's policy is the base.
     #[arg(long = "run", value_name = "RUN_ID", conflicts_with_all = ["cases", "from_traces"])]
     runs: Vec<String>,
-    /// The filter modes' threshold while another parameter sweeps (cases only).
-    #[arg(long, default_value_t = 0.0)]
-    min_relevance: f64,
+    /// The filter modes' threshold while another parameter sweeps (cases only; default 0.5, as eval's).
+    #[arg(long)]
+    min_relevance: Option<f64>,
     /// The passage cap while another parameter sweeps (cases only).
     #[arg(long)]
     top_n: Option<usize>,
@@ -29,21 +30,9 @@ pub struct CurvesArgs {
     json: bool,
 }
 
-fn invalid(e: impl std::fmt::Display) -> Error {
-    Error::Invalid(e.to_string())
-}
-
 pub fn run(home: &Path, args: CurvesArgs) -> Result<ExitCode, Error> {
     let curves: Vec<Curve> = match (&args.cases, &args.from_traces) {
-        (Some(cases), Some(traces)) => {
-            let cases = eval::load_cases(cases).map_err(invalid)?;
-            let traces = eval::load_traces(traces).map_err(invalid)?;
-            let options = EvalOptions {
-                min_relevance: args.min_relevance,
-                top_n: args.top_n,
-            };
-            eval::curves::curves(&cases, &traces, &options).map_err(invalid)?
-        }
+        (Some(cases), Some(traces)) => curves_over_cases(cases, traces, args.min_relevance, args.top_n)?,
         (Some(_), None) => {
             return Err(Error::Invalid(
                 "curves sweeps cached judgments only: give the cases' saved traces with --from-traces TRACES \
@@ -59,7 +48,7 @@ pub fn run(home: &Path, args: CurvesArgs) -> Result<ExitCode, Error> {
         }
     };
     if args.json {
-        print_json(&serde_json::json!({ "curves": curves }));
+        print_json(&crate::out::Curves { curves: &curves });
         return Ok(ExitCode::SUCCESS);
     }
     let f = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());

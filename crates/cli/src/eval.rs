@@ -3,9 +3,9 @@
 
 use crate::chat::ModelArgs;
 use crate::print_json;
-use ragsift_engine::eval::{self, EvalOptions};
-use ragsift_engine::workbench::JudgeKind;
-use ragsift_engine::{CancelToken, Error, LibraryRetriever};
+use ragsift_workbench::eval;
+use ragsift_workbench::Error;
+use ragsift_workbench::{EvalRequest, EvalView, JudgeKind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,21 +20,24 @@ pub struct EvalArgs {
     /// `relevant_ids` may name chunk ids or document file names.
     #[arg(long)]
     from_library: bool,
-    #[arg(long, default_value_t = 8)]
-    top_k: usize,
+    /// Candidates per case from the library (default 10, as in the app).
+    #[arg(long)]
+    top_k: Option<u32>,
     /// Write the cases as evaluated (with retrieved documents) here, to --from-traces their traces later.
     #[arg(long, value_name = "FILE")]
     save_cases: Option<PathBuf>,
-    /// When scoring live: local, jev (a key in the home or TYPESAFE_API_KEY), or auto (Jev with a key).
-    #[arg(long, default_value = "local")]
-    judge: JudgeKind,
-    /// How Jev scores live: independent (rag-jev's request, one per passage) or contextual (one per case).
-    #[arg(long, default_value = "independent", value_parser = parse_scoring)]
-    scoring: eval::ScoringStrategy,
-    #[arg(long, default_value_t = 0.0)]
-    min_relevance: f64,
+    /// When scoring live: local, jev (a key in the home or TYPESAFE_API_KEY), or auto (the default: Jev with a
+    /// key, else local, as answers choose).
     #[arg(long)]
-    top_n: Option<usize>,
+    judge: Option<JudgeKind>,
+    /// How Jev scores live: independent (rag-jev's request, one per passage) or contextual (one per case).
+    #[arg(long, value_parser = parse_scoring)]
+    scoring: Option<eval::ScoringStrategy>,
+    /// The filter policies' relevance floor (default 0.5, as in the app).
+    #[arg(long)]
+    min_relevance: Option<f64>,
+    #[arg(long)]
+    top_n: Option<u32>,
     /// Add a threshold sweep (precision and recall per threshold).
     #[arg(long)]
     sweep: bool,
@@ -58,50 +61,47 @@ fn invalid(e: impl std::fmt::Display) -> Error {
 }
 
 pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
-    let cases = if args.from_library {
-        let lib = crate::open_library(home)?;
-        let embedder = crate::load_query_embedder(home, lib.settings())?;
-        let retriever = LibraryRetriever {
-            library: &lib,
-            embedder: embedder.as_ref(),
-        };
-        eval::library::load_cases_from_library(&args.cases, &retriever, args.top_k).map_err(invalid)?
-    } else {
-        eval::load_cases(&args.cases).map_err(invalid)?
-    };
-    if let Some(path) = &args.save_cases {
-        write(path, &serde_json::to_string_pretty(&cases).map_err(invalid)?)?;
-    }
-    let traces = match &args.from_traces {
-        Some(path) => eval::load_traces(path).map_err(invalid)?,
-        None => score(home, &args, &cases)?,
-    };
-    if let Some(path) = &args.save_traces {
-        write(path, &eval::traces_json(&traces).map_err(invalid)?)?;
-    }
-    let options = EvalOptions {
-        min_relevance: args.min_relevance,
+    let defaults = EvalRequest::default();
+    let request = EvalRequest {
+        cases_path: args.cases.display().to_string(),
+        traces_path: args.from_traces.as_ref().map(|p| p.display().to_string()),
+        from_library: args.from_library,
+        top_k: args.top_k.unwrap_or(defaults.top_k),
+        judge: args.judge.unwrap_or(defaults.judge),
+        scoring: args.scoring.unwrap_or(defaults.scoring),
+        min_relevance: args.min_relevance.unwrap_or(defaults.min_relevance),
         top_n: args.top_n,
     };
-    let mut report = eval::evaluate(&cases, &traces, &options).map_err(invalid)?;
+    let wb = args.model.workbench(home)?;
+    if request.traces_path.is_none() {
+        // Load the model with its progress bar before scoring (the workbench keeps it).
+        args.model.open(&wb)?;
+    }
+    let evaluation = wb.evaluation(&request, "eval")?;
+    if let Some(path) = &args.save_cases {
+        write(path, &serde_json::to_string_pretty(&evaluation.cases).map_err(invalid)?)?;
+    }
+    if let Some(path) = &args.save_traces {
+        write(path, &eval::traces_json(&evaluation.traces).map_err(invalid)?)?;
+    }
+    let EvalView { mut report, sweep } = evaluation.view;
     if args.sweep || args.csv.is_some() {
-        let sweep = eval::sweep(&cases, &traces, &options, &eval::threshold_grid(eval::SWEEP_STEP)).map_err(invalid)?;
         if let Some(path) = &args.csv {
             write(path, &sweep.to_csv())?;
         }
         report.sweep = Some(sweep);
     }
-    let value = serde_json::to_value(&report).map_err(invalid)?;
     if let Some(path) = &args.output {
-        write(path, &serde_json::to_string_pretty(&value).map_err(invalid)?)?;
+        write(path, &serde_json::to_string_pretty(&report).map_err(invalid)?)?;
     }
     if args.json {
-        print_json(&value);
+        print_json(&report);
     } else {
         println!(
             "{:<18} {:>9} {:>9} {:>7} {:>9} {:>10}",
             "policy", "precision", "recall", "nDCG", "empty ok", "characters"
         );
+        let value = serde_json::to_value(&report).map_err(invalid)?;
         for p in ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"] {
             let s = &value["summary"][p];
             let f = |k: &str| s[k].as_f64().map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
@@ -121,23 +121,6 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Scores every case's documents with the usefulness question, as rag-jev's traces, with the judge the
-/// workbench builds (the same choice as for answers).
-fn score(home: &Path, args: &EvalArgs, cases: &[eval::EvalCase]) -> Result<Vec<eval::RagJevTrace>, Error> {
-    let wb = args.model.workbench(home)?;
-    let (model, embedder, lib) = (args.model.open(&wb)?, wb.embedder()?, wb.library());
-    let judge = wb
-        .build_judge(
-            args.judge,
-            args.scoring.jev_request(),
-            embedder.as_ref(),
-            model.as_ref(),
-            lib.store(),
-        )?
-        .ok_or_else(|| Error::Invalid("scoring cases live needs a judge: --judge local or jev".into()))?;
-    eval::live::score_cases(judge.as_ref(), cases, &CancelToken::new(), &mut |_, _| {})
-}
-
 fn parse_scoring(s: &str) -> Result<eval::ScoringStrategy, String> {
     match s {
         "independent" => Ok(eval::ScoringStrategy::Independent),
@@ -147,5 +130,5 @@ fn parse_scoring(s: &str) -> Result<eval::ScoringStrategy, String> {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {
-    ragsift_engine::fsx::write_atomic(path, text.as_bytes(), ragsift_engine::fsx::Access::Shared)
+    ragsift_workbench::fsx::write_atomic(path, text.as_bytes(), ragsift_workbench::fsx::Access::Shared)
 }

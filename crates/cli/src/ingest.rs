@@ -1,9 +1,11 @@
 //! `ragsift ingest`: files and folders into the library, with a progress bar and a per-file report.
 
-use crate::{load_query_embedder, open_library, print_json};
+use crate::print_json;
 use indicatif::{ProgressBar, ProgressStyle};
-use ragsift_engine::progress::IngestEvent;
-use ragsift_engine::Error;
+use ragsift_workbench::progress::IngestEvent;
+use ragsift_workbench::Error;
+use ragsift_workbench::IngestOptions;
+use ragsift_workbench::Workbench;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,7 +26,7 @@ pub struct Args {
 }
 
 pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
-    let lib = open_library(home)?;
+    let wb = Workbench::open(Some(home))?;
     let bar = ProgressBar::new(0);
     let tty = std::io::stderr().is_terminal();
     if tty {
@@ -37,9 +39,8 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_message("loading the embedding model…");
-    let embedder = load_query_embedder(home, lib.settings())?;
     let current = Mutex::new(String::new());
-    let options = ragsift_engine::library::IngestOptions {
+    let options = IngestOptions {
         retry_failed: args.retry_failed,
     };
     let on_event = |ev: &IngestEvent| match ev {
@@ -81,11 +82,10 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         }
         IngestEvent::Extracted { .. } => {}
     };
-    let cancel = ragsift_engine::CancelToken::new();
-    let report = lib.ingest_with(embedder.as_ref(), &args.paths, &on_event, &cancel, options)?;
+    let report = wb.ingest_with(&args.paths, options, "ingest", &on_event)?;
     bar.finish_and_clear();
     if args.json {
-        print_json(&serde_json::json!({ "files": report.files }));
+        print_json(&report);
     } else {
         for f in &report.files {
             match (&f.error, &f.warning) {

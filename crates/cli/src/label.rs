@@ -2,9 +2,9 @@
 //! version, per question), so they survive re-chunking.
 
 use crate::print_json;
-use ragsift_engine::workbench::labels::SpanLabel;
-use ragsift_engine::workbench::Workbench;
-use ragsift_engine::Error;
+use ragsift_workbench::labels::SpanLabel;
+use ragsift_workbench::Error;
+use ragsift_workbench::Workbench;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -89,7 +89,7 @@ fn line(l: &SpanLabel) -> String {
 
 fn show(labels: &[SpanLabel], json: bool) {
     if json {
-        print_json(&serde_json::json!({ "labels": labels }));
+        print_json(&crate::out::Labels { labels });
     } else {
         labels.iter().for_each(|l| println!("{}", line(l)));
     }
@@ -112,13 +112,12 @@ pub fn labels(home: &Path, action: LabelsAction) -> Result<ExitCode, Error> {
         LabelsAction::List { question, json } => show(&wb.labels(question.as_deref())?, json),
         LabelsAction::Export { question, json: _ } => {
             let cases = wb.export_labels_as_cases(question.as_deref())?;
-            let value = serde_json::to_value(&cases).map_err(|e| Error::Invalid(format!("cases: {e}")))?;
-            print_json(&value);
+            print_json(&cases);
         }
         LabelsAction::Remove { id, json } => {
             let removed = wb.remove_label(&id)?;
             if json {
-                print_json(&serde_json::json!({ "removed": removed }));
+                print_json(&crate::out::Removed { removed: &removed });
             } else {
                 println!("removed {}", line(&removed));
             }

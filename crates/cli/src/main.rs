@@ -10,6 +10,7 @@ mod doctor;
 mod eval;
 mod ingest;
 mod label;
+mod out;
 mod review;
 mod runs;
 mod search;
@@ -17,7 +18,8 @@ mod select;
 mod term;
 
 use clap::{Parser, Subcommand};
-use ragsift_engine::{paths, Error, Library, LibraryConfig, RuntimePaths, Settings};
+use ragsift_workbench::{self as workbench, Workbench};
+use ragsift_workbench::{paths, Error, Settings};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -138,11 +140,10 @@ enum LibraryAction {
 
 fn main() -> ExitCode {
     // Started as an extraction worker by another ragsift: be that, and nothing else.
-    if let Some(code) = ragsift_engine::worker::serve_if_asked() {
+    if let Some(code) = ragsift_workbench::process::serve_worker_if_asked() {
         return ExitCode::from(code.clamp(0, 255) as u8);
     }
-    ragsift_engine::extract::install_quiet_panic_hook();
-    ragsift_engine::worker::install_current_exe();
+    ragsift_workbench::process::isolate_extraction();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -156,11 +157,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     let home = paths::resolve_home(cli.home.as_deref())?;
     if let Some(url) = &cli.store {
-        if let Some(problem) = ragsift_engine::location::setting_problem(url) {
-            return Err(Error::Invalid(format!("--store: {problem}")));
-        }
         // Before any thread starts: every library this process opens uses this store.
-        std::env::set_var(ragsift_engine::location::STORE_URL_ENV, url);
+        ragsift_workbench::process::use_store(url)?;
     }
     for field in Settings::unknown_fields(&home) {
         eprintln!(
@@ -193,70 +191,36 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
-/// Opens the library in `home` with its settings.
-pub fn open_library(home: &Path) -> Result<Library, Error> {
-    Library::open(home, Settings::load(home)?.library)
-}
-
-/// What embeds queries and new chunks: the OpenAI-compatible server the settings name, else the local model.
-pub fn load_query_embedder(home: &Path, settings: &LibraryConfig) -> Result<Box<dyn ragsift_engine::Embedder>, Error> {
-    Ok(
-        match ragsift_engine::workbench::embedders::open_remote(home, settings)? {
-            Some(remote) => Box::new(remote),
-            None => Box::new(load_embedder(home, settings)?),
-        },
-    )
-}
-
-/// Loads the configured embedding model.
-pub fn load_embedder(home: &Path, settings: &LibraryConfig) -> Result<ragsift_engine::FastEmbedder, Error> {
-    let runtime = RuntimePaths::discover(home)?;
-    ragsift_engine::FastEmbedder::load(
-        &runtime,
-        &settings.embedding_model,
-        settings.embed_threads,
-        settings.embed_batch,
-    )
-}
-
-pub fn print_json(value: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+/// Prints `value` as pretty JSON on stdout: the `--json` output of every command is a typed value.
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => eprintln!("error: the JSON output: {e}"),
+    }
 }
 
 fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCode, Error> {
-    let s = Settings::load(home)?;
-    let limits = ragsift_engine::extract::Limits {
-        max_file_mb: s.library.max_file_mb,
-        timeout: std::time::Duration::from_secs(s.library.extract_timeout_secs),
-    };
-    // The same step as ingest: pages without text read by OCR when it is on and Tesseract is installed.
-    let ocr = s.library.ocr_setup();
     let name = file.display().to_string();
-    let extracted = ocr.extract(file, limits, &|page, pages| {
+    // The same step as ingest: pages without text read by OCR when it is on and Tesseract is installed.
+    let extracted = workbench::extract(home, file, &|page, pages| {
         eprintln!("{name}: OCR page {page}/{pages}");
     });
     match extracted {
-        Ok(ex) => {
-            if let Some(w) = ex.warning() {
+        Ok(mut ex) => {
+            if let Some(w) = &ex.warning {
                 eprintln!("warning: {}: {w}", file.display());
             }
-            if json && tables {
-                let tables: Vec<_> = (ex.pages.iter())
-                    .flat_map(|p| p.tables.iter().map(|t| (p.number, t)))
-                    .map(|(page, t)| {
-                        let rows: Vec<&str> = t.rows.iter().map(|r| r.text.as_str()).collect();
-                        serde_json::json!({ "page": page, "head": t.head, "rows": rows })
-                    })
-                    .collect();
-                print_json(&serde_json::json!({ "pages": ex.pages, "tables": tables, "warning": ex.warning() }));
-            } else if json {
-                print_json(&serde_json::json!({ "pages": ex.pages, "warning": ex.warning() }));
+            if !tables {
+                ex.tables.clear();
+            }
+            if json {
+                print_json(&ex);
             } else {
                 for p in &ex.pages {
                     println!("=== page {} ===\n{}\n", p.number, p.text);
-                    for t in p.tables.iter().filter(|_| tables) {
-                        println!("--- table on page {} ---\n{}", p.number, t.head);
-                        t.rows.iter().for_each(|r| println!("{}", r.text));
+                    for t in ex.tables.iter().filter(|t| t.page == p.number) {
+                        println!("--- table on page {} ---\n{}", t.page, t.head);
+                        t.rows.iter().for_each(|r| println!("{r}"));
                         println!();
                     }
                 }
@@ -265,7 +229,11 @@ fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCod
         }
         Err(e) => {
             if json {
-                print_json(&serde_json::json!({ "pages": [], "error": e.to_string(), "code": e.code() }));
+                print_json(&ExtractFailure {
+                    pages: [],
+                    error: e.to_string(),
+                    code: e.code(),
+                });
             }
             eprintln!("error: {e}");
             Ok(ExitCode::from(1))
@@ -273,36 +241,38 @@ fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCod
     }
 }
 
+/// `extract --json` for a file that could not be read.
+#[derive(serde::Serialize)]
+struct ExtractFailure {
+    pages: [(); 0],
+    error: String,
+    code: &'static str,
+}
+
 fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
-    let lib = open_library(home)?;
+    let wb = Workbench::open(Some(home))?;
     match action {
         LibraryAction::List { json } => {
-            let docs = lib.documents()?;
-            let info = lib.store_info();
-            let (size, chunks) = (lib.store().size_bytes()?, lib.store().chunk_count()?);
+            let overview = wb.overview()?;
             if json {
-                print_json(&serde_json::json!({
-                    "documents": docs,
-                    "store": { "kind": info.kind, "location": info.location, "size_bytes": size, "chunks": chunks },
-                }));
+                print_json(&overview);
                 return Ok(ExitCode::SUCCESS);
             }
-            let kind = match info.kind {
-                ragsift_engine::StoreKind::Sqlite => "SQLite + usearch",
-                ragsift_engine::StoreKind::Postgres => "PostgreSQL + pgvector",
-            };
+            let store = &overview.store;
             println!(
-                "Store: {kind} at {} ({:.1} MB, {chunks} chunks)",
-                info.location,
-                size as f64 / 1e6
+                "Store: {} at {} ({:.1} MB, {} chunks)",
+                store.engine(),
+                store.location,
+                store.size_bytes as f64 / 1e6,
+                store.chunks
             );
-            if docs.is_empty() {
+            if overview.documents.is_empty() {
                 println!(
                     "The library at {} is empty. Add files with: ragsift ingest PATH",
                     home.display()
                 );
             } else {
-                for d in &docs {
+                for d in &overview.documents {
                     let warn = d.warning.as_deref().map(|w| format!("  ({w})")).unwrap_or_default();
                     println!(
                         "{}  {:>4} pages {:>5} chunks  {}  {}{warn}",
@@ -313,34 +283,33 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         LibraryAction::Remove { targets, missing, json } => {
-            let mut removed = if missing { lib.remove_missing()? } else { Vec::new() };
-            let mut failed = Vec::new();
-            for t in &targets {
-                match lib.remove(t) {
-                    Ok(d) => removed.push(d),
-                    Err(e) => failed.push(e.to_string()),
-                }
-            }
+            let removal = wb.remove_documents(&targets, missing)?;
             if json {
-                print_json(&serde_json::json!({ "removed": removed, "errors": failed }));
+                print_json(&removal);
             } else {
-                removed.iter().for_each(|d| println!("removed {}", d.path));
-                failed.iter().for_each(|e| eprintln!("error: {e}"));
+                removal.removed.iter().for_each(|d| println!("removed {}", d.path));
+                removal.errors.iter().for_each(|e| eprintln!("error: {e}"));
             }
-            Ok(if failed.is_empty() {
+            Ok(if removal.errors.is_empty() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
             })
         }
         LibraryAction::Rename { target, title, json } => {
-            let doc = lib.rename(&target, &title)?;
+            let document = wb.rename_document(&target, &title)?;
             if json {
-                print_json(&serde_json::json!({ "document": doc }));
+                print_json(&Renamed { document });
             } else {
-                println!("renamed {} to \"{}\"", doc.path, doc.title);
+                println!("renamed {} to \"{}\"", document.path, document.title);
             }
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `library rename --json`.
+#[derive(serde::Serialize)]
+struct Renamed {
+    document: ragsift_workbench::DocumentRow,
 }

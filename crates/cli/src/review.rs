@@ -3,8 +3,8 @@
 
 use crate::chat::ModelArgs;
 use crate::print_json;
-use ragsift_engine::workbench::review::{review_results, ReviewKey, ReviewPacket, ReviewResults, ReviewStatus};
-use ragsift_engine::Error;
+use ragsift_workbench::review::{review_results, ReviewKey, ReviewPacket, ReviewResults, ReviewStatus};
+use ragsift_workbench::Error;
 use serde::de::DeserializeOwned;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -114,12 +114,12 @@ fn packet(home: &Path, args: PacketArgs) -> Result<ExitCode, Error> {
 fn results(args: ResultsArgs) -> Result<ExitCode, Error> {
     let packet: ReviewPacket = read_json(&args.packet, "a review packet")?;
     let key: Option<ReviewKey> = args.key.as_deref().map(|k| read_json(k, "a review key")).transpose()?;
-    let labels = ragsift_engine::read::read_text(&args.labels, ragsift_engine::read::JSON_MAX_MB)?;
+    let labels = ragsift_workbench::read::read_text(&args.labels, ragsift_workbench::read::JSON_MAX_MB)?;
     let r = review_results(&packet, &labels, key.as_ref())?;
     let value = to_value(&r)?;
     if let Some(out) = &args.output {
         let text = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
-        ragsift_engine::fsx::write_atomic(out, text.as_bytes(), ragsift_engine::fsx::Access::Shared)?;
+        ragsift_workbench::fsx::write_atomic(out, text.as_bytes(), ragsift_workbench::fsx::Access::Shared)?;
     }
     if args.json {
         print_json(&value);
@@ -240,10 +240,10 @@ fn to_value(v: &impl serde::Serialize) -> Result<serde_json::Value, Error> {
 /// Writes `value` as JSON to a file that must not exist yet.
 fn write_new(path: &Path, value: &impl serde::Serialize) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(format!("JSON: {e}")))? + "\n";
-    ragsift_engine::fsx::write_new(path, text.as_bytes(), ragsift_engine::fsx::Access::Shared)
+    ragsift_workbench::fsx::write_new(path, text.as_bytes(), ragsift_workbench::fsx::Access::Shared)
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path, what: &str) -> Result<T, Error> {
-    let text = ragsift_engine::read::read_text(path, ragsift_engine::read::JSON_MAX_MB)?;
+    let text = ragsift_workbench::read::read_text(path, ragsift_workbench::read::JSON_MAX_MB)?;
     serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{} is not {what}: {e}", path.display())))
 }

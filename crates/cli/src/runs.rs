@@ -1,11 +1,12 @@
 //! `ragsift runs`, `ragsift replay` and `ragsift cache`: the stored runs, re-selection from a run's cached
 //! judgments with new policy options (no judge call), and the judgment cache.
 
-use crate::ask::{decisions_json, trace_json, PolicyArgs};
+use crate::ask::PolicyArgs;
+use crate::out::{self, ReplayOut, RunOut};
 use crate::print_json;
 use crate::term::plain;
-use ragsift_engine::workbench::{JudgeKind, Workbench};
-use ragsift_engine::Error;
+use ragsift_workbench::Error;
+use ragsift_workbench::{JudgeKind, Workbench};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -66,7 +67,7 @@ pub enum RunsAction {
 }
 
 /// A run for a person: the query, the judge, each passage's decision with its reason, and the answer.
-fn print_run(trace: &ragsift_engine::pipeline::Trace) {
+fn print_run(trace: &ragsift_workbench::pipeline::Trace) {
     println!("run {}  {}", plain(&trace.run_id), plain(&trace.query));
     println!(
         "judge: {} ({}), prompt {}",
@@ -104,7 +105,7 @@ fn id_list(s: &str) -> Vec<String> {
 
 /// A JSON input from a file or stdin (`-`), bounded by the one JSON limit.
 fn read_input(file: &str) -> Result<Vec<u8>, Error> {
-    let max = ragsift_engine::read::JSON_MAX_MB;
+    let max = ragsift_workbench::read::JSON_MAX_MB;
     if file == "-" {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::Read::take(std::io::stdin(), (max << 20) + 1), &mut buf)
@@ -114,7 +115,7 @@ fn read_input(file: &str) -> Result<Vec<u8>, Error> {
         }
         Ok(buf)
     } else {
-        ragsift_engine::read::read_capped(Path::new(file), max)
+        ragsift_workbench::read::read_capped(Path::new(file), max)
     }
 }
 
@@ -124,7 +125,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
         RunsAction::List { limit, json } => {
             let runs = wb.runs(limit as u32)?;
             if json {
-                print_json(&serde_json::json!({ "runs": runs }));
+                print_json(&out::Runs { runs });
             } else {
                 for r in runs {
                     println!("{}  {:<6} {}", plain(&r.id), plain(&r.judge), plain(&r.query));
@@ -134,7 +135,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
         RunsAction::Show { id, json } => {
             let trace = wb.run(&id)?;
             if json {
-                print_json(&trace_json(trace.as_ref()));
+                print_json(&RunOut::new(trace.as_ref()));
             } else {
                 print_run(trace.as_ref());
             }
@@ -144,7 +145,11 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             match output {
                 Some(path) => {
                     let text = file + "\n";
-                    ragsift_engine::fsx::write_atomic(&path, text.as_bytes(), ragsift_engine::fsx::Access::Shared)?;
+                    ragsift_workbench::fsx::write_atomic(
+                        &path,
+                        text.as_bytes(),
+                        ragsift_workbench::fsx::Access::Shared,
+                    )?;
                     eprintln!("exported run {} to {}", plain(&id), path.display());
                 }
                 None => println!("{file}"),
@@ -154,7 +159,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             let bytes = read_input(&file.to_string_lossy())?;
             let run = wb.import_run(&bytes)?;
             if json {
-                print_json(&serde_json::json!({ "run": run }));
+                print_json(&out::Run { run });
             } else {
                 println!("imported run {}  {}", plain(&run.id), plain(&run.query));
             }
@@ -164,7 +169,7 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             let text = String::from_utf8(bytes).map_err(|_| Error::Invalid(format!("{file}: not UTF-8")))?;
             let trace = wb.import_candidates(&text, judge)?;
             if json {
-                print_json(&trace_json(&trace));
+                print_json(&RunOut::new(&trace));
             } else {
                 println!(
                     "imported {} candidates as run {} ({} selected, judge {})",
@@ -195,7 +200,10 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
             }
             let trace = wb.set_run_labels(&id, labels)?;
             if json {
-                print_json(&serde_json::json!({ "run_id": trace.run_id, "labels": trace.labels }));
+                print_json(&out::RunLabels {
+                    run_id: &trace.run_id,
+                    labels: &trace.labels,
+                });
             } else {
                 println!("labels of run {} saved", trace.run_id);
             }
@@ -224,11 +232,12 @@ pub fn replay(home: &Path, args: ReplayArgs) -> Result<ExitCode, Error> {
     let replay = wb.replay_labelled(&args.id, &options)?;
     let micros = started.elapsed().as_secs_f64() * 1e6;
     if args.json {
-        let mut v = serde_json::to_value(&replay).unwrap_or_default();
-        v["decisions"] = decisions_json(&trace, &replay.selection);
-        v["judge_calls"] = 0.into();
-        v["elapsed_us"] = micros.into();
-        print_json(&v);
+        print_json(&ReplayOut {
+            replay: &replay,
+            decisions: out::decisions(&trace, &replay.selection),
+            judge_calls: 0,
+            elapsed_us: micros,
+        });
     } else {
         for d in &replay.selection.decisions {
             let mark = match d.selected {
@@ -295,7 +304,7 @@ pub fn cache(home: &Path, action: CacheAction) -> Result<ExitCode, Error> {
         CacheAction::Clear { json } => {
             let cleared = wb.clear_judgment_cache()?;
             if json {
-                print_json(&serde_json::json!({ "cleared": cleared }));
+                print_json(&out::Cleared { cleared });
             } else {
                 println!("cleared {cleared} cached judge answers");
             }

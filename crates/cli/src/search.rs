@@ -1,7 +1,8 @@
 //! `ragsift search`: vector, keyword or hybrid search over the library.
 
-use crate::{load_query_embedder, open_library, print_json};
-use ragsift_engine::{Error, LibraryRetriever, Retriever, SearchMode, SearchRequest};
+use crate::print_json;
+use ragsift_workbench::{Error, SearchMode};
+use ragsift_workbench::{SearchQuery, Workbench};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -22,48 +23,22 @@ pub struct Args {
 }
 
 pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
-    let lib = open_library(home)?;
-    let embedder = load_query_embedder(home, lib.settings())?;
-    let req = SearchRequest {
+    let wb = Workbench::open(Some(home))?;
+    let results = wb.search(&SearchQuery {
         query: args.query,
-        top_k: args.top_k.unwrap_or(lib.settings().top_k),
-        threshold: args.threshold.unwrap_or(lib.settings().similarity_threshold),
-        mode: args.mode,
-    };
-    let hits = LibraryRetriever {
-        library: &lib,
-        embedder: embedder.as_ref(),
-    }
-    .retrieve(&req)?;
+        top_k: args.top_k,
+        threshold: args.threshold,
+        search_mode: args.mode,
+    })?;
     if args.json {
-        let hits: Vec<_> = hits
-            .iter()
-            .map(|h| {
-                serde_json::json!({
-                    "rank": h.rank, "chunk_id": h.chunk.id, "document": h.chunk.document_path,
-                    "document_id": h.chunk.document_id, "title": h.chunk.document_title,
-                    "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
-                    "char_start": h.chunk.char_start, "char_end": h.chunk.char_end,
-                    "score": h.score, "similarity": h.similarity, "vector_rank": h.vector_rank,
-                    "bm25": h.bm25, "keyword_rank": h.keyword_rank, "text": h.chunk.text,
-                })
-            })
-            .collect();
-        print_json(&serde_json::json!({ "query": req.query, "mode": req.mode, "hits": hits }));
-    } else if hits.is_empty() {
+        print_json(&results);
+    } else if results.hits.is_empty() {
         println!("No hits. (Is the library empty? `ragsift library list`)");
     } else {
-        for h in &hits {
-            let pages = if h.chunk.page_start == h.chunk.page_end {
-                format!("p. {}", h.chunk.page_start)
-            } else {
-                format!("pp. {}–{}", h.chunk.page_start, h.chunk.page_end)
-            };
-            let preview: String = h.chunk.text.chars().take(240).collect();
-            println!(
-                "{}. [{:.3}] {} ({pages})\n   {preview}…\n",
-                h.rank, h.score, h.chunk.document_path
-            );
+        for h in &results.hits {
+            let pages = ragsift_workbench::page_range(h.page_start, h.page_end);
+            let preview: String = h.text.chars().take(240).collect();
+            println!("{}. [{:.3}] {} ({pages})\n   {preview}…\n", h.rank, h.score, h.document);
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -4,9 +4,9 @@
 //! `bypassed` result as rag-jev's library does).
 
 use crate::chat::ModelArgs;
-use ragsift_engine::eval::select::{parse_request, OnError};
-use ragsift_engine::workbench::JudgeKind;
-use ragsift_engine::Error;
+use ragsift_workbench::eval::select::{parse_request, OnError};
+use ragsift_workbench::Error;
+use ragsift_workbench::JudgeKind;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -37,10 +37,19 @@ fn parse_on_error(s: &str) -> Result<OnError, String> {
     }
 }
 
+/// rag-jev's answer to a request that does not parse: the issues, never the input.
+#[derive(serde::Serialize)]
+struct InvalidInput<T: serde::Serialize> {
+    error: &'static str,
+    issues: T,
+}
+
 fn emit(value: &impl serde::Serialize, output: Option<&Path>) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))? + "\n";
     match output {
-        Some(path) => ragsift_engine::fsx::write_atomic(path, text.as_bytes(), ragsift_engine::fsx::Access::Shared),
+        Some(path) => {
+            ragsift_workbench::fsx::write_atomic(path, text.as_bytes(), ragsift_workbench::fsx::Access::Shared)
+        }
         None => {
             print!("{text}");
             Ok(())
@@ -52,23 +61,29 @@ pub fn run(home: &Path, args: SelectArgs) -> Result<ExitCode, Error> {
     let raw = if args.input == "-" {
         let mut s = String::new();
         std::io::stdin()
-            .take((ragsift_engine::read::JSON_MAX_MB << 20) + 1)
+            .take((ragsift_workbench::read::JSON_MAX_MB << 20) + 1)
             .read_to_string(&mut s)
             .map_err(|e| Error::Invalid(format!("stdin: {e}")))?;
-        if s.len() as u64 > ragsift_engine::read::JSON_MAX_MB << 20 {
+        if s.len() as u64 > ragsift_workbench::read::JSON_MAX_MB << 20 {
             return Err(Error::Invalid(format!(
                 "stdin: over the {} MB limit of JSON input",
-                ragsift_engine::read::JSON_MAX_MB
+                ragsift_workbench::read::JSON_MAX_MB
             )));
         }
         s
     } else {
-        ragsift_engine::read::read_text(Path::new(&args.input), ragsift_engine::read::JSON_MAX_MB)?
+        ragsift_workbench::read::read_text(Path::new(&args.input), ragsift_workbench::read::JSON_MAX_MB)?
     };
     let request = match parse_request(&raw) {
         Ok(r) => r,
         Err(issues) => {
-            emit(&serde_json::json!({"error": "invalid_input", "issues": issues}), None)?;
+            emit(
+                &InvalidInput {
+                    error: "invalid_input",
+                    issues,
+                },
+                None,
+            )?;
             return Ok(ExitCode::from(2));
         }
     };

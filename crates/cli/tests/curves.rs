@@ -62,10 +62,10 @@ fn curves_agree_with_eval_at_the_same_settings() {
         &top3["summary"]["fusion"],
         "fusion top-3",
     );
-    // The settings in force (min_relevance 0 by default) are marked on the filter curves.
+    // The settings in force (min_relevance 0.5 by default, as eval's) are marked on the filter curves.
     let filter = curve(&curves, "filter", "min_relevance");
     let current = filter["current"].as_u64().unwrap() as usize;
-    assert_eq!(filter["points"][current]["value"], 0.0);
+    assert_eq!(filter["points"][current]["value"], 0.5);
     assert!(
         curve(&curves, "rerank", "max_context_tokens")["points"]
             .as_array()

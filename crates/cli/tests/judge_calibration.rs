@@ -211,7 +211,8 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
     let judges = report["judges"].as_array().unwrap();
     assert!(!judges.is_empty());
     for j in judges {
-        assert!(j["judge"].as_str().unwrap().starts_with("jev-"), "{j}");
+        let judge = ragsift_engine::judge::JudgeName::parse(j["judge"].as_str().unwrap());
+        assert!(matches!(judge, Some(ragsift_engine::judge::JudgeName::Jev(_))), "{j}");
         let q = &j["questions"][USEFUL];
         let n = q["n"].as_u64().unwrap();
         assert_eq!(bins_total(q, "bins"), n);

@@ -17,4 +17,4 @@ pub mod secret;
 pub use cancel::CancelToken;
 pub use error::{DbError, Error, FieldProblem, JudgeCode, NoTextOcr, Result};
 pub use paths::RuntimePaths;
-pub use place::PageBox;
+pub use place::{page_range, PageBox};

@@ -1,4 +1,4 @@
-//! Where a piece of text lies: a box on a rendered page.
+//! Where a piece of text lies: a box on a rendered page, and its pages in words.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,4 +17,14 @@ pub struct PageBox {
     pub x1: f32,
     /// Bottom edge.
     pub y1: f32,
+}
+
+/// A chunk's pages in words, the one format every text uses (prompts, citations, the CLI): "p. 3", or
+/// "pp. 3-4" for a stretch (with a hyphen, as the prompts have always had it).
+pub fn page_range(start: u32, end: u32) -> String {
+    if start == end {
+        format!("p. {start}")
+    } else {
+        format!("pp. {start}-{end}")
+    }
 }

@@ -19,7 +19,8 @@ const UNDER_WORKBENCH: &[&str] = &[
 ];
 
 /// Which ragsift crates each ragsift crate may depend on (normal dependencies; dev-dependencies are free). The
-/// engine facade re-exports the workbench and everything under it.
+/// front ends (the CLI and the app) have one door, the workbench; the engine facade re-exports everything for
+/// the benchmarks and the tests.
 fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
     let engine: Vec<&str> = UNDER_WORKBENCH.iter().copied().chain(["ragsift-workbench"]).collect();
     BTreeMap::from([
@@ -46,9 +47,9 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         ),
         ("ragsift-workbench", UNDER_WORKBENCH.to_vec()),
         ("ragsift-engine", engine),
-        ("ragsift", vec!["ragsift-engine"]),
+        ("ragsift", vec!["ragsift-workbench"]),
         ("ragsift-bench", vec!["ragsift-engine"]),
-        ("ragsift-app", vec!["ragsift-engine"]),
+        ("ragsift-app", vec!["ragsift-workbench"]),
     ])
 }
 
@@ -154,11 +155,14 @@ fn a_forbidden_edge_is_caught() {
         .get_mut("ragsift-interfaces")
         .unwrap()
         .insert("ragsift-models".into());
+    // The CLI reaching around its one door.
+    edges.get_mut("ragsift").unwrap().insert("ragsift-engine".into());
     edges.insert("ragsift-new".into(), BTreeSet::new());
     let found = violations(&edges);
     assert_eq!(
         found,
         [
+            "ragsift → ragsift-engine is not allowed",
             "ragsift-interfaces → ragsift-models is not allowed",
             "ragsift-new is not in the architecture (add it to allowed() and ARCHITECTURE.md)",
             "ragsift-pipeline → ragsift-store is not allowed",

@@ -22,11 +22,7 @@ pub struct Source {
 
 impl Source {
     pub fn pages(&self) -> String {
-        if self.page_start == self.page_end {
-            format!("p. {}", self.page_start)
-        } else {
-            format!("pp. {}-{}", self.page_start, self.page_end)
-        }
+        ragsift_core::page_range(self.page_start, self.page_end)
     }
 }
 

@@ -176,7 +176,7 @@ pub fn fit_all(scores: &LabelledScores, fitted_at: i64) -> (Vec<JudgeReport>, Ve
 /// Calibration over rag-jev eval cases and their saved traces (offline; nothing stored).
 pub fn from_rag_jev(cases: &[EvalCase], traces: &[RagJevTrace]) -> Result<JudgeCalibrationReport> {
     let mut scores = LabelledScores::default();
-    scores.add_rag_jev(cases, traces).map_err(Error::Invalid)?;
+    scores.add_rag_jev(cases, traces)?;
     let (judges, _) = fit_all(&scores, now());
     Ok(JudgeCalibrationReport {
         runs_read: u32::try_from(cases.len()).unwrap_or(u32::MAX),
@@ -390,6 +390,19 @@ mod tests {
     use super::*;
     use ragsift_eval::judge_calibration::Method;
     use ragsift_policy::{CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE};
+
+    /// rag-jev traces scored on other input are stale (score them again), not invalid: the app says so.
+    #[test]
+    fn a_trace_of_changed_input_reads_as_stale() {
+        let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/eval");
+        let cases = ragsift_eval::load_cases(fx.join("cases.json")).unwrap();
+        let fresh = ragsift_eval::load_traces(fx.join("traces.json")).unwrap();
+        assert!(from_rag_jev(&cases, &fresh).is_ok());
+        let stale = ragsift_eval::load_traces(fx.join("traces-stale-fingerprint.json")).unwrap();
+        let e = from_rag_jev(&cases, &stale).unwrap_err();
+        assert_eq!(e.code(), "stale", "{e}");
+        assert!(e.to_string().contains("score the case again"), "{e}");
+    }
 
     #[test]
     fn raw_thresholds_follow_each_questions_comparison() {

@@ -5,6 +5,8 @@ mod answers;
 pub mod calibration;
 mod calibration_view;
 mod candidates;
+pub mod doctor;
+pub mod documents;
 pub mod embedders;
 mod evaluation;
 pub mod idle;
@@ -12,6 +14,7 @@ mod jobs;
 pub mod judge_calibration;
 pub mod labels;
 mod page;
+pub mod process;
 pub mod review;
 pub mod settings;
 pub mod tuning;
@@ -22,19 +25,41 @@ pub use settings::{JudgeKind, JudgeSettings, PipelineDefaults, Settings};
 pub use answers::{AskEvent, AskOptions, AskRequest, Events};
 pub use calibration_view::{CalibrateForm, CalibrationView};
 pub use candidates::issues_error;
-pub use evaluation::{EvalRequest, EvalView};
+pub use doctor::{doctor, Doctor};
+pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, SearchResults};
+pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
+
+// The types the workbench's methods take and return, so that a front end (the app, the CLI) needs no other
+// ragsift crate: the pure layers whole (core's plain helpers, the policy, the pipeline's trace, evaluation),
+// and the plain types of the native ones. Their implementations (the library, the models, the extractor) are
+// reached through the workbench only.
+pub use ragsift_core::{error, fsx, paths, progress, read};
+pub use ragsift_core::{page_range, CancelToken, FieldProblem, JudgeCode, RuntimePaths};
+pub use ragsift_eval as eval;
+pub use ragsift_interfaces::retrieve::SearchMode;
+pub use ragsift_judge::JevRequest;
+pub use ragsift_pipeline as pipeline;
+pub use ragsift_policy as policy;
+pub use ragsift_store::library::{IngestOptions, IngestReport};
+pub use ragsift_store::sqlite::{DocumentRow, RunSummary};
+pub use ragsift_store::{StoreInfo, StoreKind};
+
+/// The language model's plain types: messages, options, the trait the workbench's model is used through.
+pub mod llm {
+    pub use ragsift_models::llm::{
+        yes_no_prompt, ChatBackend, ChatMessage, ChatSettings, GenerateOptions, LanguageModel, YesNo,
+    };
+}
 use ragsift_core::paths::resolve_home;
 use ragsift_core::progress::IngestEvent;
-use ragsift_core::RuntimePaths;
 use ragsift_judge::jev::JevConfig;
 use ragsift_models::embed::{Embedder, FastEmbedder};
 use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
 use ragsift_pipeline::Trace;
 use ragsift_policy::{ChunkJudgment, GroupBy, PolicyOptions};
-use ragsift_store::library::{IngestReport, Library};
-use ragsift_store::sqlite::{DocumentRow, RunSummary};
+use ragsift_store::library::Library;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -151,9 +176,7 @@ impl Workbench {
             }
             Err(e) => problems.push(e.to_string()),
         }
-        problems.extend(Settings::unknown_fields(&self.home).into_iter().map(|f| {
-            format!("settings.json: the unknown field `{f}` is ignored (misspelt, or from another version?)")
-        }));
+        problems.extend(doctor::unknown_field_problems(&self.home));
         let chat_model = match s.chat.backend {
             ChatBackend::OpenAi => format!(
                 "{} at {}",

@@ -354,6 +354,22 @@ fn summary(config: &CompareConfig, sides: &[&CompareSide]) -> CompareSummary {
     }
 }
 
+/// Operating curves over rag-jev cases and their saved traces, from the cached judgments only; the filter modes'
+/// fixed `min_relevance` and the passage cap default to the evaluation's ([`crate::EvalRequest::default`]).
+pub fn curves_over_cases(
+    cases: &Path,
+    traces: &Path,
+    min_relevance: Option<f64>,
+    top_n: Option<usize>,
+) -> Result<Vec<Curve>> {
+    let (cases, traces) = (ragsift_eval::load_cases(cases)?, ragsift_eval::load_traces(traces)?);
+    let options = ragsift_eval::EvalOptions {
+        min_relevance: min_relevance.unwrap_or(crate::EvalRequest::default().min_relevance),
+        top_n,
+    };
+    Ok(ragsift_eval::curves::curves(&cases, &traces, &options)?)
+}
+
 impl Workbench {
     /// Operating curves over stored runs with relevance labels ([`curves_over_runs`]); no judge call. A run
     /// without explicit relevant ids is labelled by its question's spans.

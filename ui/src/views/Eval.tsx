@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { EVAL_DEFAULTS, EVAL_LIMITS } from "../bindings";
 import type { EvalPolicy, EvalView, JudgeKind, ScoringStrategy, Summary, Sweep } from "../api";
 import { Empty, ErrorBanner } from "../components/common";
 import { fmt, fmtInt } from "../logic/format";
@@ -64,12 +65,13 @@ export function SweepPlot(props: { sweep: Sweep }) {
 export function Evaluation() {
   const [casesPath, setCasesPath] = useState("");
   const [tracesPath, setTracesPath] = useState("");
-  const [fromLibrary, setFromLibrary] = useState(false);
-  const [judge, setJudge] = useState<JudgeKind>("jev");
-  const [scoring, setScoring] = useState<ScoringStrategy>("independent");
-  const [minRel, setMinRel] = useState(0.5);
+  // The starting values are the workbench's (EVAL_DEFAULTS), and so are the bounds it checks (EVAL_LIMITS).
+  const [fromLibrary, setFromLibrary] = useState<boolean>(EVAL_DEFAULTS.from_library);
+  const [judge, setJudge] = useState<JudgeKind>(EVAL_DEFAULTS.judge);
+  const [scoring, setScoring] = useState<ScoringStrategy>(EVAL_DEFAULTS.scoring);
+  const [minRel, setMinRel] = useState<number>(EVAL_DEFAULTS.min_relevance);
   const [topN, setTopN] = useState("");
-  const [topK, setTopK] = useState(10);
+  const [topK, setTopK] = useState<number>(EVAL_DEFAULTS.top_k);
   const [job, setJob] = useState<string | null>(null);
   const [result, setResult] = useState<EvalView | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -87,11 +89,11 @@ export function Evaluation() {
 
   const run = async (e: Event) => {
     e.preventDefault();
-    const n = topN.trim() === "" ? null : Number.parseInt(topN, 10);
-    if (!casesPath.trim()) return setFormError("Choose a cases file (rag-jev format).");
-    if (!(minRel >= 0 && minRel <= 1)) return setFormError("Min relevance must be between 0 and 1.");
-    if (n !== null && !(n >= 1 && n <= 256)) return setFormError("Top-N must be between 1 and 256, or empty for off.");
-    if (!(topK >= 1 && topK <= 200)) return setFormError("Top-k must be between 1 and 200.");
+    // Only what the form must turn into numbers is checked here; the workbench checks the values themselves.
+    const n = topN.trim() === "" ? null : Number(topN);
+    if (n !== null && !Number.isInteger(n)) return setFormError("Top-N must be a whole number, or empty for off.");
+    if (!Number.isInteger(topK)) return setFormError("Top-k must be a whole number.");
+    if (!Number.isFinite(minRel)) return setFormError("Min relevance must be a number.");
     setFormError(null);
     setError(null);
     const id = startJob("Evaluating");
@@ -128,12 +130,12 @@ export function Evaluation() {
         <div class="field-row">
           <label class="check"><input type="checkbox" checked={fromLibrary} onChange={(e) => setFromLibrary((e.target as HTMLInputElement).checked)} /> candidates from the library</label>
           <div class="field"><label for="eval-judge">Judge</label>
-            <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><option value="jev">Jev</option><option value="local">local</option></select></div>
+            <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><option value="auto">auto (Jev with a key, else local)</option><option value="jev">Jev</option><option value="local">local</option></select></div>
           <div class="field"><label for="eval-scoring">Jev scoring</label>
-            <select id="eval-scoring" class="input" value={scoring} disabled={judge !== "jev"} onChange={(e) => setScoring((e.target as HTMLSelectElement).value as ScoringStrategy)}><option value="independent">independent (per passage)</option><option value="contextual">contextual (one request per case)</option></select></div>
-          <div class="field"><label for="eval-topk">Top-k</label><input id="eval-topk" class="input input-num" type="number" value={topK} onInput={(e) => setTopK(Number((e.target as HTMLInputElement).value))} /></div>
+            <select id="eval-scoring" class="input" value={scoring} disabled={judge === "local"} onChange={(e) => setScoring((e.target as HTMLSelectElement).value as ScoringStrategy)}><option value="independent">independent (per passage)</option><option value="contextual">contextual (one request per case)</option></select></div>
+          <div class="field"><label for="eval-topk">Top-k</label><input id="eval-topk" class="input input-num" type="number" min={1} max={EVAL_LIMITS.top_k_max} value={topK} onInput={(e) => setTopK(Number((e.target as HTMLInputElement).value))} /></div>
           <div class="field"><label for="eval-minrel">Min relevance</label><input id="eval-minrel" class="input input-num" type="number" step={0.05} min={0} max={1} value={minRel} onInput={(e) => setMinRel(Number((e.target as HTMLInputElement).value))} /></div>
-          <div class="field"><label for="eval-topn">Top-N</label><input id="eval-topn" class="input input-num" type="number" placeholder="off" value={topN} onInput={(e) => setTopN((e.target as HTMLInputElement).value)} /></div>
+          <div class="field"><label for="eval-topn">Top-N</label><input id="eval-topn" class="input input-num" type="number" min={1} max={EVAL_LIMITS.top_n_max} placeholder="off" value={topN} onInput={(e) => setTopN((e.target as HTMLInputElement).value)} /></div>
           {job ? <button type="button" class="btn btn-danger" onClick={() => api.cancel(job).catch(() => {})}>Cancel</button>
             : <button type="submit" class="btn btn-primary" data-testid="eval-run">Run</button>}
         </div>

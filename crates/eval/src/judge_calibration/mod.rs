@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{fingerprint, EvalCase, RagJevTrace, ScoringStrategy};
+use crate::{fingerprint, EvalCase, EvalError, RagJevTrace, ScoringStrategy};
 use ragsift_policy::{CONTAINS_ANSWER_EVIDENCE, IS_RELEVANT, USEFUL};
 
 mod fit;
@@ -364,24 +364,25 @@ impl LabelledScores {
 
     /// Adds rag-jev eval cases with their saved traces (paired by case id, the fingerprint checked): the key is
     /// `useful`, the judge `jev-ragjev` (independent scoring) or `jev-contextual`, the model the judgments'.
-    pub fn add_rag_jev(&mut self, cases: &[EvalCase], traces: &[RagJevTrace]) -> Result<(), String> {
+    pub fn add_rag_jev(&mut self, cases: &[EvalCase], traces: &[RagJevTrace]) -> Result<(), EvalError> {
         for case in cases {
             let trace = (traces.iter().find(|t| t.case_id == case.id))
-                .ok_or_else(|| format!("no trace for case `{}`", case.id))?;
+                .ok_or_else(|| EvalError::Invalid(format!("no trace for case `{}`", case.id)))?;
             let expected = fingerprint(case);
             if trace.input_hash != expected {
-                return Err(format!(
-                    "stale trace for case `{}`: its fingerprint {} is not the case's {expected}",
-                    case.id, trace.input_hash
-                ));
+                return Err(EvalError::FingerprintMismatch {
+                    case_id: case.id.clone(),
+                    expected,
+                    found: trace.input_hash.clone(),
+                });
             }
             if trace.judgments.len() != case.documents.len() {
-                return Err(format!(
+                return Err(EvalError::Invalid(format!(
                     "case `{}` has {} documents but its trace {} judgments",
                     case.id,
                     case.documents.len(),
                     trace.judgments.len()
-                ));
+                )));
             }
             let judge = match trace.scoring_strategy {
                 ScoringStrategy::Independent => "jev-ragjev",

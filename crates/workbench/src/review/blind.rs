@@ -68,11 +68,7 @@ impl Pair {
                 } else {
                     c.title.clone()
                 },
-                pages: if c.page_start == c.page_end {
-                    format!("p. {}", c.page_start)
-                } else {
-                    format!("pp. {}-{}", c.page_start, c.page_end)
-                },
+                pages: ragsift_core::page_range(c.page_start, c.page_end),
                 text: c.text.clone(),
             })
             .collect();
