@@ -1285,7 +1285,9 @@ export type RunOrigin =
 /**  Retrieved from this library by `ask`. */
 "library" | 
 /**  Another retriever's candidates (rag-jev's request or eval case), judged here. */
-"imported";
+"imported" | 
+/**  A selection `ragsift serve` made for a running application (`POST /v1/select`). */
+"served";
 
 /**  A run as listed (the trace itself is in [`RunStore::run`]). */
 export type RunSummary = {

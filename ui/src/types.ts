@@ -88,7 +88,7 @@ export type ReplaySweep = { run_id: string; key: string; values: number[]; start
 export type Replay = { run_id: string; options: PolicyOptions; selection: Selection; changes: Change[]; labels: LabelReport | null };
 export type RunLabels = { relevant_ids: string[] | null; baseline_ids: string[] | null; reference_answer: string | null };
 export type LabelReport = { relevant: number | null; evidence_recall: number | null; precision: number | null; relevant_dropped: string[]; correctly_empty: boolean | null; baseline_ids: string[]; baseline_labelled: boolean; baseline_tokens: number; selected_tokens: number };
-export type RunOrigin = "library" | "imported";
+export type RunOrigin = "library" | "imported" | "served";
 export type FinishReason = "stop" | "length" | "cancelled";
 
 export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; support: Support; citations: number[]; unknown_citations: number[]; finish_reason: FinishReason | null; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string; made_by: string; origin: RunOrigin; labels: RunLabels; cost: CostEstimate };

@@ -15,6 +15,7 @@ mod review;
 mod runs;
 mod search;
 mod select;
+mod serve;
 mod term;
 
 use clap::{Parser, Subcommand};
@@ -107,6 +108,8 @@ enum Command {
     Ablate(ablate::AblateArgs),
     /// Two pipeline configurations over the same labelled questions, side by side.
     Compare(compare::CompareArgs),
+    /// Serve rag-jev's HTTP API (POST /v1/select) to a running application; each selection is kept as a run.
+    Serve(serve::ServeArgs),
     /// Check the runtime, the models and the library's consistency.
     Doctor {
         #[arg(long)]
@@ -187,6 +190,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Curves(args) => curves::run(&home, args),
         Command::Ablate(args) => ablate::run(&home, args),
         Command::Compare(args) => compare::run(&home, args),
+        Command::Serve(args) => serve::run(&home, args),
         Command::Doctor { json } => doctor::run(&home, json),
     }
 }

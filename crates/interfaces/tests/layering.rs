@@ -47,7 +47,8 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         ),
         ("ragsift-workbench", UNDER_WORKBENCH.to_vec()),
         ("ragsift-engine", engine),
-        ("ragsift", vec!["ragsift-workbench"]),
+        ("ragsift-serve", vec!["ragsift-workbench"]),
+        ("ragsift", vec!["ragsift-workbench", "ragsift-serve"]),
         ("ragsift-bench", vec!["ragsift-engine"]),
         ("ragsift-app", vec!["ragsift-workbench"]),
     ])

@@ -134,6 +134,8 @@ pub enum RunOrigin {
     Library,
     /// Another retriever's candidates (rag-jev's request or eval case), judged here.
     Imported,
+    /// A selection `ragsift serve` made for a running application (`POST /v1/select`).
+    Served,
 }
 
 impl Trace {

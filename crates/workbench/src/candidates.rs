@@ -103,7 +103,7 @@ fn parse_import(json: &str) -> Result<Import> {
 
 /// The request's documents as candidates: their id, text, metadata (`source`/`title`/`page`/`section` shown when
 /// present), group and pin; ranks are the input order.
-fn candidates_of(request: &SelectRequest) -> (Vec<Candidate>, VariantHits) {
+pub(crate) fn candidates_of(request: &SelectRequest) -> (Vec<Candidate>, VariantHits) {
     let mut hits = Vec::new();
     let candidates = (request.documents.iter().enumerate())
         .map(|(i, d)| {
@@ -168,7 +168,7 @@ fn read_text(path: &str) -> Result<String> {
 impl Workbench {
     /// Calls `f` with the judge for another retriever's candidates: Jev sending rag-jev's request (independent or
     /// contextual, with the relevance guidance) when `kind` resolves to Jev, else the local judge.
-    fn with_candidate_judge<T>(
+    pub(crate) fn with_candidate_judge<T>(
         &self,
         kind: JudgeKind,
         request: &SelectRequest,

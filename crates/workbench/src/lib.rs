@@ -16,6 +16,7 @@ pub mod labels;
 mod page;
 pub mod process;
 pub mod review;
+mod served;
 pub mod settings;
 pub mod tuning;
 

@@ -1,0 +1,436 @@
+//! `ragsift serve` over real HTTP on loopback, mirroring rag-jev's own service tests: the token, the selection,
+//! shadow, 422 without echo, the body limit at its edge, the origin check, bypass against raise, the deadline,
+//! replay-only, a slow client, and every served selection stored as a run. The judge is Jev, played by a stand-in
+//! on loopback that answers in its documented wire format (rag-jev's selector example: 0.1 / 0.8 / 0.9 / 0.8).
+//! Every 200 from `/v1/select` must pass the response validation of rag-jev's TypeScript client.
+
+mod common;
+
+#[path = "../../engine/tests/common/http.rs"]
+mod http;
+
+use common::ragsift;
+use http::{Reply, Request, Server};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "service-secret";
+const SCORES: [f64; 4] = [0.1, 0.8, 0.9, 0.8];
+
+fn docs() -> Value {
+    (0..4)
+        .map(|i| json!({"id": i.to_string(), "text": format!("Source passage {i}"), "metadata": {"page": i}}))
+        .collect()
+}
+
+fn answer(r: &Request) -> Reply {
+    let text = r.json()["state"]["passage"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let i: usize = text.trim_start_matches("Source passage ").parse().unwrap_or(0);
+    let body = json!({
+        "model": "test-v1",
+        "answers": {"relevant": {"type": "noul", "noul": SCORES[i]}},
+        "usage": {"input_tokens": 10, "output_tokens": 0},
+    });
+    Reply::Json(200, vec![], body.to_string())
+}
+
+/// `ragsift serve` on a free port, killed when dropped.
+struct Service {
+    child: Child,
+    url: String,
+    home: tempfile::TempDir,
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(jev: &Server, env: &[(&str, &str)], args: &[&str]) -> Service {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = ragsift(home.path());
+    cmd.args(["serve", "--port", "0", "--judge", "jev"])
+        .args(args)
+        .env("TYPESAFE_API_KEY", "sk-test")
+        .env("TYPESAFE_BASE_URL", &jev.url)
+        .env_remove("RAG_JEV_API_TOKEN")
+        .env_remove("RAG_JEV_ON_ERROR")
+        .env_remove("RAG_JEV_TIMEOUT_MS")
+        .env_remove("PORT")
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_string();
+    // Keep reading stderr, so the service never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Service { child, url, home }
+}
+
+fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .user_agent("serve-test/1.0")
+        .build()
+        .unwrap()
+}
+
+fn post(s: &Service, body: impl Into<reqwest::blocking::Body>, token: bool) -> (u16, Value, String) {
+    let mut req = client()
+        .post(format!("{}/v1/select", s.url))
+        .header("content-type", "application/json")
+        .body(body);
+    if token {
+        req = req.header("authorization", format!("Bearer {TOKEN}"));
+    }
+    let r = req.send().unwrap();
+    let status = r.status().as_u16();
+    let text = r.text().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null), text)
+}
+
+fn select(s: &Service, request: &Value) -> (u16, Value) {
+    let (status, v, _) = post(s, request.to_string(), true);
+    if status == 200 {
+        ts_client_accepts(request, &v);
+    }
+    (status, v)
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    (v.as_array().unwrap_or_else(|| panic!("not a list: {v}")).iter())
+        .map(|d| d.get("id").unwrap_or(d).as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_service_contract_over_loopback() {
+    let jev = Server::with_handler(answer);
+    let s = serve(&jev, &[("RAG_JEV_API_TOKEN", TOKEN)], &[]);
+    let http = client();
+
+    // healthz needs no token, and every response carries the three security headers.
+    let r = http.get(format!("{}/healthz", s.url)).send().unwrap();
+    assert_eq!(r.status(), 200);
+    for (h, v) in [
+        ("x-content-type-options", "nosniff"),
+        ("referrer-policy", "no-referrer"),
+        ("cache-control", "no-store"),
+    ] {
+        assert_eq!(r.headers()[h], v, "{h}");
+    }
+    assert_eq!(r.json::<Value>().unwrap(), json!({"status": "ok"}));
+    let r = http.get(format!("{}/v1/config", s.url)).send().unwrap();
+    assert_eq!(r.status(), 401);
+    assert_eq!(r.headers()["cache-control"], "no-store", "errors carry the headers too");
+    let r = http
+        .get(format!("{}/v1/config", s.url))
+        .bearer_auth(TOKEN)
+        .send()
+        .unwrap();
+    assert_eq!(r.json::<Value>().unwrap()["replay_only"], false);
+
+    // Without the token (or with a near miss) a selection is refused; the judge is never asked.
+    let request = json!({"query": "question", "documents": docs(), "min_relevance": 0.2});
+    let (status, v, _) = post(&s, request.to_string(), false);
+    assert_eq!((status, v), (401, json!({"detail": "invalid_service_token"})));
+    let r = http
+        .post(format!("{}/v1/select", s.url))
+        .header("authorization", format!("bearer {TOKEN}"))
+        .header("content-type", "application/json")
+        .body(request.to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 401, "the scheme is case-sensitive");
+    assert!(jev.requests().is_empty());
+
+    // With it: rag-jev's selection, exactly what `ragsift select` prints for the same request.
+    let (status, v) = select(&s, &request);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(ids(&v["selected_ids"]), ["1", "2", "3"]);
+    assert_eq!(v["status"], "applied");
+    let (_, cli) = common::run_json(
+        ragsift(s.home.path())
+            .args(["select", "-", "--judge", "jev"])
+            .env("TYPESAFE_API_KEY", "sk-test")
+            .env("TYPESAFE_BASE_URL", &jev.url)
+            .stdin(std::fs::File::open(write_temp(&request)).unwrap()),
+    );
+    let without_time = |v: &Value| {
+        let mut v = v.clone();
+        v["elapsed_ms"] = Value::Null;
+        v
+    };
+    assert_eq!(without_time(&v), without_time(&cli), "served and CLI results differ");
+
+    // Shadow: everything back in input order.
+    let (status, v) = select(
+        &s,
+        &json!({"query": "q", "documents": docs(), "min_relevance": 0.2, "shadow": true}),
+    );
+    assert_eq!((status, v["status"].as_str()), (200, Some("shadow")));
+    assert_eq!(ids(&v["documents"]), ["0", "1", "2", "3"]);
+
+    // 422 lists the issues and never echoes the input.
+    let (status, v, text) = post(
+        &s,
+        json!({"query": "q", "documents": docs(), "min_relevance": 9, "extra": "PRIVATE"}).to_string(),
+        true,
+    );
+    assert_eq!((status, v["error"].as_str()), (422, Some("invalid_request")), "{text}");
+    assert!(!text.contains("PRIVATE"), "{text}");
+    assert!(
+        v["issues"].as_array().unwrap().iter().all(|i| i["loc"][0] == "body"),
+        "{text}"
+    );
+    let (status, v, _) = post(&s, "{\"query\": ", true);
+    assert_eq!((status, v["issues"][0]["type"].as_str()), (422, Some("json_invalid")));
+    let r = http
+        .post(format!("{}/v1/select", s.url))
+        .bearer_auth(TOKEN)
+        .header("content-type", "text/plain")
+        .body(request.to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 422);
+    assert!(r.text().unwrap().contains("Content-Type must be application/json"));
+
+    // The body limit, counted while reading: 2,000,000 bytes pass, 2,000,001 do not.
+    let small = json!({"query": "q", "documents": docs(), "min_relevance": 0.2}).to_string();
+    let exact = format!("{small}{}", " ".repeat(2_000_000 - small.len()));
+    assert_eq!(exact.len(), 2_000_000);
+    let (status, _, text) = post(&s, exact, true);
+    assert_eq!(status, 200, "{text}");
+    let (status, v, _) = post(&s, "x".repeat(2_000_001), true);
+    assert_eq!((status, v), (413, json!({"error": "request_too_large"})));
+
+    // A cross-origin POST is refused before anything is read; the service's own origin passes.
+    let origin = |o: &str| {
+        http.post(format!("{}/v1/select", s.url))
+            .bearer_auth(TOKEN)
+            .header("origin", o)
+            .header("content-type", "application/json")
+            .body(request.to_string())
+            .send()
+            .unwrap()
+    };
+    let r = origin("https://untrusted.example");
+    assert_eq!(
+        (r.status().as_u16(), r.json::<Value>().unwrap()),
+        (403, json!({"error": "cross_origin_request"}))
+    );
+    assert_eq!(origin(&s.url).status(), 200);
+
+    // Every 200 was stored as a run of origin `served`, made by the client that asked, and replays to the same
+    // selection from its judgments.
+    let (_, runs) = common::run_json(ragsift(s.home.path()).args(["runs", "list", "--json"]));
+    let runs = runs["runs"].as_array().unwrap().clone();
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    for r in &runs {
+        let (_, run) =
+            common::run_json(ragsift(s.home.path()).args(["runs", "show", r["id"].as_str().unwrap(), "--json"]));
+        assert_eq!(run["origin"], "served");
+        assert_eq!(run["made_by"], "serve-test/1.0");
+        assert_eq!(run["candidates"].as_array().unwrap().len(), 4);
+    }
+    // The first served selection replays from its stored judgments: at its own policy to what the client got,
+    // and at a stricter threshold to fewer passages, with no judge call.
+    let first = runs.last().unwrap()["id"].as_str().unwrap().to_string();
+    let asked = jev.requests().len();
+    let replay = |extra: &[&str]| {
+        let (code, v) = common::run_json(ragsift(s.home.path()).args(["replay", &first, "--json"]).args(extra));
+        assert_eq!(code, 0, "{v}");
+        ids(&v["selection"]["selected_ids"])
+    };
+    assert_eq!(replay(&[]), ["1", "2", "3"]);
+    assert_eq!(replay(&["--min-relevance", "0.85"]), ["2"]);
+    assert_eq!(jev.requests().len(), asked, "a replay called the judge");
+}
+
+fn write_temp(v: &Value) -> std::path::PathBuf {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let path = dir.join("request.json");
+    std::fs::write(&path, v.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn bypass_raise_deadline_and_replay_only() {
+    let failing = Server::with_handler(|_| Reply::Json(500, vec![], "{\"error\":\"boom\"}".into()));
+    let request = json!({"query": "q", "documents": docs(), "mode": "rerank", "top_n": 1});
+
+    // passthrough (rag-jev's service default): 200, bypassed, every document despite top_n 1.
+    let s = serve(&failing, &[], &[]);
+    let (status, v) = select(&s, &request);
+    assert_eq!((status, v["status"].as_str()), (200, Some("bypassed")), "{v}");
+    assert_eq!(ids(&v["documents"]), ["0", "1", "2", "3"]);
+    assert!(v["error_code"].is_string());
+    // raise: 502 with the failure's code only.
+    let s = serve(&failing, &[("RAG_JEV_ON_ERROR", "raise")], &[]);
+    let (status, v, _) = post(&s, request.to_string(), false);
+    assert_eq!(status, 502, "{v}");
+    assert!(v["detail"].as_str().is_some_and(|c| !c.is_empty()), "{v}");
+
+    // A judge slower than the deadline: 504 under raise, a bypass naming the deadline under passthrough.
+    let slow = Server::with_handler(|r| Reply::Delayed(Duration::from_millis(1500), Box::new(answer(r))));
+    let s = serve(
+        &slow,
+        &[("RAG_JEV_TIMEOUT_MS", "300"), ("RAG_JEV_ON_ERROR", "raise")],
+        &[],
+    );
+    let started = Instant::now();
+    let (status, v, _) = post(&s, request.to_string(), false);
+    assert_eq!((status, v), (504, json!({"detail": "deadline_exceeded"})));
+    assert!(
+        started.elapsed() < Duration::from_millis(1400),
+        "the deadline was not kept"
+    );
+    let s = serve(&slow, &[("RAG_JEV_TIMEOUT_MS", "300")], &[]);
+    let (status, v) = select(&s, &request);
+    assert_eq!(
+        (status, v["status"].as_str(), v["error_code"].as_str()),
+        (200, Some("bypassed"), Some("deadline_exceeded"))
+    );
+
+    // Replay-only: 503, and no judge is asked.
+    let fresh = Server::with_handler(answer);
+    let s = serve(&fresh, &[], &["--replay-only"]);
+    let (status, v, _) = post(&s, request.to_string(), false);
+    assert_eq!(
+        (status, v),
+        (503, json!({"detail": "replay_only_live_scoring_disabled"}))
+    );
+    assert!(fresh.requests().is_empty());
+}
+
+#[test]
+fn a_slow_client_is_cut_off_while_others_are_served() {
+    let jev = Server::with_handler(answer);
+    let s = serve(&jev, &[], &[]);
+    let address = s.url.trim_start_matches("http://").to_string();
+    let mut slow = std::net::TcpStream::connect(&address).unwrap();
+    write!(slow, "POST /v1/select HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").unwrap();
+    let started = Instant::now();
+    let trickle = std::thread::spawn(move || {
+        for _ in 0..30 {
+            if slow.write_all(b" ").is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        let mut answer = String::new();
+        let _ = slow.read_to_string(&mut answer);
+        answer
+    });
+    // Meanwhile another client is served at once.
+    let (status, _) = select(&s, &json!({"query": "q", "documents": docs(), "min_relevance": 0.2}));
+    assert_eq!(status, 200);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let answer = trickle.join().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+/// The response validation of rag-jev's TypeScript client (`validateResponse`, research file §5): a response
+/// that breaks any rule is one that client rejects.
+fn ts_client_accepts(request: &Value, v: &Value) {
+    let sent = request["documents"].as_array().unwrap();
+    let status = v["status"].as_str().unwrap_or_else(|| panic!("status: {v}"));
+    assert!(["applied", "shadow", "bypassed"].contains(&status), "{status}");
+    let bypassed = status == "bypassed";
+    for k in ["documents", "decisions", "models"] {
+        assert!(v[k].is_array(), "{k}");
+    }
+    assert!(v["models"].as_array().unwrap().iter().all(Value::is_string));
+    assert!(v["policy_version"].is_string() && v["prompt_version"].is_string());
+    assert!(v["elapsed_ms"].as_f64().is_some_and(|x| x.is_finite() && x >= 0.0));
+    for k in ["input_characters", "returned_characters"] {
+        assert!(v[k].is_u64(), "{k}");
+    }
+    let obj = v.as_object().unwrap();
+    assert!(
+        obj.contains_key("selected_characters")
+            && (v["selected_characters"].is_null() || v["selected_characters"].is_u64())
+    );
+    assert!(obj.contains_key("error_code") && (v["error_code"].is_null() || v["error_code"].is_string()));
+    for k in ["input_tokens", "output_tokens", "completed_documents"] {
+        assert!(v["usage"][k].is_u64(), "usage.{k}");
+    }
+    assert!(v["usage"]["complete"].is_boolean());
+    // Returned documents: known, unique, and exactly as sent.
+    let returned = ids(&v["documents"]);
+    assert_eq!(returned.iter().collect::<HashSet<_>>().len(), returned.len());
+    for d in v["documents"].as_array().unwrap() {
+        let s = sent
+            .iter()
+            .find(|s| s["id"] == d["id"])
+            .unwrap_or_else(|| panic!("unknown id {}", d["id"]));
+        assert_eq!(d["text"], s["text"]);
+        assert_eq!(d["metadata"], *s.get("metadata").unwrap_or(&json!({})));
+        assert_eq!(d["group_id"], *s.get("group_id").unwrap_or(&Value::Null));
+        assert_eq!(d["pinned"], *s.get("pinned").unwrap_or(&json!(false)));
+    }
+    let decisions = v["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), sent.len());
+    let selected: Option<Vec<String>> = (!v["selected_ids"].is_null()).then(|| ids(&v["selected_ids"]));
+    assert_eq!(selected.is_none(), bypassed, "selected_ids is null iff bypassed");
+    let order: Vec<String> = match (&selected, status) {
+        (Some(s), "applied") => s.clone(),
+        _ => sent.iter().map(|d| d["id"].as_str().unwrap().to_string()).collect(),
+    };
+    assert_eq!(returned, order, "returned order");
+    let fusion = request["mode"] == "fusion";
+    let reasons = [
+        "retained",
+        "below_threshold",
+        "beyond_top_n",
+        "beyond_token_budget",
+        "pinned",
+        "group_retained",
+        "bypassed",
+    ];
+    for (i, d) in decisions.iter().enumerate() {
+        assert_eq!(d["id"], sent[i]["id"]);
+        assert_eq!(d["input_index"], i);
+        let id = sent[i]["id"].as_str().unwrap().to_string();
+        assert_eq!(d["returned"], returned.contains(&id));
+        match &selected {
+            None => assert!(d["selected"].is_null()),
+            Some(s) => assert_eq!(d["selected"], s.contains(&id)),
+        }
+        if bypassed {
+            assert_eq!(d["reason"], "bypassed");
+        } else {
+            assert!(!d["relevance"].is_null() && !d["model"].is_null());
+            assert!(!d["input_tokens"].is_null() && !d["output_tokens"].is_null());
+        }
+        assert!(reasons.contains(&d["reason"].as_str().unwrap()), "{}", d["reason"]);
+        if let Some(r) = d["relevance"].as_f64() {
+            assert!((0.0..=1.0).contains(&r));
+        }
+        assert!(d["original_rank"].is_null() || d["original_rank"] == i + 1);
+        if let Some(r) = d["jev_rank"].as_u64() {
+            assert!((1..=sent.len() as u64).contains(&r));
+        }
+        if let Some(f) = d["fusion_score"].as_f64() {
+            assert!(f.is_finite() && f >= 0.0);
+        }
+        if fusion && !bypassed {
+            assert!(!d["original_rank"].is_null() && !d["jev_rank"].is_null() && !d["fusion_score"].is_null());
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `ragsift serve`: rag-jev's HTTP service contract (`rag-jev serve`) over the workbench, so a client written for
+//! rag-jev's service (its Python and TypeScript clients, LangChain compressor, Dify plugin) works unchanged, and
+//! every selection it serves is kept as a run the app can inspect, replay and label.
+//!
+//! The third front end after the app and the CLI; like them it reaches the library and the judge through the
+//! workbench only. Routes: `GET /healthz` (no token), `GET /v1/config`, `POST /v1/select`. No access log, and no
+//! request or response body in any log.
+
+mod guard;
+pub mod options;
+mod select;
+
+pub use options::{Flags, Options, MAX_BODY_BYTES};
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{extract::State, Router};
+use ragsift_workbench::{Error, Result, Workbench};
+use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// The running service's state.
+pub struct Service {
+    pub workbench: Arc<Workbench>,
+    pub options: Options,
+    /// One shared bound on the selections judged at once.
+    judges: Arc<tokio::sync::Semaphore>,
+    /// Selections served since start.
+    pub served: AtomicU64,
+}
+
+impl Service {
+    pub fn new(workbench: Arc<Workbench>, options: Options) -> Service {
+        Service {
+            judges: Arc::new(tokio::sync::Semaphore::new(options.max_concurrency)),
+            workbench,
+            options,
+            served: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The routes, with rag-jev's checks around them (security headers outermost, then the origin check).
+pub fn router(service: Arc<Service>) -> Router {
+    Router::new()
+        .route(
+            "/healthz",
+            get(|| async { guard::reply(StatusCode::OK, &json!({ "status": "ok" })) }),
+        )
+        .route("/v1/config", get(config))
+        .route("/v1/select", post(select::select))
+        .fallback(|| async { guard::detail(StatusCode::NOT_FOUND, "Not Found") })
+        .method_not_allowed_fallback(|| async { guard::detail(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed") })
+        .layer(axum::middleware::from_fn(guard::same_origin))
+        .layer(axum::middleware::from_fn(guard::security_headers))
+        .with_state(service)
+}
+
+/// `GET /v1/config`: what this service can do (ragsift generates no answers here).
+async fn config(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
+    if !guard::authorized(&headers, service.options.token.as_deref()) {
+        return guard::unauthorized();
+    }
+    let replay_only = service.options.replay_only;
+    guard::reply(
+        StatusCode::OK,
+        &json!({
+            "replay_only": replay_only,
+            "scoring_configured": !replay_only,
+            "generation_configured": false,
+            "generation_model": null,
+        }),
+    )
+}
+
+/// Binds `options`' address, calls `ready` with it (port 0 picks a free one), and serves until Ctrl-C.
+pub fn run(workbench: Arc<Workbench>, options: Options, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Setup(format!("starting the service's runtime: {e}")))?;
+    runtime.block_on(async move {
+        let address = (options.host.as_str(), options.port);
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|e| Error::Setup(format!("binding {}:{}: {e}", options.host, options.port)))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| Error::Setup(format!("the bound address: {e}")))?;
+        ready(bound);
+        let app = router(Arc::new(Service::new(workbench, options)));
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| Error::Setup(format!("serving: {e}")))
+    })
+}

@@ -1,0 +1,200 @@
+//! How `ragsift serve` runs, read as rag-jev's `serve` reads it: flags over `RAG_JEV_*` environment variables
+//! over rag-jev's defaults, each checked at start-up with rag-jev's refusals.
+
+use ragsift_workbench::eval::select::OnError;
+use ragsift_workbench::{Error, JudgeKind, Result};
+use std::path::Path;
+use std::time::Duration;
+
+/// rag-jev's body limit: a request body over this many bytes gets 413, counted while reading.
+pub const MAX_BODY_BYTES: usize = 2_000_000;
+/// How long a client may take to send its body (a client sending a byte a second is cut off).
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The service's settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub host: String,
+    pub port: u16,
+    /// The service token: every `/v1/*` request must carry `Authorization: Bearer <token>`. `None` (or empty)
+    /// turns auth off, which only a loopback host allows.
+    pub token: Option<String>,
+    /// No judge is ever built: live scoring answers 503.
+    pub replay_only: bool,
+    /// The judge that scores (`auto`: Jev with a key, else the local judge).
+    pub judge: JudgeKind,
+    /// What a judge failure gives: rag-jev's service default is `passthrough` (200, `bypassed`).
+    pub on_error: OnError,
+    /// One total deadline per request (`RAG_JEV_TIMEOUT_MS`).
+    pub timeout: Duration,
+    /// One shared bound on the selections judged at once (`RAG_JEV_MAX_CONCURRENCY`).
+    pub max_concurrency: usize,
+    /// Every served selection is stored as a run (`--no-record` turns it off).
+    pub record: bool,
+}
+
+/// The flags `ragsift serve` takes; `None` falls back to the environment, then to rag-jev's default.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub token_file: Option<std::path::PathBuf>,
+    pub replay_only: bool,
+    pub judge: Option<JudgeKind>,
+    pub on_error: Option<String>,
+    pub no_record: bool,
+}
+
+/// rag-jev's loopback hosts: any other bind needs a service token.
+const LOOPBACK: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
+
+impl Options {
+    /// The options from `flags` over the environment `env` (a lookup, so tests need not touch the process's).
+    pub fn resolve(flags: &Flags, env: impl Fn(&str) -> Option<String>) -> Result<Options> {
+        let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let host = (flags.host.clone())
+            .or_else(|| set("RAG_JEV_HOST"))
+            .unwrap_or_else(|| "127.0.0.1".into());
+        let port = match (flags.port, set("PORT")) {
+            (Some(p), _) => p,
+            (None, Some(p)) => p
+                .trim()
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p >= 1)
+                .ok_or_else(|| Error::Invalid(format!("PORT must be in 1..65535, got `{p}`")))?,
+            (None, None) => 8000,
+        };
+        let token = match &flags.token_file {
+            Some(path) => Some(read_token(path)?),
+            None => set("RAG_JEV_API_TOKEN"),
+        }
+        .filter(|t| !t.is_empty());
+        if token.is_none() && !LOOPBACK.contains(&host.as_str()) {
+            return Err(Error::Invalid(format!(
+                "set RAG_JEV_API_TOKEN (or --token-file) before binding outside localhost ({host})"
+            )));
+        }
+        let on_error = match flags.on_error.clone().or_else(|| set("RAG_JEV_ON_ERROR")).as_deref() {
+            None | Some("passthrough") => OnError::Passthrough,
+            Some("raise") => OnError::Raise,
+            Some(other) => {
+                return Err(Error::Invalid(format!(
+                    "RAG_JEV_ON_ERROR must be passthrough or raise, got `{other}`"
+                )))
+            }
+        };
+        let timeout_ms = match set("RAG_JEV_TIMEOUT_MS") {
+            None => 5000.0,
+            Some(v) => v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .ok_or_else(|| Error::Invalid(format!("RAG_JEV_TIMEOUT_MS must be a positive number, got `{v}`")))?,
+        };
+        let max_concurrency = match set("RAG_JEV_MAX_CONCURRENCY") {
+            None => 8,
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=256).contains(n))
+                .ok_or_else(|| Error::Invalid(format!("RAG_JEV_MAX_CONCURRENCY must be in 1..256, got `{v}`")))?,
+        };
+        Ok(Options {
+            host,
+            port,
+            token,
+            replay_only: flags.replay_only,
+            judge: flags.judge.unwrap_or(JudgeKind::Auto),
+            on_error,
+            timeout: Duration::from_secs_f64(timeout_ms / 1e3),
+            max_concurrency,
+            record: !flags.no_record,
+        })
+    }
+}
+
+/// The token in a file only its owner can read (mode 0600), trimmed.
+fn read_token(path: &Path) -> Result<String> {
+    ragsift_workbench::fsx::check_secret(path, "the service token file")?;
+    let text = ragsift_workbench::read::read_text(path, ragsift_workbench::read::SMALL_MAX_MB)?;
+    let token = text.trim().to_string();
+    if token.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{}: the service token file is empty",
+            path.display()
+        )));
+    }
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(flags: Flags, env: &[(&str, &str)]) -> Result<Options> {
+        Options::resolve(&flags, |k| {
+            env.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn rag_jevs_defaults_and_environment() {
+        let o = resolve(Flags::default(), &[]).unwrap();
+        assert_eq!((o.host.as_str(), o.port, o.token.clone()), ("127.0.0.1", 8000, None));
+        assert_eq!(
+            (o.on_error, o.timeout, o.max_concurrency),
+            (OnError::Passthrough, Duration::from_secs(5), 8)
+        );
+        assert!(o.record && !o.replay_only);
+        let env = [
+            ("PORT", "9001"),
+            ("RAG_JEV_TIMEOUT_MS", "250"),
+            ("RAG_JEV_ON_ERROR", "raise"),
+        ];
+        let o = resolve(Flags::default(), &env).unwrap();
+        assert_eq!(
+            (o.port, o.timeout, o.on_error),
+            (9001, Duration::from_millis(250), OnError::Raise)
+        );
+        let flags = Flags {
+            port: Some(7000),
+            ..Flags::default()
+        };
+        assert_eq!(
+            resolve(flags, &env).unwrap().port,
+            7000,
+            "a flag wins over the environment"
+        );
+    }
+
+    #[test]
+    fn start_up_refusals() {
+        let outside = Flags {
+            host: Some("0.0.0.0".into()),
+            ..Flags::default()
+        };
+        let e = resolve(outside.clone(), &[]).unwrap_err().to_string();
+        assert!(e.contains("RAG_JEV_API_TOKEN"), "{e}");
+        assert!(resolve(outside, &[("RAG_JEV_API_TOKEN", "t")]).is_ok());
+        for (k, v) in [
+            ("PORT", "0"),
+            ("PORT", "65536"),
+            ("RAG_JEV_ON_ERROR", "ignore"),
+            ("RAG_JEV_TIMEOUT_MS", "0"),
+            ("RAG_JEV_TIMEOUT_MS", "nan"),
+            ("RAG_JEV_MAX_CONCURRENCY", "0"),
+            ("RAG_JEV_MAX_CONCURRENCY", "257"),
+        ] {
+            assert!(resolve(Flags::default(), &[(k, v)]).is_err(), "{k}={v}");
+        }
+        assert_eq!(
+            resolve(Flags::default(), &[("RAG_JEV_MAX_CONCURRENCY", "256")])
+                .unwrap()
+                .max_concurrency,
+            256
+        );
+    }
+}

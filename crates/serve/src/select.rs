@@ -1,0 +1,145 @@
+//! `POST /v1/select`: rag-jev's request in, its `SelectionResult` out, judged under one shared bound and one
+//! total deadline, and stored as a run of origin `served` (the result the client received, a bypass included).
+//! Checks run in rag-jev's order: body size, JSON, token, schema, replay-only, then the judge.
+
+use crate::guard::{authorized, detail, invalid, issue, json_body, read_body, reply, unauthorized};
+use crate::Service;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use ragsift_workbench::eval::select::{bypassed, parse_request, Issue, OnError, SelectRequest, SelectionResult};
+use ragsift_workbench::{JudgeKind, Workbench};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(r) => return *r,
+    };
+    if let Err(r) = json_body(&headers, &bytes) {
+        return *r;
+    }
+    if !authorized(&headers, service.options.token.as_deref()) {
+        return unauthorized();
+    }
+    let request = match parse_request(&String::from_utf8_lossy(&bytes)) {
+        Ok(r) => r,
+        Err(issues) => return invalid(issues.iter().map(schema_issue).collect()),
+    };
+    if service.options.replay_only {
+        return detail(StatusCode::SERVICE_UNAVAILABLE, "replay_only_live_scoring_disabled");
+    }
+    let client = client_of(&headers);
+    let result = judged(&service, request.clone()).await;
+    service.served.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match result {
+        Ok(selection) => {
+            if service.options.record {
+                record(&service, request, &selection, client).await;
+            }
+            reply(StatusCode::OK, &selection)
+        }
+        Err(code) => {
+            let status = if code == "deadline_exceeded" {
+                StatusCode::GATEWAY_TIMEOUT
+            } else {
+                StatusCode::BAD_GATEWAY
+            };
+            detail(status, &code)
+        }
+    }
+}
+
+/// The selection, or under `raise` the judge's failure code; the deadline covers waiting for a slot too.
+async fn judged(service: &Arc<Service>, request: SelectRequest) -> Result<SelectionResult, String> {
+    let started = Instant::now();
+    let (options, wb) = (&service.options, service.workbench.clone());
+    let (kind, on_error) = (options.judge, options.on_error);
+    // The prompt version, as soon as the judge is built: a bypass at the deadline names it.
+    let version = Arc::new(Mutex::new(None::<String>));
+    let work = {
+        let (version, request, judges) = (version.clone(), request.clone(), service.judges.clone());
+        async move {
+            let slot = judges.acquire_owned().await.map_err(|_| "provider_error".to_string())?;
+            // The slot goes with the work: a request past its deadline still holds it until its judge returns.
+            tokio::task::spawn_blocking(move || {
+                let _slot = slot;
+                judge_blocking(&wb, &request, kind, on_error, &version)
+            })
+            .await
+            .map_err(|_| "provider_error".to_string())?
+        }
+    };
+    match tokio::time::timeout(options.timeout, work).await {
+        Ok(Ok(selection)) => Ok(selection),
+        Ok(Err(code)) if on_error == OnError::Raise => Err(code),
+        Ok(Err(code)) => Ok(bypass(&request, &code, &version, started)),
+        Err(_) if on_error == OnError::Raise => Err("deadline_exceeded".into()),
+        Err(_) => Ok(bypass(&request, "deadline_exceeded", &version, started)),
+    }
+}
+
+fn judge_blocking(
+    wb: &Workbench,
+    request: &SelectRequest,
+    kind: JudgeKind,
+    on_error: OnError,
+    version: &Mutex<Option<String>>,
+) -> Result<SelectionResult, String> {
+    // A judge that cannot be built (no key, a model file missing) is a provider failure: its code, no detail.
+    let failed = |e: ragsift_workbench::Error| {
+        eprintln!("ragsift serve: the judge failed: {}", e.code());
+        e.code().to_string()
+    };
+    let v = wb.served_prompt_version(kind, request).map_err(failed)?;
+    *version.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+    match wb.select_candidates(request, kind, on_error).map_err(failed)? {
+        Ok(selection) => Ok(selection),
+        Err(failure) => Err(failure.code),
+    }
+}
+
+/// rag-jev's `bypassed` result: every document, in order, unscreened.
+fn bypass(request: &SelectRequest, code: &str, version: &Mutex<Option<String>>, started: Instant) -> SelectionResult {
+    let version = version.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let version = version.unwrap_or_else(|| ragsift_workbench::eval::PROMPT_VERSION.to_string());
+    let none = vec![None; request.documents.len()];
+    bypassed(request, &none, code, &version, started.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Stores what the client received as a run; a failure to store is reported, never the client's problem.
+async fn record(service: &Arc<Service>, request: SelectRequest, selection: &SelectionResult, client: String) {
+    let (wb, kind, selection) = (service.workbench.clone(), service.options.judge, selection.clone());
+    let stored = tokio::task::spawn_blocking(move || wb.record_served(kind, &request, &selection, &client)).await;
+    if let Ok(Err(e)) = stored {
+        eprintln!("ragsift serve: a selection was served but not recorded: {}", e.code());
+    }
+}
+
+/// Who asked: the user agent, printable and at most 120 characters.
+fn client_of(headers: &HeaderMap) -> String {
+    let agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let clean: String = agent.chars().filter(|c| !c.is_control()).take(120).collect();
+    if clean.trim().is_empty() {
+        "unnamed client".into()
+    } else {
+        clean
+    }
+}
+
+/// A schema issue as rag-jev's 422 lists it, with pydantic's type for the messages it shares.
+fn schema_issue(i: &Issue) -> serde_json::Value {
+    let kind = if i.message.starts_with("Extra inputs are not permitted") {
+        "extra_forbidden"
+    } else if i.message.starts_with("Field required") {
+        "missing"
+    } else {
+        "value_error"
+    };
+    issue(i.loc.clone(), kind, &i.message)
+}
