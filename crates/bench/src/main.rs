@@ -22,6 +22,7 @@ mod replay;
 mod retrieval;
 mod scans;
 mod search;
+mod serve;
 mod support;
 mod worker;
 
@@ -172,6 +173,17 @@ enum Command {
     },
     /// Replay of 200 cached judgments, and the local judge's cost per chunk.
     Replay,
+    /// `ragsift serve`: concurrent clients on `POST /v1/select` with the local judge (p50, p95, throughput, every
+    /// request recorded once) against `ragsift select` run once per request.
+    Serve {
+        #[arg(long, default_value_t = 8)]
+        clients: usize,
+        #[arg(long, default_value_t = 25)]
+        requests_per_client: usize,
+        /// Requests of the CLI baseline.
+        #[arg(long, default_value_t = 10)]
+        baseline: usize,
+    },
     /// The desktop app's cold start and idle memory (needs Xvfb and the release ragsift-app).
     App {
         #[arg(long, default_value_t = 5)]
@@ -218,6 +230,11 @@ fn main() {
             chunk: chunk_tokens.map(|t| (t, overlap)),
         }),
         Command::Replay => replay::run(),
+        Command::Serve {
+            clients,
+            requests_per_client,
+            baseline,
+        } => serve::run(clients, requests_per_client, baseline),
         Command::Answers {
             top_k,
             limit,

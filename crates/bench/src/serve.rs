@@ -1,0 +1,198 @@
+//! `ragsift-bench serve`: concurrent clients against `ragsift serve`'s `POST /v1/select` with the local judge
+//! (latency p50/p95, throughput, errors, every request recorded once), against the baseline of the CLI's
+//! `ragsift select` run once per request, on the same requests (rag-jev's eval cases in fixtures/eval).
+
+use ragsift_engine::Error;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn err(e: impl std::fmt::Display) -> Error {
+    Error::Invalid(e.to_string())
+}
+
+/// rag-jev select requests: each eval case's query and documents, filtered at 0.5.
+fn requests() -> Result<Vec<Value>, Error> {
+    let path = crate::repo_root().join("fixtures/eval/cases.json");
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).map_err(err)?).map_err(err)?;
+    Ok(cases
+        .iter()
+        .map(|c| json!({"query": c["query"], "documents": c["documents"], "min_relevance": 0.5}))
+        .collect())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn summary(name: &str, mut ms: Vec<f64>, wall: Duration) {
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "| {name} | {} | {:.1} | {:.1} | {:.1} |",
+        ms.len(),
+        percentile(&ms, 0.5),
+        percentile(&ms, 0.95),
+        ms.len() as f64 / wall.as_secs_f64()
+    );
+}
+
+/// `ragsift serve` on a free port of a fresh library; returns the child and its address.
+fn start(ragsift: &Path, home: &Path, extra: &[&str]) -> Result<(std::process::Child, String), Error> {
+    let mut child = Command::new(ragsift)
+        .arg("--home")
+        .arg(home)
+        .args(["serve", "--port", "0", "--judge", "local"])
+        .args(extra)
+        .env("RAG_JEV_TIMEOUT_MS", "60000")
+        .env_remove("RAG_JEV_API_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(err)?;
+    let mut lines = BufReader::new(child.stderr.take().ok_or_else(|| err("no stderr"))?).lines();
+    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    std::thread::spawn(move || lines.for_each(drop));
+    let url = (first.split_whitespace())
+        .find(|w| w.starts_with("http://"))
+        .ok_or_else(|| err(format!("ragsift serve did not start: {first}")))?
+        .to_string();
+    Ok((child, url))
+}
+
+/// One load run: each request's milliseconds, the errors, the wall time, the runs recorded, and the library.
+struct Load {
+    ms: Vec<f64>,
+    errors: usize,
+    wall: Duration,
+    recorded: usize,
+    _home: tempfile::TempDir,
+}
+
+/// `clients` threads sending `per_client` requests each to a fresh `ragsift serve` (after one warm-up request).
+fn load(ragsift: &Path, requests: &[Value], clients: usize, per_client: usize, extra: &[&str]) -> Result<Load, Error> {
+    let home = tempfile::tempdir().map_err(err)?;
+    let (mut child, url) = start(ragsift, home.path(), extra)?;
+    let http = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .map_err(err)?;
+    // One request first: the models load once, as in a running service.
+    http.post(format!("{url}/v1/select"))
+        .json(&requests[0])
+        .send()
+        .map_err(err)?;
+    let started = Instant::now();
+    let results: Vec<(Vec<f64>, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..clients)
+            .map(|c| {
+                let (http, url) = (&http, &url);
+                s.spawn(move || {
+                    let (mut ms, mut errors) = (Vec::new(), 0);
+                    for i in 0..per_client {
+                        let t = Instant::now();
+                        let ok = (http.post(format!("{url}/v1/select")))
+                            .json(&requests[(c + i) % requests.len()])
+                            .send()
+                            .is_ok_and(|r| r.status().as_u16() == 200);
+                        ms.push(t.elapsed().as_secs_f64() * 1e3);
+                        errors += usize::from(!ok);
+                    }
+                    (ms, errors)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let wall = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    let errors: usize = results.iter().map(|r| r.1).sum();
+    let served: Vec<f64> = results.into_iter().flat_map(|r| r.0).collect();
+    let runs = Command::new(ragsift)
+        .arg("--home")
+        .arg(home.path())
+        .args(["runs", "list", "--limit", "100000", "--json"])
+        .output()
+        .map_err(err)?;
+    let runs: Value = serde_json::from_slice(&runs.stdout).map_err(err)?;
+    let recorded = runs["runs"].as_array().map_or(0, Vec::len);
+
+    Ok(Load {
+        ms: served,
+        errors,
+        wall,
+        recorded,
+        _home: home,
+    })
+}
+
+pub fn run(clients: usize, per_client: usize, baseline: usize) -> Result<(), Error> {
+    let ragsift = std::env::current_exe().map_err(err)?.with_file_name("ragsift");
+    if !ragsift.exists() {
+        return Err(err(format!(
+            "{} is missing: cargo build --release -p ragsift",
+            ragsift.display()
+        )));
+    }
+    let requests = requests()?;
+    println!(
+        "\n## serve: {clients} clients x {per_client} requests, local judge, {} requests of {} passages on average ({})",
+        requests.len(),
+        requests.iter().map(|r| r["documents"].as_array().map_or(0, Vec::len)).sum::<usize>() / requests.len(),
+        crate::machine()
+    );
+    let recording = load(&ragsift, &requests, clients, per_client, &[])?;
+    let unrecorded = load(&ragsift, &requests, clients, per_client, &["--no-record"])?;
+    let (served, errors, wall, recorded) = (
+        recording.ms.clone(),
+        recording.errors,
+        recording.wall,
+        recording.recorded,
+    );
+    let home = tempfile::tempdir().map_err(err)?;
+    // Baseline: the CLI's select, one process per request (it loads the models each time).
+    let mut cli = Vec::new();
+    let cli_started = Instant::now();
+    for i in 0..baseline {
+        let t = Instant::now();
+        let mut c = Command::new(&ragsift)
+            .arg("--home")
+            .arg(home.path())
+            .args(["select", "-", "--judge", "local"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(err)?;
+        let body = requests[i % requests.len()].to_string();
+        c.stdin
+            .take()
+            .ok_or_else(|| err("no stdin"))?
+            .write_all(body.as_bytes())
+            .map_err(err)?;
+        c.wait().map_err(err)?;
+        cli.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let cli_wall = cli_started.elapsed();
+    println!("\n| path | requests | p50 ms | p95 ms | requests/s |\n| --- | ---: | ---: | ---: | ---: |");
+    summary(&format!("`serve`, {clients} concurrent clients"), served.clone(), wall);
+    summary(
+        &format!("`serve --no-record`, {clients} concurrent clients"),
+        unrecorded.ms,
+        unrecorded.wall,
+    );
+    summary("baseline: `ragsift select`, one process per request", cli, cli_wall);
+    println!(
+        "\nerrors: {errors}; runs recorded: {recorded} of {} requests (+1 warm-up)",
+        served.len()
+    );
+    if errors > 0 || recorded != served.len() + 1 {
+        return Err(err("serve: errors, or a request not recorded exactly once"));
+    }
+    Ok(())
+}
