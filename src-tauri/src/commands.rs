@@ -16,7 +16,7 @@ use ragsift_workbench::review::{ReviewLabel, ReviewPacket};
 use ragsift_workbench::tuning::{CaseSource, CompareReport, RunAblation};
 use ragsift_workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
-    PageView, Workbench,
+    LibraryActivity, PageView, Workbench,
 };
 use ragsift_workbench::{DocumentRow, RunSummary};
 use ragsift_workbench::{IngestReport, Settings};
@@ -53,8 +53,8 @@ pub async fn documents(wb: Wb<'_>) -> Result<Vec<DocumentRow>> {
 
 #[tauri::command]
 #[specta::specta]
-pub async fn library_generation(wb: Wb<'_>) -> Result<u32> {
-    blocking(&wb, |wb| wb.library_generation()).await
+pub async fn library_activity(wb: Wb<'_>) -> Result<LibraryActivity> {
+    blocking(&wb, |wb| wb.library_activity()).await
 }
 
 #[tauri::command]

@@ -24,7 +24,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         .commands(collect_commands![
             commands::app_info,
             commands::documents,
-            commands::library_generation,
+            commands::library_activity,
             commands::ingest,
             commands::cancel,
             commands::remove_document,

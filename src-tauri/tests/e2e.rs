@@ -856,3 +856,41 @@ fn two_thousand_candidates_replay_in_the_real_window() {
         "p95 repaint {p95:.1} ms: replay over 2,000 candidates regressed: {figure}"
     );
 }
+
+/// A selection served to a running application (`ragsift serve`'s path: judged, then stored as a `served` run by
+/// another process on the same library) appears in the open app's run list within seconds, with no restart, and
+/// opens in Replay as served to that client.
+#[test]
+fn a_served_selection_appears_in_the_open_app() {
+    let Some(w) = window_test() else {
+        return;
+    };
+    let app = launch(w.home.path(), &[]);
+    let s = &app.session;
+    s.click("[data-testid=nav-replay]");
+    std::thread::sleep(Duration::from_millis(1500));
+
+    // Another process's workbench on the same library serves one selection with the offline judge.
+    let wb = ragsift_engine::workbench::Workbench::open(Some(w.home.path())).unwrap();
+    let request = ragsift_engine::eval::select::parse_request(
+        &json!({"query": "How long is the battery warranty?", "min_relevance": 0.3, "documents": [
+            {"id": "warranty", "text": "The battery warranty lasts two years from the date of purchase."},
+            {"id": "holidays", "text": "Our offices are closed on public holidays."}]})
+        .to_string(),
+    )
+    .unwrap();
+    let local = ragsift_engine::workbench::JudgeKind::Local;
+    let passthrough = ragsift_engine::eval::select::OnError::Passthrough;
+    let selection = wb.select_candidates(&request, local, passthrough).unwrap().unwrap();
+    let served = Instant::now();
+    let run = wb.record_served(local, &request, &selection, "e2e-client/1.0").unwrap();
+
+    let item = format!("[data-testid=run-item][data-run-id='{run}']");
+    s.wait(&item, Duration::from_secs(10));
+    let seen = served.elapsed();
+    assert!(seen < Duration::from_secs(5), "the served run took {seen:?} to appear");
+    s.click(&item);
+    let head = s.wait("[data-testid=replay-run-head]", Duration::from_secs(20));
+    assert!(s.text(&head).contains("served to e2e-client/1.0"), "{}", s.text(&head));
+    w.shots.take(s, "8-served-run");
+}

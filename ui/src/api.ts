@@ -65,7 +65,7 @@ export function newJobId(): string {
 export const api = {
   appInfo: () => unwrap<T.AppInfo>(() => commands.appInfo()),
   documents: () => unwrap<T.DocumentRow[]>(() => commands.documents()),
-  libraryGeneration: () => unwrap<number>(() => commands.libraryGeneration()),
+  libraryActivity: () => unwrap<T.LibraryActivity>(() => commands.libraryActivity()),
   ingest: (paths: string[], job: string, onEvent: (e: IngestEvent) => void) =>
     unwrap<T.IngestReport>(() => commands.ingest(paths, job, channel(onEvent) as never)),
   cancel: (job: string) => unwrap<boolean>(() => commands.cancel(job)),

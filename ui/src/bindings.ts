@@ -9,7 +9,7 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 export const commands = {
 	appInfo: () => typedError<AppInfo, IpcError>(__TAURI_INVOKE("app_info")),
 	documents: () => typedError<DocumentRow[], IpcError>(__TAURI_INVOKE("documents")),
-	libraryGeneration: () => typedError<number, IpcError>(__TAURI_INVOKE("library_generation")),
+	libraryActivity: () => typedError<LibraryActivity, IpcError>(__TAURI_INVOKE("library_activity")),
 	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
 	cancel: (job: string) => __TAURI_INVOKE<boolean>("cancel", { job }),
 	removeDocument: (id: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("remove_document", { id })),
@@ -892,6 +892,12 @@ export type LabelReport = {
 	baseline_labelled: boolean,
 	baseline_tokens: number,
 	selected_tokens: number,
+};
+
+/**  Whether another process changed the library: see [`Workbench::library_activity`]. */
+export type LibraryActivity = {
+	generation: number,
+	runs: number,
 };
 
 /**  Ingest and retrieval tunables; every field has a default. Part of the app's settings. */

@@ -37,6 +37,7 @@ export type Contract = [
   Ok<Check<U.JudgeSettings, G.JudgeSettings>>,
   Ok<Check<U.JudgeStatus, G.JudgeStatus>>,
   Ok<Check<U.LabelReport, G.LabelReport>>,
+  Ok<Check<U.LibraryActivity, G.LibraryActivity>>,
   Ok<Check<U.RunLabels, G.RunLabels>>,
   Ok<Check<U.RunOrigin, G.RunOrigin>>,
   Ok<Check<U.FinishReason, G.FinishReason>>,

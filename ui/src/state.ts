@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import { api, IpcFailure, newJobId } from "./api";
-import type { AppInfo, PolicyOptions, Trace } from "./api";
+import type { AppInfo, LibraryActivity, PolicyOptions, Trace } from "./api";
 
 export const VIEWS = ["library", "chat", "inspector", "replay", "page", "settings", "eval", "import", "review"] as const;
 export type ViewName = (typeof VIEWS)[number];
@@ -23,19 +23,21 @@ export const runsVersion = signal(0);
 /** Bumped when labels change anywhere (Inspector, Page, label list), so replays and curves measure again. */
 export const labelsVersion = signal(0);
 
-/** How often the app asks whether another process (the CLI) changed the library. */
+/** How often the app asks whether another process (the CLI, `ragsift serve`) changed the library. */
 export const FOLLOW_LIBRARY_MS = 1000;
-let seenGeneration: number | null = null;
+let seen: LibraryActivity | null = null;
 
-/** One poll: when the library's generation moved (an ingest or removal by any process), views reload. */
+/** One poll: when the library's generation moved (an ingest or removal by any process), views reload; when the
+ *  number of runs moved (an `ask` from the CLI, a selection served to an application), the run list reloads. */
 export async function followLibrary(): Promise<void> {
   try {
-    const g = await api.libraryGeneration();
-    if (seenGeneration !== null && g !== seenGeneration) {
+    const now = await api.libraryActivity();
+    if (seen !== null && now.generation !== seen.generation) {
       libraryVersion.value++;
       void refreshAppInfo();
     }
-    seenGeneration = g;
+    if (seen !== null && now.runs !== seen.runs) runsVersion.value++;
+    seen = now;
   } catch {
     /* not running in the app, or the library is being reopened: try again next time */
   }

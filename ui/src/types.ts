@@ -14,6 +14,7 @@ export type ScoringStrategy = "independent" | "contextual";
 export type JudgeInfo = { kind: JudgeKind; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
 export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; store: StoreInfo; store_mb: number; problems: string[] };
 export type StoreKind = "sqlite" | "postgres";
+export type LibraryActivity = { generation: number; runs: number };
 export type StoreInfo = { kind: StoreKind; location: string };
 
 export type DocumentRow = { id: string; path: string; title: string; renamed: boolean; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };

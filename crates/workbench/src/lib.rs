@@ -87,6 +87,14 @@ pub struct AppInfo {
     pub problems: Vec<String>,
 }
 
+/// Whether another process changed the library: see [`Workbench::library_activity`].
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LibraryActivity {
+    pub generation: u32,
+    pub runs: u32,
+}
+
 /// Which judge new answers use.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -220,10 +228,15 @@ impl Workbench {
         self.library().documents()
     }
 
-    /// The library's generation (modulo 2^32), bumped by every ingest or removal from any process: the app polls
-    /// it (one tiny query) and reloads its document list when it changes.
-    pub fn library_generation(&self) -> Result<u32> {
-        Ok(self.library().store().generation()? as u32)
+    /// What the app polls (one tiny query each) to follow other processes: the library's generation (modulo
+    /// 2^32), bumped by every ingest or removal, and the number of stored runs, which an `ask` from the CLI or a
+    /// selection served by `ragsift serve` raises. The app reloads its documents or its run list when one moves.
+    pub fn library_activity(&self) -> Result<LibraryActivity> {
+        let lib = self.library();
+        Ok(LibraryActivity {
+            generation: lib.store().generation()? as u32,
+            runs: lib.store().run_count()?,
+        })
     }
 
     /// Ingests files and folders; files are skipped once `job` is cancelled.

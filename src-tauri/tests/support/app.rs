@@ -14,6 +14,13 @@ pub struct Kill(pub Vec<Child>);
 impl Drop for Kill {
     fn drop(&mut self) {
         for c in &mut self.0 {
+            // Each child leads its own process group (see `launch`): the group goes too, so the WebKitWebDriver
+            // that tauri-driver started does not outlive the test holding its port and the test's output pipe.
+            let group = format!("-{}", c.id());
+            let _ = (Command::new("kill").args(["-KILL", "--", &group]))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -133,6 +140,7 @@ pub fn launch(home: &Path, env: &[(&str, &str)]) -> App {
     for (k, v) in env {
         driver.env(k, v);
     }
+    std::os::unix::process::CommandExt::process_group(&mut driver, 0);
     kids.0.push(driver.spawn().expect("tauri-driver"));
     let url = format!("http://127.0.0.1:{port}");
     // tauri-driver, and the WebKitWebDriver it starts behind it, both listening.

@@ -383,7 +383,7 @@ function ReplayPanel(props: { trace: Trace }) {
     <div class="replay">
       <div class="trace-head">
         <h2 class="trace-q">{t.query}</h2>
-        <span class="muted small">run {t.run_id} · {t.candidates.length} candidates{t.origin === "imported" ? " (imported)" : t.origin === "served" ? ` (served to ${t.made_by || "a client"})` : ""} · judged by {t.judge.judge || "—"} {t.judge.model}</span>
+        <span class="muted small" data-testid="replay-run-head">run {t.run_id} · {t.candidates.length} candidates{t.origin === "imported" ? " (imported)" : t.origin === "served" ? ` (served to ${t.made_by || "a client"})` : ""} · judged by {t.judge.judge || "—"} {t.judge.model}</span>
       </div>
       {t.judge.status === "bypassed" && <Banner tone="warning" title="Judge bypassed in this run">there are no scores to re-select with; every passage is kept.</Banner>}
       <ErrorBanner error={error} onDismiss={() => setError(null)} />
