@@ -892,5 +892,35 @@ fn a_served_selection_appears_in_the_open_app() {
     s.click(&item);
     let head = s.wait("[data-testid=replay-run-head]", Duration::from_secs(20));
     assert!(s.text(&head).contains("served to e2e-client/1.0"), "{}", s.text(&head));
+    assert!(
+        s.find(&format!("{item} [data-testid=served-badge]")).is_some(),
+        "no served badge in the list"
+    );
+
+    // A running `ragsift serve` on this library (its status file, naming a live process) shows in the status line.
+    let status = ragsift_engine::workbench::ServeStatus {
+        address: "http://127.0.0.1:8765".into(),
+        pid: std::process::id(),
+        recording: true,
+        token: true,
+        served: 12,
+        started_at: 0,
+    };
+    ragsift_engine::workbench::write_serve_status(w.home.path(), Some(&status)).unwrap();
+    let line = s.wait("[data-testid=serving]", Duration::from_secs(10));
+    let text = s.text(&line);
+    assert!(
+        text.contains("http://127.0.0.1:8765") && text.contains("12 served"),
+        "{text}"
+    );
     w.shots.take(s, "8-served-run");
+    ragsift_engine::workbench::write_serve_status(w.home.path(), None).unwrap();
+    let gone = Instant::now();
+    while s.find("[data-testid=serving]").is_some() {
+        assert!(
+            gone.elapsed() < Duration::from_secs(10),
+            "the status line stayed after the service stopped"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }

@@ -898,6 +898,8 @@ export type LabelReport = {
 export type LibraryActivity = {
 	generation: number,
 	runs: number,
+	/**  The `ragsift serve` running on this library, if any. */
+	serving: ServeStatus | null,
 };
 
 /**  Ingest and retrieval tunables; every field has a default. Part of the app's settings. */
@@ -1302,8 +1304,9 @@ export type RunSummary = {
 	query: string,
 	judge: string,
 	prompt_version: string,
-	/**  Who made the run (the `user` setting of the client that made it). */
+	/**  Who made the run (the `user` setting of the client that made it; a served run's client). */
 	made_by?: string,
+	origin?: RunOrigin,
 };
 
 export type ScoringStrategy = "independent" | "contextual";
@@ -1388,6 +1391,20 @@ export type SelectionNote = {
 	subject: string,
 	/**  One sentence. */
 	message: string,
+};
+
+/**  What a running `ragsift serve` on this library is doing. */
+export type ServeStatus = {
+	/**  Where it listens: `http://127.0.0.1:8000`. */
+	address: string,
+	pid: number,
+	/**  Whether each selection is stored as a run. */
+	recording: boolean,
+	/**  Whether `/v1/*` requires a service token. */
+	token: boolean,
+	/**  Selections served since it started. */
+	served: number,
+	started_at: number,
 };
 
 /**  Every setting, stored as `settings.json` in the library home; every field has a default. */

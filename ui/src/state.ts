@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import { api, IpcFailure, newJobId } from "./api";
-import type { AppInfo, LibraryActivity, PolicyOptions, Trace } from "./api";
+import type { AppInfo, LibraryActivity, PolicyOptions, ServeStatus, Trace } from "./api";
 
 export const VIEWS = ["library", "chat", "inspector", "replay", "page", "settings", "eval", "import", "review"] as const;
 export type ViewName = (typeof VIEWS)[number];
@@ -20,6 +20,8 @@ export const jobs = signal<Record<string, string>>({});
 /** Bumped when the library changes (ingest/remove), so views can reload. */
 export const libraryVersion = signal(0);
 export const runsVersion = signal(0);
+/** The `ragsift serve` running on this library (from the one-second poll), or null. */
+export const serving = signal<ServeStatus | null>(null);
 /** Bumped when labels change anywhere (Inspector, Page, label list), so replays and curves measure again. */
 export const labelsVersion = signal(0);
 
@@ -36,7 +38,11 @@ export async function followLibrary(): Promise<void> {
       libraryVersion.value++;
       void refreshAppInfo();
     }
-    if (seen !== null && now.runs !== seen.runs) runsVersion.value++;
+    if (seen !== null && now.runs !== seen.runs) {
+      runsVersion.value++;
+      void refreshAppInfo();
+    }
+    serving.value = now.serving;
     seen = now;
   } catch {
     /* not running in the app, or the library is being reopened: try again next time */

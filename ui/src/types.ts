@@ -14,7 +14,8 @@ export type ScoringStrategy = "independent" | "contextual";
 export type JudgeInfo = { kind: JudgeKind; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
 export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; store: StoreInfo; store_mb: number; problems: string[] };
 export type StoreKind = "sqlite" | "postgres";
-export type LibraryActivity = { generation: number; runs: number };
+export type ServeStatus = { address: string; pid: number; recording: boolean; token: boolean; served: number; started_at: number };
+export type LibraryActivity = { generation: number; runs: number; serving: ServeStatus | null };
 export type StoreInfo = { kind: StoreKind; location: string };
 
 export type DocumentRow = { id: string; path: string; title: string; renamed: boolean; kind: string; checksum: string; size_bytes: number; page_count: number; chunk_count: number; warning: string | null; embedding_model: string; ingested_at: number };
@@ -95,7 +96,7 @@ export type FinishReason = "stop" | "length" | "cancelled";
 export type Trace = { run_id: string; created_at: number; query: string; history: ChatMessage[]; transformed: StageQuery[]; variants: VariantHits[]; candidates: Candidate[]; judge: JudgeOutcome; policy: PolicyOptions; selection: Selection; sources: Source[]; prompt: string; answer: string; answered_by: AnsweredBy; support: Support; citations: number[]; unknown_citations: number[]; finish_reason: FinishReason | null; model: string; usage: Usage; timings_ms: { [key in string]: number }; fingerprint: string; made_by: string; origin: RunOrigin; labels: RunLabels; cost: CostEstimate };
 export type CostEstimate = { judging: number | null; generation: number | null; total: number | null };
 export type CostRates = { judge_input_per_million: number | null; judge_output_per_million: number | null; generation_input_per_million: number | null; generation_output_per_million: number | null };
-export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string; made_by: string };
+export type RunSummary = { id: string; created_at: number; query: string; judge: string; prompt_version: string; made_by: string; origin: RunOrigin };
 
 export type ChatBackend = "embedded" | "openai";
 export type ChatSettings = { backend: ChatBackend; model_path: string | null; endpoint: string | null; model_name: string | null; api_key_env: string; context_length: number; threads: number };

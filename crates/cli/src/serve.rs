@@ -31,6 +31,12 @@ pub struct ServeArgs {
     /// Do not store served selections as runs.
     #[arg(long)]
     no_record: bool,
+    /// Keep at most this many served runs (default 10,000); the oldest go first, labelled runs stay.
+    #[arg(long, value_name = "N")]
+    retain_runs: Option<usize>,
+    /// Keep no served run older than this many days (labelled runs stay).
+    #[arg(long, value_name = "DAYS")]
+    retain_days: Option<u32>,
     #[command(flatten)]
     model: ModelArgs,
 }
@@ -44,6 +50,8 @@ pub fn run(home: &Path, args: ServeArgs) -> Result<ExitCode, Error> {
         judge: args.judge,
         on_error: args.on_error,
         no_record: args.no_record,
+        retain_runs: args.retain_runs,
+        retain_days: args.retain_days,
     };
     let options = Options::resolve(&flags, |name| std::env::var(name).ok())?;
     let wb = args.model.workbench(home)?;

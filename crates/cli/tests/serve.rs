@@ -44,7 +44,7 @@ fn answer(r: &Request) -> Reply {
 struct Service {
     child: Child,
     url: String,
-    home: tempfile::TempDir,
+    home: std::sync::Arc<tempfile::TempDir>,
 }
 
 impl Drop for Service {
@@ -55,7 +55,11 @@ impl Drop for Service {
 }
 
 fn serve(jev: &Server, env: &[(&str, &str)], args: &[&str]) -> Service {
-    let home = tempfile::tempdir().unwrap();
+    serve_in(std::sync::Arc::new(tempfile::tempdir().unwrap()), jev, env, args)
+}
+
+/// `ragsift serve` on the library in `home`.
+fn serve_in(home: std::sync::Arc<tempfile::TempDir>, jev: &Server, env: &[(&str, &str)], args: &[&str]) -> Service {
     let mut cmd = ragsift(home.path());
     cmd.args(["serve", "--port", "0", "--judge", "jev"])
         .args(args)
@@ -234,6 +238,15 @@ fn the_service_contract_over_loopback() {
         (403, json!({"error": "cross_origin_request"}))
     );
     assert_eq!(origin(&s.url).status(), 200);
+
+    // The service says what it does in the library's status file (the app's status line reads it).
+    let status = std::fs::read_to_string(s.home.path().join("serve-status.json")).unwrap();
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(
+        (status["address"].as_str(), status["recording"].as_bool()),
+        (Some(s.url.as_str()), Some(true))
+    );
+    assert_eq!(status["token"], true);
 
     // Every 200 was stored as a run of origin `served`, made by the client that asked, and replays to the same
     // selection from its judgments.
@@ -433,4 +446,103 @@ fn ts_client_accepts(request: &Value, v: &Value) {
             assert!(!d["original_rank"].is_null() && !d["jev_rank"].is_null() && !d["fusion_score"].is_null());
         }
     }
+}
+
+#[test]
+fn served_runs_are_kept_within_the_retention_and_labelled_runs_stay() {
+    let jev = Server::with_handler(answer);
+    let s = serve(&jev, &[], &["--retain-runs", "2"]);
+    for q in ["first", "second", "third", "fourth"] {
+        let (status, _) = select(&s, &json!({"query": q, "documents": docs(), "min_relevance": 0.2}));
+        assert_eq!(status, 200);
+    }
+    let listed = |home: &std::path::Path| -> Vec<(String, String)> {
+        let (_, v) = common::run_json(ragsift(home).args(["runs", "list", "--json"]));
+        (v["runs"].as_array().unwrap().iter())
+            .map(|r| {
+                (
+                    r["id"].as_str().unwrap().to_string(),
+                    r["origin"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let before = listed(s.home.path());
+    assert_eq!(before.len(), 4);
+    assert!(before.iter().all(|(_, o)| o == "served"), "{before:?}");
+    // The last in the list (the oldest) is labelled; an imported run is not served and is never pruned.
+    let oldest = before[3].0.clone();
+    let out = ragsift(s.home.path())
+        .args(["runs", "label", &oldest, "--relevant", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let home = s.home.path().to_path_buf();
+    let candidates = home.join("candidates.json");
+    std::fs::write(
+        &candidates,
+        json!({"query": "imported", "documents": docs(), "min_relevance": 0.2}).to_string(),
+    )
+    .unwrap();
+    let out = ragsift(&home)
+        .args(["runs", "import-candidates"])
+        .arg(&candidates)
+        .args(["--judge", "jev"])
+        .env("TYPESAFE_API_KEY", "sk-test")
+        .env("TYPESAFE_BASE_URL", &jev.url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // A restart prunes to the retention: the newest two served runs, the labelled one, and the imported one.
+    let home = s.home.clone();
+    drop(s);
+    let again = serve_in(home, &jev, &[], &["--retain-runs", "2"]);
+    let after = listed(again.home.path());
+    let kept: Vec<&str> = after.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(after.len(), 4, "{after:?}");
+    for id in [&before[0].0, &before[1].0, &oldest] {
+        assert!(kept.contains(&id.as_str()), "{id} was pruned: {after:?}");
+    }
+    assert!(
+        !kept.contains(&before[2].0.as_str()),
+        "the unlabelled third-newest stayed"
+    );
+    assert_eq!(after.iter().filter(|(_, o)| o == "imported").count(), 1);
+}
+
+#[test]
+fn a_kill_during_a_served_request_leaves_the_library_consistent() {
+    let slow = Server::with_handler(|r| Reply::Delayed(Duration::from_millis(700), Box::new(answer(r))));
+    let mut s = serve(&slow, &[("RAG_JEV_TIMEOUT_MS", "30000")], &[]);
+    let (status, _) = select(
+        &s,
+        &json!({"query": "before", "documents": docs(), "min_relevance": 0.2}),
+    );
+    assert_eq!(status, 200);
+    let url = s.url.clone();
+    let pending = std::thread::spawn(move || {
+        client()
+            .post(format!("{url}/v1/select"))
+            .header("content-type", "application/json")
+            .body(json!({"query": "during", "documents": docs(), "min_relevance": 0.2}).to_string())
+            .send()
+            .map(|r| r.status().as_u16())
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    s.child.kill().unwrap(); // SIGKILL, mid-request
+    s.child.wait().unwrap();
+    assert!(pending.join().unwrap().is_err(), "the killed service answered");
+    let (code, doctor) = common::run_json(ragsift(s.home.path()).args(["doctor", "--json"]));
+    let library = (doctor["checks"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "library")
+        .unwrap();
+    assert_eq!(library["ok"], true, "{doctor}");
+    let (_, runs) = common::run_json(ragsift(s.home.path()).args(["runs", "list", "--json"]));
+    assert_eq!(
+        runs["runs"].as_array().unwrap().len(),
+        1,
+        "only the finished request is a run"
+    );
+    let _ = code;
 }

@@ -110,6 +110,8 @@ pub trait RunStore: Send + Sync {
     fn run_count(&self) -> Result<u32>;
     /// The latest runs, newest first.
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>>;
+    /// Removes the runs with these exact ids; returns how many were removed.
+    fn delete_runs(&self, ids: &[String]) -> Result<usize>;
 }
 
 /// The judgment cache, shared by everyone who uses the library.
@@ -248,9 +250,45 @@ pub struct RunSummary {
     pub query: String,
     pub judge: String,
     pub prompt_version: String,
-    /// Who made the run (the `user` setting of the client that made it).
+    /// Who made the run (the `user` setting of the client that made it; a served run's client).
     #[serde(default)]
     pub made_by: String,
+    #[serde(default)]
+    pub origin: RunOrigin,
+}
+
+/// Where a run's candidates came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum RunOrigin {
+    /// Retrieved from this library by `ask`.
+    #[default]
+    Library,
+    /// Another retriever's candidates (rag-jev's request or eval case), judged here.
+    Imported,
+    /// A selection `ragsift serve` made for a running application (`POST /v1/select`).
+    Served,
+}
+
+impl RunOrigin {
+    /// The name stored and sent (`library`, `imported`, `served`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunOrigin::Library => "library",
+            RunOrigin::Imported => "imported",
+            RunOrigin::Served => "served",
+        }
+    }
+
+    /// The origin a stored name names; an unknown one (a newer ragsift's) reads as `library`.
+    pub fn parse(name: &str) -> RunOrigin {
+        match name {
+            "imported" => RunOrigin::Imported,
+            "served" => RunOrigin::Served,
+            _ => RunOrigin::Library,
+        }
+    }
 }
 
 /// One evidence label: `[char_start, char_end)` in characters (code points) of page `page` of the document

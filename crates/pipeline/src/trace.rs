@@ -124,19 +124,8 @@ pub struct Trace {
     pub cost: CostEstimate,
 }
 
-/// Where a run's candidates came from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "snake_case")]
-pub enum RunOrigin {
-    /// Retrieved from this library by `ask`.
-    #[default]
-    Library,
-    /// Another retriever's candidates (rag-jev's request or eval case), judged here.
-    Imported,
-    /// A selection `ragsift serve` made for a running application (`POST /v1/select`).
-    Served,
-}
+/// Where a run's candidates came from (stored with the run's summary, so lists can show and filter it).
+pub use ragsift_interfaces::store::RunOrigin;
 
 impl Trace {
     #[allow(clippy::too_many_arguments)]
@@ -267,6 +256,7 @@ impl Trace {
             judge: self.judge.judge.clone(),
             prompt_version: self.judge.prompt_version.clone(),
             made_by: self.made_by.clone(),
+            origin: self.origin,
         };
         let json = serde_json::to_string(self).map_err(|e| Error::Invalid(format!("trace: {e}")))?;
         store.put_run(&summary, &self.fingerprint, &json)

@@ -30,7 +30,12 @@ pub struct Service {
     judges: Arc<tokio::sync::Semaphore>,
     /// Selections served since start.
     pub served: AtomicU64,
+    /// Selections recorded since start (every [`PRUNE_EVERY`]th prunes the served runs).
+    recorded: AtomicU64,
 }
+
+/// Served runs are pruned to the retention at start and after this many recordings.
+const PRUNE_EVERY: u64 = 20;
 
 impl Service {
     pub fn new(workbench: Arc<Workbench>, options: Options) -> Service {
@@ -39,6 +44,7 @@ impl Service {
             workbench,
             options,
             served: AtomicU64::new(0),
+            recorded: AtomicU64::new(0),
         }
     }
 }
@@ -90,13 +96,49 @@ pub fn run(workbench: Arc<Workbench>, options: Options, ready: impl FnOnce(Socke
         let bound = listener
             .local_addr()
             .map_err(|e| Error::Setup(format!("the bound address: {e}")))?;
+        let service = Arc::new(Service::new(workbench, options));
+        if service.options.record {
+            select::prune(&service).await;
+        }
+        let status = tokio::spawn(keep_status(service.clone(), format!("http://{bound}")));
         ready(bound);
-        let app = router(Arc::new(Service::new(workbench, options)));
-        axum::serve(listener, app)
+        let served = axum::serve(listener, router(service.clone()))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await
-            .map_err(|e| Error::Setup(format!("serving: {e}")))
+            .map_err(|e| Error::Setup(format!("serving: {e}")));
+        status.abort();
+        let _ = ragsift_workbench::write_serve_status(service.workbench.home(), None);
+        served
     })
+}
+
+/// Keeps the library's serve status (what the app's status line shows) current: written at start and whenever
+/// the count of served selections moved, checked every second; removed when the service stops.
+async fn keep_status(service: Arc<Service>, address: String) {
+    let started_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let mut written = None;
+    loop {
+        let served = service.served.load(std::sync::atomic::Ordering::Relaxed);
+        if written != Some(served) {
+            let status = ragsift_workbench::ServeStatus {
+                address: address.clone(),
+                pid: std::process::id(),
+                recording: service.options.record,
+                token: service.options.token.is_some(),
+                served,
+                started_at,
+            };
+            let home = service.workbench.home().to_path_buf();
+            let wrote =
+                tokio::task::spawn_blocking(move || ragsift_workbench::write_serve_status(&home, Some(&status)));
+            if matches!(wrote.await, Ok(Ok(()))) {
+                written = Some(served);
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
 }

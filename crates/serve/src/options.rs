@@ -2,7 +2,7 @@
 //! over rag-jev's defaults, each checked at start-up with rag-jev's refusals.
 
 use ragsift_workbench::eval::select::OnError;
-use ragsift_workbench::{Error, JudgeKind, Result};
+use ragsift_workbench::{Error, JudgeKind, Result, Retention};
 use std::path::Path;
 use std::time::Duration;
 
@@ -31,7 +31,12 @@ pub struct Options {
     pub max_concurrency: usize,
     /// Every served selection is stored as a run (`--no-record` turns it off).
     pub record: bool,
+    /// How many served runs the library keeps (the oldest go first; labelled runs stay).
+    pub retention: Retention,
 }
+
+/// Served runs kept by default: the newest 10,000, of any age.
+pub const DEFAULT_RETAIN_RUNS: usize = 10_000;
 
 /// The flags `ragsift serve` takes; `None` falls back to the environment, then to rag-jev's default.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +48,8 @@ pub struct Flags {
     pub judge: Option<JudgeKind>,
     pub on_error: Option<String>,
     pub no_record: bool,
+    pub retain_runs: Option<usize>,
+    pub retain_days: Option<u32>,
 }
 
 /// rag-jev's loopback hosts: any other bind needs a service token.
@@ -112,6 +119,10 @@ impl Options {
             timeout: Duration::from_secs_f64(timeout_ms / 1e3),
             max_concurrency,
             record: !flags.no_record,
+            retention: Retention {
+                max_runs: Some(flags.retain_runs.unwrap_or(DEFAULT_RETAIN_RUNS)),
+                max_days: flags.retain_days,
+            },
         })
     }
 }

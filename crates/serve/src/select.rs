@@ -113,8 +113,26 @@ fn bypass(request: &SelectRequest, code: &str, version: &Mutex<Option<String>>, 
 async fn record(service: &Arc<Service>, request: SelectRequest, selection: &SelectionResult, client: String) {
     let (wb, kind, selection) = (service.workbench.clone(), service.options.judge, selection.clone());
     let stored = tokio::task::spawn_blocking(move || wb.record_served(kind, &request, &selection, &client)).await;
-    if let Ok(Err(e)) = stored {
-        eprintln!("ragsift serve: a selection was served but not recorded: {}", e.code());
+    match stored {
+        Ok(Ok(_)) => {
+            let n = service.recorded.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if n.is_multiple_of(crate::PRUNE_EVERY) {
+                prune(service).await;
+            }
+        }
+        Ok(Err(e)) => eprintln!("ragsift serve: a selection was served but not recorded: {}", e.code()),
+        Err(_) => eprintln!("ragsift serve: a selection was served but not recorded"),
+    }
+}
+
+/// Removes the served runs the retention does not keep.
+pub async fn prune(service: &Arc<Service>) {
+    let (wb, retention) = (service.workbench.clone(), service.options.retention);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || wb.prune_served(retention, now)).await {
+        eprintln!("ragsift serve: pruning served runs failed: {}", e.code());
     }
 }
 

@@ -357,6 +357,7 @@ mod tests {
             judge: made.judge.judge.clone(),
             prompt_version: made.judge.prompt_version.clone(),
             made_by: made.made_by.clone(),
+            origin: made.origin,
         };
         let store = wb.library();
         store

@@ -31,6 +31,7 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
+pub use served::{write_serve_status, Retention, ServeStatus};
 
 // The types the workbench's methods take and return, so that a front end (the app, the CLI) needs no other
 // ragsift crate: the pure layers whole (core's plain helpers, the policy, the pipeline's trace, evaluation),
@@ -88,11 +89,13 @@ pub struct AppInfo {
 }
 
 /// Whether another process changed the library: see [`Workbench::library_activity`].
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct LibraryActivity {
     pub generation: u32,
     pub runs: u32,
+    /// The `ragsift serve` running on this library, if any.
+    pub serving: Option<ServeStatus>,
 }
 
 /// Which judge new answers use.
@@ -236,6 +239,7 @@ impl Workbench {
         Ok(LibraryActivity {
             generation: lib.store().generation()? as u32,
             runs: lib.store().run_count()?,
+            serving: self.serve_status(),
         })
     }
 

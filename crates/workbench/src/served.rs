@@ -14,7 +14,51 @@ use ragsift_pipeline::trace::RunOrigin;
 use ragsift_pipeline::Trace;
 use ragsift_policy::{CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE};
 use ragsift_policy::{IS_RELEVANT, USEFUL};
-use std::collections::BTreeMap;
+use ragsift_store::sqlite::RunSummary;
+use std::collections::{BTreeMap, HashSet};
+
+/// The file in the home where a running `ragsift serve` says what it does, for the app's status line.
+const STATUS_FILE: &str = "serve-status.json";
+
+/// What a running `ragsift serve` on this library is doing.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ServeStatus {
+    /// Where it listens: `http://127.0.0.1:8000`.
+    pub address: String,
+    pub pid: u32,
+    /// Whether each selection is stored as a run.
+    pub recording: bool,
+    /// Whether `/v1/*` requires a service token.
+    pub token: bool,
+    /// Selections served since it started.
+    pub served: u64,
+    pub started_at: i64,
+}
+
+/// Writes (atomically) or, with `None`, removes the service's status in `home`.
+pub fn write_serve_status(home: &std::path::Path, status: Option<&ServeStatus>) -> Result<()> {
+    let path = home.join(STATUS_FILE);
+    match status {
+        Some(s) => {
+            let json = serde_json::to_vec_pretty(s).map_err(|e| crate::Error::Invalid(e.to_string()))?;
+            ragsift_core::fsx::write_atomic(&path, &json, ragsift_core::fsx::Access::Shared)
+        }
+        None => match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::Error::io(&path, e)),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// How many served runs are kept: the newest `max_runs`, and none older than `max_days`. Labelled runs (relevance
+/// or baseline labels on the run, or a span label made from it) are kept whatever their age; other runs are never
+/// touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    pub max_runs: Option<usize>,
+    pub max_days: Option<u32>,
+}
 
 impl Workbench {
     /// The prompt version the judge of `kind` scores `request` with (what a `bypassed` result names when the
@@ -103,5 +147,52 @@ impl Workbench {
         trace.cost = trace.estimate_cost(&self.settings().rates);
         trace.save(lib.store())?;
         Ok(trace.run_id)
+    }
+}
+
+impl Workbench {
+    /// Removes the served runs `retention` does not keep, the oldest first; returns how many went. `now` is in
+    /// seconds since the epoch, as a run's `created_at`.
+    pub fn prune_served(&self, retention: Retention, now: i64) -> Result<usize> {
+        let lib = self.library();
+        let runs = lib.store().runs(i64::MAX as usize)?;
+        let served: Vec<&RunSummary> = runs.iter().filter(|r| r.origin == RunOrigin::Served).collect();
+        let cutoff = retention.max_days.map(|d| now - i64::from(d) * 86_400);
+        let over = |i: usize, r: &RunSummary| {
+            retention.max_runs.is_some_and(|m| i >= m) || cutoff.is_some_and(|c| r.created_at < c)
+        };
+        let candidates: Vec<&RunSummary> = (served.iter().enumerate())
+            .filter(|(i, r)| over(*i, r))
+            .map(|(_, r)| *r)
+            .collect();
+        if candidates.is_empty() {
+            return Ok(0);
+        }
+        let spans: HashSet<String> = (lib.store().labels(None)?.into_iter())
+            .filter_map(|l| l.run_id)
+            .collect();
+        let mut doomed = Vec::new();
+        for r in candidates {
+            let labelled = spans.contains(&r.id) || {
+                let trace = Trace::load(lib.store(), &r.id)?;
+                trace.labels.relevant_ids.is_some() || trace.labels.baseline_ids.is_some()
+            };
+            if !labelled {
+                doomed.push(r.id.clone());
+            }
+        }
+        lib.store().delete_runs(&doomed)
+    }
+}
+
+impl Workbench {
+    /// The `ragsift serve` running on this library, if one is (its status file names a live process).
+    pub fn serve_status(&self) -> Option<ServeStatus> {
+        let path = self.home().join(STATUS_FILE);
+        let text = ragsift_core::read::read_text(&path, ragsift_core::read::SMALL_MAX_MB).ok()?;
+        let status: ServeStatus = serde_json::from_str(&text).ok()?;
+        std::path::Path::new(&format!("/proc/{}", status.pid))
+            .exists()
+            .then_some(status)
     }
 }

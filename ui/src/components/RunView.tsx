@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { RunSummary } from "../api";
+import type { RunOrigin, RunSummary } from "../api";
 import { fmtTime } from "../logic/format";
 import { currentRunId, loadTrace, runsVersion } from "../state";
 import { Empty, ErrorBanner } from "./common";
@@ -28,18 +28,27 @@ export function RunPicker() {
   useEffect(() => {
     api.runs(50).then(setRuns, (e) => { setError(e); setRuns([]); });
   }, [runsVersion.value]);
+  const [origin, setOrigin] = useState<RunOrigin | "all">("all");
   const cur = currentRunId.value;
+  const shown = (runs ?? []).filter((r) => origin === "all" || r.origin === origin);
   return (
     <nav class="run-picker" aria-label="Runs">
       <h2>Runs</h2>
+      <select class="input input-small" aria-label="Show runs" data-testid="run-origin-filter" value={origin}
+        onChange={(e) => setOrigin((e.target as HTMLSelectElement).value as RunOrigin | "all")}>
+        <option value="all">all runs</option>
+        <option value="library">asked here</option>
+        <option value="imported">imported</option>
+        <option value="served">served to an app</option>
+      </select>
       <ErrorBanner error={error} />
       {runs && runs.length === 0 && !error && <div class="muted small">No runs yet — ask something in Chat.</div>}
       <ul>
-        {(runs ?? []).map((r) => (
+        {shown.map((r) => (
           <li key={r.id}>
             <button type="button" class={`run-item${r.id === cur ? " active" : ""}`} data-testid="run-item" data-run-id={r.id}
-              aria-current={r.id === cur ? "true" : undefined} onClick={() => (currentRunId.value = r.id)}>
-              <span class="run-q">{r.query}</span>
+              data-origin={r.origin} aria-current={r.id === cur ? "true" : undefined} onClick={() => (currentRunId.value = r.id)}>
+              <span class="run-q">{r.origin === "served" && <span class="badge" data-testid="served-badge">served</span>}{r.query}</span>
               <span class="run-meta">{fmtTime(r.created_at)} · judge {r.judge || "none"}{r.made_by ? ` · by ${r.made_by}` : ""}</span>
             </button>
           </li>

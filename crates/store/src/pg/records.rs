@@ -3,7 +3,7 @@
 
 use super::PgStore;
 use crate::backend::{JudgmentStore, RunStore};
-use crate::sqlite::{CachedJudgment, RunSummary};
+use crate::sqlite::{CachedJudgment, RunOrigin, RunSummary};
 use crate::Result;
 use tokio_postgres::Row;
 
@@ -37,8 +37,9 @@ impl RunStore for PgStore {
         let (run, fingerprint, trace) = (run.clone(), fingerprint.to_string(), trace_json.to_string());
         self.conn().run(move |c| async move {
             c.execute(
-                "INSERT INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace, made_by) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO UPDATE SET made_by = excluded.made_by, \
+                "INSERT INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace, made_by, origin) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO UPDATE SET made_by = excluded.made_by, \
+                 origin = excluded.origin, \
                  created_at = excluded.created_at, \
                  query = excluded.query, judge = excluded.judge, prompt_version = excluded.prompt_version, \
                  fingerprint = excluded.fingerprint, trace = excluded.trace",
@@ -51,6 +52,7 @@ impl RunStore for PgStore {
                     &fingerprint,
                     &trace,
                     &run.made_by,
+                    &run.origin.as_str(),
                 ],
             )
             .await?;
@@ -88,7 +90,7 @@ impl RunStore for PgStore {
         self.conn().run(move |c| async move {
             let rows = c
                 .query(
-                    "SELECT id, created_at, query, judge, prompt_version, made_by FROM runs \
+                    "SELECT id, created_at, query, judge, prompt_version, made_by, origin FROM runs \
                      ORDER BY created_at DESC, id LIMIT $1",
                     &[&(limit as i64)],
                 )
@@ -102,8 +104,17 @@ impl RunStore for PgStore {
                     judge: r.get(3),
                     prompt_version: r.get(4),
                     made_by: r.get(5),
+                    origin: RunOrigin::parse(r.get(6)),
                 })
                 .collect())
+        })
+    }
+
+    fn delete_runs(&self, ids: &[String]) -> Result<usize> {
+        let ids = ids.to_vec();
+        self.conn().run(move |c| async move {
+            let n = c.execute("DELETE FROM runs WHERE id = ANY($1)", &[&ids]).await?;
+            Ok(n as usize)
         })
     }
 }

@@ -117,6 +117,11 @@ ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';
 -- A title the user gave (a rename): kept when the file is ingested again.
 ALTER TABLE documents ADD COLUMN renamed BOOLEAN NOT NULL DEFAULT FALSE;
 "#,
+    r#"
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'library';
+UPDATE runs SET origin = trace::jsonb ->> 'origin' WHERE trace::jsonb ->> 'origin' IN ('imported', 'served');
+CREATE INDEX runs_by_origin ON runs(origin, created_at);
+"#,
 ];
 
 /// Brings the database up to the latest schema. pgvector must be installed on the server; creating the extension

@@ -24,7 +24,7 @@ use chunks::{chunk_row, insert_chunks, CHUNK_COLUMNS};
 pub use chunks::{ChunkRow, NewChunk, PageBox};
 pub use judgments::CachedJudgment;
 pub use labels::{normalize_question, SpanLabel};
-pub use runs::RunSummary;
+pub use runs::{RunOrigin, RunSummary};
 pub use schema::latest_version;
 
 /// The SQLite database of one library.

@@ -4,14 +4,14 @@ use super::Store;
 use crate::backend::RunStore;
 use crate::sql::Sql;
 use crate::Result;
-pub use ragsift_interfaces::store::RunSummary;
+pub use ragsift_interfaces::store::{RunOrigin, RunSummary};
 use rusqlite::params;
 
 impl RunStore for Store {
     fn put_run(&self, run: &RunSummary, fingerprint: &str, trace_json: &str) -> Result<()> {
         self.conn().execute(
-            "INSERT OR REPLACE INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace, made_by) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT OR REPLACE INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace, made_by, \
+             origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 run.id,
                 run.created_at,
@@ -20,7 +20,8 @@ impl RunStore for Store {
                 run.prompt_version,
                 fingerprint,
                 trace_json,
-                run.made_by
+                run.made_by,
+                run.origin.as_str()
             ],
         ).sql()?;
         Ok(())
@@ -63,7 +64,7 @@ impl RunStore for Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(
-                "SELECT id, created_at, query, judge, prompt_version, made_by FROM runs \
+                "SELECT id, created_at, query, judge, prompt_version, made_by, origin FROM runs \
              ORDER BY created_at DESC, id LIMIT ?1",
             )
             .sql()?;
@@ -76,12 +77,24 @@ impl RunStore for Store {
                     judge: r.get(3)?,
                     prompt_version: r.get(4)?,
                     made_by: r.get(5)?,
+                    origin: RunOrigin::parse(&r.get::<_, String>(6)?),
                 })
             })
             .sql()?
             .collect::<rusqlite::Result<Vec<_>>>()
             .sql()?;
         Ok(rows)
+    }
+
+    fn delete_runs(&self, ids: &[String]) -> Result<usize> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().sql()?;
+        let mut deleted = 0;
+        for id in ids {
+            deleted += tx.execute("DELETE FROM runs WHERE id = ?1", [id]).sql()?;
+        }
+        tx.commit().sql()?;
+        Ok(deleted)
     }
 }
 
@@ -97,6 +110,7 @@ mod tests {
             judge: "local".into(),
             prompt_version: "v".into(),
             made_by: String::new(),
+            origin: Default::default(),
         };
         store.put_run(&run, "fp", &format!("{{\"run_id\":\"{id}\"}}")).unwrap();
     }

@@ -137,6 +137,14 @@ ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';
 -- A title the user gave (a rename): kept when the file is ingested again.
 ALTER TABLE documents ADD COLUMN renamed INTEGER NOT NULL DEFAULT 0;
 "#,
+    r#"
+-- Where each run's candidates came from (library, imported, served), so lists show and filter it without reading
+-- the traces; older runs take theirs from their trace.
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'library';
+UPDATE runs SET origin = json_extract(trace, '$.origin')
+ WHERE json_valid(trace) AND json_extract(trace, '$.origin') IN ('imported', 'served');
+CREATE INDEX runs_by_origin ON runs(origin, created_at);
+"#,
 ];
 
 /// Brings the database up to the latest schema.
@@ -194,6 +202,41 @@ mod tests {
         let store = Store::open(&path).unwrap();
         assert_eq!(store.generation().unwrap(), 0);
         assert!(store.integrity_check().unwrap().is_empty());
+    }
+
+    /// Runs stored before their origin had a column take it from their trace; any other reads as `library`.
+    #[test]
+    fn older_runs_take_their_origin_from_their_trace() {
+        use crate::backend::RunStore;
+        use crate::sqlite::RunOrigin;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        {
+            let mut conn = rusqlite::Connection::open(&path).unwrap();
+            super::migrate_to(&mut conn, super::MIGRATIONS.len() - 1).unwrap();
+            for (id, trace) in [
+                ("served1", r#"{"origin":"served"}"#),
+                ("import1", r#"{"origin":"imported"}"#),
+                ("asked01", r#"{"run_id":"asked01"}"#),
+                ("broken1", "not json"),
+            ] {
+                conn.execute(
+                    "INSERT INTO runs(id, created_at, query, judge, prompt_version, fingerprint, trace) \
+                     VALUES (?1, 1, 'q', 'local', 'v', 'fp', ?2)",
+                    [id, trace],
+                )
+                .unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        let origins: std::collections::BTreeMap<String, RunOrigin> =
+            store.runs(10).unwrap().into_iter().map(|r| (r.id, r.origin)).collect();
+        assert_eq!(origins["served1"], RunOrigin::Served);
+        assert_eq!(origins["import1"], RunOrigin::Imported);
+        assert_eq!(origins["asked01"], RunOrigin::Library);
+        assert_eq!(origins["broken1"], RunOrigin::Library);
+        assert_eq!(store.delete_runs(&["served1".into(), "nope".into()]).unwrap(), 1);
+        assert_eq!(store.run_count().unwrap(), 3);
     }
 
     /// A library written before chunks had sections and boxes (schema 7) opens, migrates in place, and its chunks

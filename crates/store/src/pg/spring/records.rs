@@ -21,6 +21,9 @@ impl RunStore for SpringTable {
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>> {
         self.records.get().runs(limit)
     }
+    fn delete_runs(&self, ids: &[String]) -> Result<usize> {
+        self.records.get().delete_runs(ids)
+    }
 }
 
 impl JudgmentStore for SpringTable {
