@@ -37,6 +37,10 @@ pub struct ServeArgs {
     /// Keep no served run older than this many days (labelled runs stay).
     #[arg(long, value_name = "DAYS")]
     retain_days: Option<u32>,
+    /// Whose selection options apply: `request` (each request's own, the default) or `saved` (the library's saved
+    /// default policy, as Replay's "Save as default policy" left it, read again for every request).
+    #[arg(long, value_name = "request|saved")]
+    policy: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
 }
@@ -52,6 +56,7 @@ pub fn run(home: &Path, args: ServeArgs) -> Result<ExitCode, Error> {
         no_record: args.no_record,
         retain_runs: args.retain_runs,
         retain_days: args.retain_days,
+        policy: args.policy,
     };
     let options = Options::resolve(&flags, |name| std::env::var(name).ok())?;
     let wb = args.model.workbench(home)?;

@@ -546,3 +546,28 @@ fn a_kill_during_a_served_request_leaves_the_library_consistent() {
     );
     let _ = code;
 }
+
+#[test]
+fn the_saved_policy_applies_to_the_next_request_without_a_restart() {
+    let jev = Server::with_handler(answer);
+    let s = serve(&jev, &[], &["--policy", "saved"]);
+    let settings = s.home.path().join("settings.json");
+    let save = |policy: Value| std::fs::write(&settings, json!({ "policy": policy }).to_string()).unwrap();
+    // The request asks for 0.2; the saved policy's 0.85 applies, and its version says so.
+    let request = json!({"query": "q", "documents": docs(), "min_relevance": 0.2});
+    save(json!({"mode": "filter", "min_relevance": 0.85}));
+    let (status, strict) = select(&s, &request);
+    assert_eq!(status, 200, "{strict}");
+    assert_eq!(ids(&strict["selected_ids"]), ["2"]);
+    // Saved again (as the app's Replay does): the next request gets it, no restart.
+    save(json!({"mode": "rerank", "top_n": 2}));
+    let (_, reranked) = select(&s, &request);
+    assert_eq!(ids(&reranked["selected_ids"]), ["2", "1"]);
+    assert_ne!(strict["policy_version"], reranked["policy_version"]);
+    // Spring's classify is not rag-jev's to apply: 503, and the judge is not asked.
+    let asked = jev.requests().len();
+    save(json!({"mode": "classify"}));
+    let (status, v, _) = post(&s, request.to_string(), false);
+    assert_eq!((status, v), (503, json!({"detail": "saved_policy_not_applicable"})));
+    assert_eq!(jev.requests().len(), asked);
+}

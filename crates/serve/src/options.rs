@@ -33,6 +33,8 @@ pub struct Options {
     pub record: bool,
     /// How many served runs the library keeps (the oldest go first; labelled runs stay).
     pub retention: Retention,
+    /// Select with the library's saved default policy instead of the request's options (`--policy saved`).
+    pub saved_policy: bool,
 }
 
 /// Served runs kept by default: the newest 10,000, of any age.
@@ -50,6 +52,8 @@ pub struct Flags {
     pub no_record: bool,
     pub retain_runs: Option<usize>,
     pub retain_days: Option<u32>,
+    /// `request` (the default: each request's own options) or `saved` (the library's saved default policy).
+    pub policy: Option<String>,
 }
 
 /// rag-jev's loopback hosts: any other bind needs a service token.
@@ -109,6 +113,15 @@ impl Options {
                 .filter(|n| (1..=256).contains(n))
                 .ok_or_else(|| Error::Invalid(format!("RAG_JEV_MAX_CONCURRENCY must be in 1..256, got `{v}`")))?,
         };
+        let saved_policy = match flags.policy.as_deref() {
+            None | Some("request") => false,
+            Some("saved") => true,
+            Some(other) => {
+                return Err(Error::Invalid(format!(
+                    "--policy must be request or saved, got `{other}`"
+                )))
+            }
+        };
         Ok(Options {
             host,
             port,
@@ -123,6 +136,7 @@ impl Options {
                 max_runs: Some(flags.retain_runs.unwrap_or(DEFAULT_RETAIN_RUNS)),
                 max_days: flags.retain_days,
             },
+            saved_policy,
         })
     }
 }

@@ -31,6 +31,17 @@ pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, bod
     if service.options.replay_only {
         return detail(StatusCode::SERVICE_UNAVAILABLE, "replay_only_live_scoring_disabled");
     }
+    let request = if service.options.saved_policy {
+        match saved(&service, &request).await {
+            Ok(r) => r,
+            Err(problem) => {
+                eprintln!("ragsift serve: --policy saved: {problem}");
+                return detail(StatusCode::SERVICE_UNAVAILABLE, "saved_policy_not_applicable");
+            }
+        }
+    } else {
+        request
+    };
     let client = client_of(&headers);
     let result = judged(&service, request.clone()).await;
     service.served.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -50,6 +61,16 @@ pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, bod
             detail(status, &code)
         }
     }
+}
+
+/// `request` with the library's saved default policy, as it is on disk now.
+async fn saved(service: &Arc<Service>, request: &SelectRequest) -> Result<SelectRequest, String> {
+    let wb = service.workbench.clone();
+    let policy = tokio::task::spawn_blocking(move || wb.saved_policy())
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    request.with_policy(&policy)
 }
 
 /// The selection, or under `raise` the judge's failure code; the deadline covers waiting for a slot too.

@@ -186,6 +186,12 @@ impl Workbench {
 }
 
 impl Workbench {
+    /// The library's saved default policy as `settings.json` has it now (read from disk each time, so a policy
+    /// saved in the app applies to a running `ragsift serve`'s next request).
+    pub fn saved_policy(&self) -> Result<ragsift_policy::PolicyOptions> {
+        Ok(crate::Settings::load(self.home())?.policy)
+    }
+
     /// The `ragsift serve` running on this library, if one is (its status file names a live process).
     pub fn serve_status(&self) -> Option<ServeStatus> {
         let path = self.home().join(STATUS_FILE);

@@ -58,6 +58,45 @@ impl From<RagJevMode> for Mode {
     }
 }
 
+impl SelectRequest {
+    /// The request with `policy`'s selection options in place of its own (`ragsift serve --policy saved`): mode,
+    /// min relevance (filter modes only, as rag-jev requires), top-N, token budget and shadow. Refused when the
+    /// policy is not one rag-jev's service can apply: Spring's `classify`, or a filter mode without a minimum.
+    pub fn with_policy(&self, policy: &PolicyOptions) -> Result<SelectRequest, String> {
+        let mode = match policy.mode {
+            Mode::Filter => RagJevMode::Filter,
+            Mode::Rerank => RagJevMode::Rerank,
+            Mode::FilterAndRerank => RagJevMode::FilterAndRerank,
+            Mode::Fusion => RagJevMode::Fusion,
+            Mode::Classify => {
+                return Err(
+                    "the saved policy is Spring's classify; rag-jev's service applies filter, \
+                rerank, filter_and_rerank or fusion"
+                        .into(),
+                )
+            }
+        };
+        let filters = matches!(mode, RagJevMode::Filter | RagJevMode::FilterAndRerank);
+        let min_relevance = match (filters, policy.min_relevance) {
+            (true, None) => return Err("the saved filter policy has no min_relevance".into()),
+            (true, m) => m,
+            (false, _) => None,
+        };
+        let top_n = match policy.top_n {
+            Some(n) if !(1..=256).contains(&n) => return Err(format!("the saved top_n {n} is outside 1..256")),
+            n => n.map(|n| n as u32),
+        };
+        Ok(SelectRequest {
+            mode,
+            min_relevance,
+            top_n,
+            max_context_tokens: policy.max_context_tokens,
+            shadow: policy.shadow,
+            ..self.clone()
+        })
+    }
+}
+
 /// One problem with a request, as rag-jev's `invalid_input` error lists it: where (`loc`) and what.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct Issue {
