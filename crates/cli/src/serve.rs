@@ -41,6 +41,13 @@ pub struct ServeArgs {
     /// default policy, as Replay's "Save as default policy" left it, read again for every request).
     #[arg(long, value_name = "request|saved")]
     policy: Option<String>,
+    /// Also serve `POST /v1/systemone` as a recording proxy to Jev, for applications that call TypeSafe directly
+    /// (Spring AI: TYPESAFE_BASE_URL=http://127.0.0.1:PORT). The caller's key is forwarded, never kept.
+    #[arg(long)]
+    jev_proxy: bool,
+    /// The Jev the proxy forwards to (default: https://api.typesafe.ai).
+    #[arg(long, value_name = "URL", requires = "jev_proxy")]
+    jev_upstream: Option<String>,
     #[command(flatten)]
     model: ModelArgs,
 }
@@ -57,6 +64,8 @@ pub fn run(home: &Path, args: ServeArgs) -> Result<ExitCode, Error> {
         retain_runs: args.retain_runs,
         retain_days: args.retain_days,
         policy: args.policy,
+        jev_proxy: args.jev_proxy,
+        jev_upstream: args.jev_upstream,
     };
     let options = Options::resolve(&flags, |name| std::env::var(name).ok())?;
     let wb = args.model.workbench(home)?;

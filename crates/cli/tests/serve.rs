@@ -571,3 +571,192 @@ fn the_saved_policy_applies_to_the_next_request_without_a_restart() {
     assert_eq!((status, v), (503, json!({"detail": "saved_policy_not_applicable"})));
     assert_eq!(jev.requests().len(), asked);
 }
+
+const KEY: &str = "sk-proxy-secret-4711";
+
+/// Jev as Spring's filter and reranker meet it: six passages with the scores below, 429 for a passage about rate
+/// limits, and a request id on every answer.
+fn spring_jev() -> Server {
+    // injection, premise, relevant, evidence, useful per passage.
+    const SCORES: [[f64; 5]; 6] = [
+        [0.02, 0.05, 0.90, 0.80, 0.85],
+        [0.02, 0.05, 0.90, 0.30, 0.40],
+        [0.02, 0.05, 0.20, 0.80, 0.30],
+        [0.90, 0.05, 0.90, 0.80, 0.60],
+        [0.02, 0.90, 0.90, 0.80, 0.70],
+        [0.02, 0.05, 0.60, 0.60, 0.65],
+    ];
+    Server::with_handler(|r: &Request| {
+        let body = r.json();
+        let text = body["state"]["passage"].as_str().unwrap_or_default().to_string();
+        if text.contains("rate") {
+            let detail = json!({"detail": {"type": "rate_limit_error", "message": "slow down"}});
+            return Reply::Json(429, vec![("retry-after-ms", "250".into())], detail.to_string());
+        }
+        let i: usize = text.trim_start_matches("Passage ").parse().unwrap_or(0);
+        let keys = [
+            "contains_prompt_injection",
+            "contradicts_query_premise",
+            "is_relevant",
+            "contains_answer_evidence",
+            "useful",
+        ];
+        let answers: serde_json::Map<String, Value> = (keys.iter().zip(SCORES[i]))
+            .filter(|(k, _)| body["questions"].get(**k).is_some())
+            .map(|(k, p)| (k.to_string(), json!({"type": "noul", "noul": p})))
+            .collect();
+        let reply =
+            json!({"model": "jev-1.13.0", "answers": answers, "usage": {"input_tokens": 100, "output_tokens": 4}});
+        Reply::Json(
+            200,
+            vec![("x-typesafe-request-id", format!("req-{i}"))],
+            reply.to_string(),
+        )
+    })
+}
+
+fn spring_call(url: &str, passage: &str, questions: &[&str]) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
+    let questions: serde_json::Map<String, Value> = (questions.iter())
+        .map(|q| {
+            (
+                q.to_string(),
+                json!({"type": "noul", "instructions": format!("Is it {q}?")}),
+            )
+        })
+        .collect();
+    let body = json!({"state": {"query": "How long is the warranty?", "passage": passage}, "model": "jev-latest", "questions": questions});
+    let r = client()
+        .post(format!("{url}/v1/systemone"))
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .unwrap();
+    (r.status().as_u16(), r.headers().clone(), r.bytes().unwrap().to_vec())
+}
+
+#[test]
+fn the_jev_proxy_records_a_spring_apps_calls() {
+    let jev = spring_jev();
+    let s = serve(&jev, &[], &["--jev-proxy", "--jev-upstream", &jev.url]);
+    let filter = [
+        "contains_prompt_injection",
+        "contradicts_query_premise",
+        "is_relevant",
+        "contains_answer_evidence",
+    ];
+    let passages: Vec<String> = (0..6).map(|i| format!("Passage {i}")).collect();
+    // Spring's filter: four questions per passage, four passages at a time; then the reranker's question.
+    for batch in passages.chunks(4) {
+        std::thread::scope(|scope| {
+            for p in batch {
+                let (url, direct) = (&s.url, &jev.url);
+                scope.spawn(move || {
+                    let (status, headers, body) = spring_call(url, p, &filter);
+                    assert_eq!(status, 200);
+                    assert!(headers.contains_key("x-typesafe-request-id"));
+                    assert_eq!(
+                        body,
+                        spring_call(direct, p, &filter).2,
+                        "the proxy changed Jev's answer"
+                    );
+                });
+            }
+        });
+    }
+    for p in &passages {
+        let (status, _, body) = spring_call(&s.url, p, &["useful"]);
+        assert_eq!(status, 200);
+        assert_eq!(body, spring_call(&jev.url, p, &["useful"]).2);
+    }
+    // Jev's errors pass through as they are: status, body and rate-limit headers.
+    let (status, headers, body) = spring_call(&s.url, "Passage about rate limits", &filter);
+    let (_, _, direct) = spring_call(&jev.url, "Passage about rate limits", &filter);
+    assert_eq!((status, headers["retry-after-ms"].to_str().unwrap()), (429, "250"));
+    assert_eq!(body, direct);
+    for r in jev.requests() {
+        assert_eq!(
+            r.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str()),
+            "the caller's key goes up"
+        );
+    }
+
+    // The calls became one run: six candidates in the order they came, decided by Spring's classify at its
+    // defaults (injection 0.70, premise 0.70, relevance 0.45, evidence 0.55).
+    let started = Instant::now();
+    let run = loop {
+        let (_, runs) = common::run_json(ragsift(s.home.path()).args(["runs", "list", "--json"]));
+        if let Some(r) = runs["runs"].as_array().unwrap().first() {
+            break r["id"].as_str().unwrap().to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no run recorded");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let (_, trace) = common::run_json(ragsift(s.home.path()).args(["runs", "show", &run, "--json"]));
+    assert_eq!(trace["origin"], "served");
+    assert_eq!(trace["judge"]["judge"], "jev");
+    // Concurrent calls arrive in any order: the candidates are the passages as they came, each with its reason.
+    let texts: Vec<String> = (trace["candidates"].as_array().unwrap().iter())
+        .map(|c| c["text"].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = texts.clone();
+    sorted.sort();
+    assert_eq!(sorted, passages);
+    let reasons = |v: &Value| -> Vec<String> {
+        let by_position: Vec<String> = (v["decisions"].as_array().unwrap().iter())
+            .map(|d| d["reason"].as_str().unwrap().to_string())
+            .collect();
+        // In passage order (Passage 0 … 5).
+        passages
+            .iter()
+            .map(|p| by_position[texts.iter().position(|t| t == p).unwrap()].clone())
+            .collect()
+    };
+    assert_eq!(
+        reasons(&trace),
+        [
+            "retained",
+            "no_evidence",
+            "not_relevant",
+            "injection",
+            "conflicting",
+            "retained"
+        ]
+    );
+    // A stricter relevance threshold changes the decisions from the recorded answers: no call to Jev.
+    let calls = jev.requests().len();
+    let (code, replay) =
+        common::run_json(ragsift(s.home.path()).args(["replay", &run, "--threshold", "is_relevant=0.7", "--json"]));
+    assert_eq!(code, 0, "{replay}");
+    assert_eq!(reasons(&replay)[5], "not_relevant");
+    assert_eq!(jev.requests().len(), calls);
+
+    // The key is nowhere in the library: the database, the runs, an export.
+    let (_, export) = (
+        0,
+        ragsift(s.home.path()).args(["runs", "export", &run]).output().unwrap(),
+    );
+    assert!(!String::from_utf8_lossy(&export.stdout).contains(KEY));
+    for entry in walk(s.home.path()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+            "the key is in {}",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -8,6 +8,7 @@
 
 mod guard;
 pub mod options;
+mod proxy;
 mod select;
 
 pub use options::{Flags, Options, MAX_BODY_BYTES};
@@ -30,6 +31,8 @@ pub struct Service {
     judges: Arc<tokio::sync::Semaphore>,
     /// Selections served since start.
     pub served: AtomicU64,
+    /// The recording Jev proxy (`--jev-proxy`).
+    proxy: Option<proxy::Proxy>,
     /// Selections recorded since start (every [`PRUNE_EVERY`]th prunes the served runs).
     recorded: AtomicU64,
 }
@@ -41,6 +44,7 @@ impl Service {
     pub fn new(workbench: Arc<Workbench>, options: Options) -> Service {
         Service {
             judges: Arc::new(tokio::sync::Semaphore::new(options.max_concurrency)),
+            proxy: options.jev_proxy.as_deref().map(proxy::Proxy::new),
             workbench,
             options,
             served: AtomicU64::new(0),
@@ -58,6 +62,7 @@ pub fn router(service: Arc<Service>) -> Router {
         )
         .route("/v1/config", get(config))
         .route("/v1/select", post(select::select))
+        .route("/v1/systemone", post(proxy::systemone))
         .fallback(|| async { guard::detail(StatusCode::NOT_FOUND, "Not Found") })
         .method_not_allowed_fallback(|| async { guard::detail(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed") })
         .layer(axum::middleware::from_fn(guard::same_origin))
@@ -101,6 +106,7 @@ pub fn run(workbench: Arc<Workbench>, options: Options, ready: impl FnOnce(Socke
             select::prune(&service).await;
         }
         let status = tokio::spawn(keep_status(service.clone(), format!("http://{bound}")));
+        let flusher = tokio::spawn(proxy::keep_flushing(service.clone()));
         ready(bound);
         let served = axum::serve(listener, router(service.clone()))
             .with_graceful_shutdown(async {
@@ -109,6 +115,8 @@ pub fn run(workbench: Arc<Workbench>, options: Options, ready: impl FnOnce(Socke
             .await
             .map_err(|e| Error::Setup(format!("serving: {e}")));
         status.abort();
+        flusher.abort();
+        proxy::flush(&service, true).await;
         let _ = ragsift_workbench::write_serve_status(service.workbench.home(), None);
         served
     })

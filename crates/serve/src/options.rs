@@ -35,7 +35,12 @@ pub struct Options {
     pub retention: Retention,
     /// Select with the library's saved default policy instead of the request's options (`--policy saved`).
     pub saved_policy: bool,
+    /// With `--jev-proxy`: the Jev base URL that `POST /v1/systemone` forwards to.
+    pub jev_proxy: Option<String>,
 }
+
+/// Where the recording proxy forwards by default: TypeSafe's API.
+pub const JEV_UPSTREAM: &str = "https://api.typesafe.ai";
 
 /// Served runs kept by default: the newest 10,000, of any age.
 pub const DEFAULT_RETAIN_RUNS: usize = 10_000;
@@ -54,6 +59,10 @@ pub struct Flags {
     pub retain_days: Option<u32>,
     /// `request` (the default: each request's own options) or `saved` (the library's saved default policy).
     pub policy: Option<String>,
+    /// Serve `POST /v1/systemone` as a recording proxy to Jev.
+    pub jev_proxy: bool,
+    /// The Jev base URL the proxy forwards to (default: TypeSafe's API).
+    pub jev_upstream: Option<String>,
 }
 
 /// rag-jev's loopback hosts: any other bind needs a service token.
@@ -137,6 +146,9 @@ impl Options {
                 max_days: flags.retain_days,
             },
             saved_policy,
+            jev_proxy: flags
+                .jev_proxy
+                .then(|| flags.jev_upstream.clone().unwrap_or_else(|| JEV_UPSTREAM.to_string())),
         })
     }
 }

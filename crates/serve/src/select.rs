@@ -158,7 +158,7 @@ pub async fn prune(service: &Arc<Service>) {
 }
 
 /// Who asked: the user agent, printable and at most 120 characters.
-fn client_of(headers: &HeaderMap) -> String {
+pub(crate) fn client_of(headers: &HeaderMap) -> String {
     let agent = headers
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())

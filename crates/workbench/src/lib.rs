@@ -31,7 +31,7 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
-pub use served::{write_serve_status, Retention, ServeStatus};
+pub use served::{write_serve_status, ProxiedPassage, Retention, ServeStatus};
 
 // The types the workbench's methods take and return, so that a front end (the app, the CLI) needs no other
 // ragsift crate: the pure layers whole (core's plain helpers, the policy, the pipeline's trace, evaluation),

@@ -202,3 +202,107 @@ impl Workbench {
             .then_some(status)
     }
 }
+
+/// One passage a proxied Jev call judged: its text and every answer it got (questions by their keys).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProxiedPassage {
+    pub text: String,
+    pub answers: BTreeMap<String, f64>,
+    pub model: String,
+    pub input_tokens: u32,
+    pub output_tokens: u32,
+}
+
+/// rag-jev's request asks its usefulness question under this key.
+const RAG_JEV_KEY: &str = "relevant";
+
+impl Workbench {
+    /// Stores the Jev calls an application made through `ragsift serve --jev-proxy` for one query as a run: its
+    /// passages in the order they arrived, the answers Jev gave, and the caller's kind of policy (Spring's classify
+    /// at its defaults when the filter's questions were asked, else rag-jev's rerank of the usefulness answers).
+    pub fn record_proxied(&self, query: &str, passages: &[ProxiedPassage], client: &str) -> Result<String> {
+        let documents = (passages.iter().enumerate())
+            .map(|(i, p)| ragsift_eval::Document {
+                id: format!("p{}", i + 1),
+                text: p.text.clone(),
+                metadata: serde_json::Map::new(),
+                group_id: None,
+                pinned: false,
+            })
+            .collect();
+        let request = SelectRequest {
+            query: query.to_string(),
+            documents,
+            ..serde_json::from_value(serde_json::json!({"query": query, "documents": [], "mode": "rerank"}))
+                .map_err(|e| crate::Error::Invalid(e.to_string()))?
+        };
+        let (candidates, variant) = candidates_of(&request);
+        let spring = passages.iter().any(|p| p.answers.contains_key(IS_RELEVANT));
+        let judge = if spring { "jev" } else { "jev-ragjev" };
+        let judgments: Vec<CandidateJudgment> = (passages.iter().zip(&request.documents))
+            .map(|(p, d)| CandidateJudgment {
+                chunk_id: d.id.clone(),
+                answers: (p.answers.iter())
+                    .map(|(k, v)| {
+                        (
+                            if k == RAG_JEV_KEY {
+                                USEFUL.to_string()
+                            } else {
+                                k.clone()
+                            },
+                            *v,
+                        )
+                    })
+                    .collect(),
+                model: p.model.clone(),
+                cached: false,
+                input_tokens: p.input_tokens,
+                output_tokens: p.output_tokens,
+                latency_ms: 0.0,
+            })
+            .collect();
+        let asked: std::collections::BTreeSet<&String> = judgments.iter().flat_map(|j| j.answers.keys()).collect();
+        let outcome = JudgeOutcome {
+            judge: judge.to_string(),
+            model: passages.first().map(|p| p.model.clone()).unwrap_or_default(),
+            prompt_version: ragsift_judge::JudgeName::parse(judge)
+                .map(|n| n.prompt_version())
+                .unwrap_or_default(),
+            calibrated: false,
+            status: JudgeStatus::Judged,
+            error_code: None,
+            error: None,
+            fresh_passages: judgments.len(),
+            cached_passages: 0,
+            unscreened_passages: 0,
+            input_tokens: passages.iter().map(|p| p.input_tokens).sum(),
+            output_tokens: passages.iter().map(|p| p.output_tokens).sum(),
+            latency_ms: 0.0,
+            not_assessed: [
+                IS_RELEVANT,
+                CONTAINS_ANSWER_EVIDENCE,
+                CONTRADICTS_QUERY_PREMISE,
+                CONTAINS_PROMPT_INJECTION,
+                USEFUL,
+            ]
+            .into_iter()
+            .filter(|q| !asked.iter().any(|a| a.as_str() == *q))
+            .map(str::to_string)
+            .collect(),
+            defaults: ragsift_policy::JudgeDefaults::default(),
+            judgments,
+        };
+        let policy = if spring {
+            ragsift_policy::PolicyOptions::default()
+        } else {
+            request.policy()
+        };
+        let lib = self.library();
+        let mut trace = Trace::imported(query, variant, candidates, outcome, &policy, RunLabels::default())?;
+        trace.origin = RunOrigin::Served;
+        trace.made_by = client.to_string();
+        trace.cost = trace.estimate_cost(&self.settings().rates);
+        trace.save(lib.store())?;
+        Ok(trace.run_id)
+    }
+}

@@ -1,0 +1,186 @@
+//! `ragsift serve --jev-proxy`: `POST /v1/systemone` for an application that calls TypeSafe's Jev directly (Spring
+//! AI's `JevDocumentFilter` and `JevDocumentReranker`, with `TYPESAFE_BASE_URL` pointed here). Each call goes to the
+//! real Jev byte for byte with the caller's own `Authorization`, and its answer comes back unchanged (status, body,
+//! rate-limit headers), errors included, so the application's own fail-open stays in charge. The key is never
+//! kept. Calls about one query that arrive close together become one run: its passages in the order they came,
+//! the answers Jev gave, and the caller's kind of policy.
+
+use crate::guard::{detail, read_body};
+use crate::Service;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use ragsift_workbench::ProxiedPassage;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Calls about one query less than this apart belong to one run.
+pub const GROUP_WINDOW: Duration = Duration::from_millis(1500);
+
+/// Request headers that are the connection's, not the call's: never forwarded.
+const HOP: [&str; 6] = [
+    "host",
+    "content-length",
+    "connection",
+    "transfer-encoding",
+    "keep-alive",
+    "upgrade",
+];
+
+/// The proxy's state: where Jev is, and the calls waiting to become runs.
+pub struct Proxy {
+    upstream: String,
+    http: reqwest::Client,
+    groups: Mutex<HashMap<String, Group>>,
+}
+
+/// The calls about one query so far.
+struct Group {
+    passages: Vec<ProxiedPassage>,
+    client: String,
+    last: Instant,
+}
+
+impl Proxy {
+    /// A proxy to the Jev at `upstream` (its base URL, e.g. `https://api.typesafe.ai`).
+    pub fn new(upstream: &str) -> Proxy {
+        Proxy {
+            upstream: upstream.trim_end_matches('/').to_string(),
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap_or_default(),
+            groups: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Adds one answered call to its query's group.
+    fn add(&self, query: String, passage: ProxiedPassage, client: &str) {
+        let mut groups = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        let group = groups.entry(query).or_insert_with(|| Group {
+            passages: Vec::new(),
+            client: client.to_string(),
+            last: Instant::now(),
+        });
+        group.last = Instant::now();
+        // The filter's call and the reranker's about the same passage are one candidate with both answers.
+        match group.passages.iter_mut().find(|p| p.text == passage.text) {
+            Some(p) => {
+                p.answers.extend(passage.answers);
+                p.input_tokens += passage.input_tokens;
+                p.output_tokens += passage.output_tokens;
+            }
+            None => group.passages.push(passage),
+        }
+    }
+
+    /// The groups quiet for [`GROUP_WINDOW`] (every group with `all`), taken out.
+    fn ripe(&self, all: bool) -> Vec<(String, Group)> {
+        let mut groups = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        let keys: Vec<String> = (groups.iter())
+            .filter(|(_, g)| all || g.last.elapsed() >= GROUP_WINDOW)
+            .map(|(k, _)| k.clone())
+            .collect();
+        keys.into_iter().filter_map(|k| groups.remove_entry(&k)).collect()
+    }
+}
+
+/// `POST /v1/systemone`: forwarded, answered unchanged, and recorded when Jev answered.
+pub async fn systemone(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
+    let Some(proxy) = service.proxy.as_ref() else {
+        return detail(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(r) => return *r,
+    };
+    let mut call = proxy
+        .http
+        .post(format!("{}/v1/systemone", proxy.upstream))
+        .body(bytes.clone());
+    for (name, value) in headers.iter().filter(|(n, _)| !HOP.contains(&n.as_str())) {
+        call = call.header(name, value);
+    }
+    let answer = match call.send().await {
+        Ok(a) => a,
+        Err(e) => {
+            let code = if e.is_timeout() {
+                "upstream_timeout"
+            } else {
+                "upstream_unreachable"
+            };
+            return detail(StatusCode::BAD_GATEWAY, code);
+        }
+    };
+    let status = answer.status();
+    let answer_headers = answer.headers().clone();
+    let Ok(answer_body) = answer.bytes().await else {
+        return detail(StatusCode::BAD_GATEWAY, "upstream_unreachable");
+    };
+    if status == StatusCode::OK && service.options.record {
+        if let Some((query, passage)) = judged(&bytes, &answer_body) {
+            proxy.add(query, passage, &crate::select::client_of(&headers));
+        }
+    }
+    let mut response = (status, answer_body).into_response();
+    for (name, value) in &answer_headers {
+        if !HOP.contains(&name.as_str()) {
+            response.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    response
+}
+
+/// The query, passage and answers of one answered call, when its state has the shape Spring or rag-jev send:
+/// `{"query", "passage": "text"}` or `{"query", "passage": {"text"}}`. Only `noul` answers are kept.
+fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage)> {
+    let request: Value = serde_json::from_slice(request).ok()?;
+    let answer: Value = serde_json::from_slice(answer).ok()?;
+    let state = &request["state"];
+    let query = state["query"].as_str()?.to_string();
+    let text = match &state["passage"] {
+        Value::String(t) => t.clone(),
+        p => p["text"].as_str()?.to_string(),
+    };
+    let answers: BTreeMap<String, f64> = (answer["answers"].as_object()?.iter())
+        .filter_map(|(k, a)| Some((k.clone(), a["noul"].as_f64().filter(|p| (0.0..=1.0).contains(p))?)))
+        .collect();
+    let tokens = |k: &str| u32::try_from(answer["usage"][k].as_u64().unwrap_or(0)).unwrap_or(u32::MAX);
+    Some((
+        query,
+        ProxiedPassage {
+            text,
+            answers,
+            model: answer["model"].as_str().unwrap_or_default().to_string(),
+            input_tokens: tokens("input_tokens"),
+            output_tokens: tokens("output_tokens"),
+        },
+    ))
+}
+
+/// Records the groups that have gone quiet, every half second; with `all`, every group at once (shutdown).
+pub async fn flush(service: &Arc<Service>, all: bool) {
+    let Some(proxy) = service.proxy.as_ref() else { return };
+    for (query, group) in proxy.ripe(all) {
+        let wb = service.workbench.clone();
+        let stored =
+            tokio::task::spawn_blocking(move || wb.record_proxied(&query, &group.passages, &group.client)).await;
+        if let Ok(Err(e)) = stored {
+            eprintln!(
+                "ragsift serve: proxied calls were answered but not recorded: {}",
+                e.code()
+            );
+        }
+    }
+}
+
+/// Flushes quiet groups until the service stops.
+pub async fn keep_flushing(service: Arc<Service>) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        flush(&service, false).await;
+    }
+}
