@@ -183,6 +183,9 @@ enum Command {
         /// Requests of the CLI baseline.
         #[arg(long, default_value_t = 10)]
         baseline: usize,
+        /// Measure the recording Jev proxy's added latency instead (this many calls each way).
+        #[arg(long)]
+        proxy: Option<usize>,
     },
     /// The desktop app's cold start and idle memory (needs Xvfb and the release ragsift-app).
     App {
@@ -230,10 +233,12 @@ fn main() {
             chunk: chunk_tokens.map(|t| (t, overlap)),
         }),
         Command::Replay => replay::run(),
+        Command::Serve { proxy: Some(calls), .. } => serve::proxy(calls),
         Command::Serve {
             clients,
             requests_per_client,
             baseline,
+            proxy: None,
         } => serve::run(clients, requests_per_client, baseline),
         Command::Answers {
             top_k,

@@ -196,3 +196,132 @@ pub fn run(clients: usize, per_client: usize, baseline: usize) -> Result<(), Err
     }
     Ok(())
 }
+
+/// A stand-in Jev on loopback: answers every `POST /v1/systemone` with the same judgment at once, keeping
+/// connections alive (the proxy's added latency is measured against calls to it directly).
+fn stand_in_jev() -> Result<String, Error> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(err)?;
+    let url = format!("http://{}", listener.local_addr().map_err(err)?);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || answer_all(stream));
+        }
+    });
+    Ok(url)
+}
+
+fn answer_all(stream: std::net::TcpStream) {
+    let body = json!({"model": "jev-1.13.0", "answers": {
+        "is_relevant": {"type": "noul", "noul": 0.8}, "contains_answer_evidence": {"type": "noul", "noul": 0.7},
+        "contradicts_query_premise": {"type": "noul", "noul": 0.05}, "contains_prompt_injection": {"type": "noul", "noul": 0.02}},
+        "usage": {"input_tokens": 100, "output_tokens": 4}})
+    .to_string();
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut writer = stream;
+    loop {
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut sink = vec![0; length];
+        if std::io::Read::read_exact(&mut reader, &mut sink).is_err() {
+            return;
+        }
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        if writer.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// The recording proxy's added latency: Spring-style calls (four questions, one passage each) straight to a
+/// stand-in Jev against the same calls through `ragsift serve --jev-proxy`, one client, alternated.
+pub fn proxy(calls: usize) -> Result<(), Error> {
+    let ragsift = std::env::current_exe().map_err(err)?.with_file_name("ragsift");
+    let upstream = stand_in_jev()?;
+    let home = tempfile::tempdir().map_err(err)?;
+    let (mut child, url) = start(&ragsift, home.path(), &["--jev-proxy", "--jev-upstream", &upstream])?;
+    let http = reqwest::blocking::Client::new();
+    let call = |base: &str, i: usize| -> Result<f64, Error> {
+        let questions: serde_json::Map<String, Value> = ([
+            "contains_prompt_injection",
+            "contradicts_query_premise",
+            "is_relevant",
+            "contains_answer_evidence",
+        ])
+        .iter()
+        .map(|q| (q.to_string(), json!({"type": "noul", "instructions": "?"})))
+        .collect();
+        let body = json!({"state": {"query": format!("query {}", i / 6), "passage": format!("passage {i}")},
+            "model": "jev-latest", "questions": questions});
+        let t = Instant::now();
+        let r = (http.post(format!("{base}/v1/systemone")))
+            .bearer_auth("sk-bench")
+            .json(&body)
+            .send()
+            .map_err(err)?;
+        r.bytes().map_err(err)?;
+        Ok(t.elapsed().as_secs_f64() * 1e3)
+    };
+    let (mut direct, mut proxied) = (Vec::new(), Vec::new());
+    call(&url, 0)?;
+    call(&upstream, 0)?;
+    for i in 0..calls {
+        direct.push(call(&upstream, i)?);
+        proxied.push(call(&url, i)?);
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let runs = Command::new(&ragsift)
+        .arg("--home")
+        .arg(home.path())
+        .args(["runs", "list", "--limit", "100000", "--json"])
+        .output()
+        .map_err(err)?;
+    let runs: Value = serde_json::from_slice(&runs.stdout).map_err(err)?;
+    let _ = child.kill();
+    let _ = child.wait();
+    println!(
+        "\n## serve --jev-proxy: {calls} Spring-style calls, one client, direct and proxied alternated ({})",
+        crate::machine()
+    );
+    println!("\n| path | calls | p50 ms | p95 ms |\n| --- | ---: | ---: | ---: |");
+    for (name, ms) in [
+        ("direct to the stand-in Jev (baseline)", &mut direct),
+        ("through `ragsift serve --jev-proxy`, recording", &mut proxied),
+    ] {
+        ms.sort_by(f64::total_cmp);
+        println!(
+            "| {name} | {} | {:.2} | {:.2} |",
+            ms.len(),
+            percentile(ms, 0.5),
+            percentile(ms, 0.95)
+        );
+    }
+    println!(
+        "\nruns recorded: {} (one per query of six passages)",
+        runs["runs"].as_array().map_or(0, Vec::len)
+    );
+    direct.sort_by(f64::total_cmp);
+    proxied.sort_by(f64::total_cmp);
+    println!(
+        "\nadded: p50 {:.2} ms, p95 {:.2} ms",
+        percentile(&proxied, 0.5) - percentile(&direct, 0.5),
+        percentile(&proxied, 0.95) - percentile(&direct, 0.95)
+    );
+    Ok(())
+}
