@@ -16,7 +16,7 @@ use ragsift_workbench::review::{ReviewLabel, ReviewPacket};
 use ragsift_workbench::tuning::{CaseSource, CompareReport, RunAblation};
 use ragsift_workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
-    LibraryActivity, PageView, Workbench,
+    LibraryActivity, PageView, ServeSnippet, Workbench,
 };
 use ragsift_workbench::{DocumentRow, RunSummary};
 use ragsift_workbench::{IngestReport, Settings};
@@ -55,6 +55,13 @@ pub async fn documents(wb: Wb<'_>) -> Result<Vec<DocumentRow>> {
 #[specta::specta]
 pub async fn library_activity(wb: Wb<'_>) -> Result<LibraryActivity> {
     blocking(&wb, |wb| wb.library_activity()).await
+}
+
+/// How to point each kind of application at the running `ragsift serve`.
+#[tauri::command]
+#[specta::specta]
+pub async fn serve_snippets(wb: Wb<'_>) -> Result<Vec<ServeSnippet>> {
+    blocking(&wb, |wb| Ok(wb.serve_snippets())).await
 }
 
 #[tauri::command]

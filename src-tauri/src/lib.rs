@@ -25,6 +25,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::app_info,
             commands::documents,
             commands::library_activity,
+            commands::serve_snippets,
             commands::ingest,
             commands::cancel,
             commands::remove_document,

@@ -905,6 +905,7 @@ fn a_served_selection_appears_in_the_open_app() {
         token: true,
         served: 12,
         started_at: 0,
+        jev_proxy: true,
     };
     ragsift_engine::workbench::write_serve_status(w.home.path(), Some(&status)).unwrap();
     let line = s.wait("[data-testid=serving]", Duration::from_secs(10));
@@ -913,6 +914,19 @@ fn a_served_selection_appears_in_the_open_app() {
         text.contains("http://127.0.0.1:8765") && text.contains("12 served"),
         "{text}"
     );
+    s.click("[data-testid=serving-connect]");
+    s.wait("[data-testid=serving-snippets]", Duration::from_secs(10));
+    // textContent: the list scrolls inside the narrow sidebar, and rendered text leaves out what is scrolled away.
+    let snippets = s.script(
+        "return document.querySelector('[data-testid=serving-snippets]').textContent",
+        json!([]),
+    );
+    let snippets = snippets.as_str().unwrap_or_default().to_string();
+    assert!(
+        snippets.contains("TYPESAFE_BASE_URL=http://127.0.0.1:8765"),
+        "{snippets}"
+    );
+    assert!(snippets.contains("ContextSelectorClient"), "{snippets}");
     w.shots.take(s, "8-served-run");
     ragsift_engine::workbench::write_serve_status(w.home.path(), None).unwrap();
     let gone = Instant::now();

@@ -66,6 +66,7 @@ export const api = {
   appInfo: () => unwrap<T.AppInfo>(() => commands.appInfo()),
   documents: () => unwrap<T.DocumentRow[]>(() => commands.documents()),
   libraryActivity: () => unwrap<T.LibraryActivity>(() => commands.libraryActivity()),
+  serveSnippets: () => unwrap<T.ServeSnippet[]>(() => commands.serveSnippets()),
   ingest: (paths: string[], job: string, onEvent: (e: IngestEvent) => void) =>
     unwrap<T.IngestReport>(() => commands.ingest(paths, job, channel(onEvent) as never)),
   cancel: (job: string) => unwrap<boolean>(() => commands.cancel(job)),

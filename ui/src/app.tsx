@@ -9,7 +9,8 @@ import { Replay } from "./views/Replay";
 import { Import } from "./views/Import";
 import { Review } from "./views/Review";
 import { Settings } from "./views/Settings";
-import { appInfo, appInfoError, cancelAll, currentRunId, FOLLOW_LIBRARY_MS, followLibrary, go, jobs, pageTarget, refreshAppInfo, serving, view, VIEW_LABEL, VIEWS } from "./state";
+import { appInfo, appInfoError, cancelAll, currentRunId, FOLLOW_LIBRARY_MS, followLibrary, go, jobs, pageTarget, refreshAppInfo, view, VIEW_LABEL, VIEWS } from "./state";
+import { Serving } from "./components/Serving";
 import type { ViewName } from "./state";
 
 const COMPONENTS: Record<ViewName, () => preact.JSX.Element> = {
@@ -115,13 +116,7 @@ export function App() {
               <button type="button" class="btn btn-small btn-danger" onClick={cancelAll} title="Esc">Cancel</button>
             </div>
           )}
-          {serving.value && (
-            <div class="muted small serving" role="status" data-testid="serving"
-              title={`ragsift serve (pid ${serving.value.pid}); point rag-jev's clients at this address`}>
-              serving {serving.value.address}<br />
-              {serving.value.recording ? "recording" : "not recording"} · {serving.value.served} served
-            </div>
-          )}
+          <Serving />
           {info && <div class="muted small">{info.documents} docs · {info.runs} runs<br />judge: {info.judge.kind}{info.judge.model ? ` · ${info.judge.model}` : ""}</div>}
           <button type="button" class="btn btn-small btn-ghost theme-toggle" onClick={cycleTheme} data-testid="theme-toggle"
             title="Colour theme: system, dark, light">Theme: {theme}</button>

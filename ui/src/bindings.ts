@@ -10,6 +10,8 @@ export const commands = {
 	appInfo: () => typedError<AppInfo, IpcError>(__TAURI_INVOKE("app_info")),
 	documents: () => typedError<DocumentRow[], IpcError>(__TAURI_INVOKE("documents")),
 	libraryActivity: () => typedError<LibraryActivity, IpcError>(__TAURI_INVOKE("library_activity")),
+	/**  How to point each kind of application at the running `ragsift serve`. */
+	serveSnippets: () => typedError<ServeSnippet[], IpcError>(__TAURI_INVOKE("serve_snippets")),
 	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
 	cancel: (job: string) => __TAURI_INVOKE<boolean>("cancel", { job }),
 	removeDocument: (id: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("remove_document", { id })),
@@ -1393,6 +1395,13 @@ export type SelectionNote = {
 	message: string,
 };
 
+/**  One way to point an application at a running `ragsift serve`, ready to copy. */
+export type ServeSnippet = {
+	/**  Which client: "Spring AI (Jev proxy)", "rag-jev TypeScript client", … */
+	client: string,
+	text: string,
+};
+
 /**  What a running `ragsift serve` on this library is doing. */
 export type ServeStatus = {
 	/**  Where it listens: `http://127.0.0.1:8000`. */
@@ -1405,6 +1414,8 @@ export type ServeStatus = {
 	/**  Selections served since it started. */
 	served: number,
 	started_at: number,
+	/**  Whether it also proxies Jev (`--jev-proxy`) for apps that call TypeSafe directly. */
+	jev_proxy?: boolean,
 };
 
 /**  Every setting, stored as `settings.json` in the library home; every field has a default. */

@@ -39,6 +39,7 @@ export type Contract = [
   Ok<Check<U.LabelReport, G.LabelReport>>,
   Ok<Check<U.LibraryActivity, G.LibraryActivity>>,
   Ok<Check<U.ServeStatus, G.ServeStatus>>,
+  Ok<Check<U.ServeSnippet, G.ServeSnippet>>,
   Ok<Check<U.RunLabels, G.RunLabels>>,
   Ok<Check<U.RunOrigin, G.RunOrigin>>,
   Ok<Check<U.FinishReason, G.FinishReason>>,

@@ -14,7 +14,8 @@ export type ScoringStrategy = "independent" | "contextual";
 export type JudgeInfo = { kind: JudgeKind; model: string; calibrated: boolean; key_set: boolean; defaults: JudgeDefaults | null; not_assessed: string[] };
 export type AppInfo = { version: string; home: string; documents: number; runs: number; embedding_model: string; chat_model: string; judge: JudgeInfo; store: StoreInfo; store_mb: number; problems: string[] };
 export type StoreKind = "sqlite" | "postgres";
-export type ServeStatus = { address: string; pid: number; recording: boolean; token: boolean; served: number; started_at: number };
+export type ServeStatus = { address: string; pid: number; recording: boolean; token: boolean; served: number; started_at: number; jev_proxy: boolean };
+export type ServeSnippet = { client: string; text: string };
 export type LibraryActivity = { generation: number; runs: number; serving: ServeStatus | null };
 export type StoreInfo = { kind: StoreKind; location: string };
 

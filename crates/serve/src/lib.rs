@@ -139,6 +139,7 @@ async fn keep_status(service: Arc<Service>, address: String) {
                 token: service.options.token.is_some(),
                 served,
                 started_at,
+                jev_proxy: service.proxy.is_some(),
             };
             let home = service.workbench.home().to_path_buf();
             let wrote =

@@ -16,6 +16,7 @@ pub mod labels;
 mod page;
 pub mod process;
 pub mod review;
+mod serve_status;
 mod served;
 pub mod settings;
 pub mod tuning;
@@ -31,7 +32,8 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
-pub use served::{write_serve_status, ProxiedPassage, Retention, ServeStatus};
+pub use serve_status::{write_serve_status, ServeSnippet, ServeStatus};
+pub use served::{ProxiedPassage, Retention};
 
 // The types the workbench's methods take and return, so that a front end (the app, the CLI) needs no other
 // ragsift crate: the pure layers whole (core's plain helpers, the policy, the pipeline's trace, evaluation),

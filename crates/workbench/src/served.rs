@@ -17,40 +17,6 @@ use ragsift_policy::{IS_RELEVANT, USEFUL};
 use ragsift_store::sqlite::RunSummary;
 use std::collections::{BTreeMap, HashSet};
 
-/// The file in the home where a running `ragsift serve` says what it does, for the app's status line.
-const STATUS_FILE: &str = "serve-status.json";
-
-/// What a running `ragsift serve` on this library is doing.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-pub struct ServeStatus {
-    /// Where it listens: `http://127.0.0.1:8000`.
-    pub address: String,
-    pub pid: u32,
-    /// Whether each selection is stored as a run.
-    pub recording: bool,
-    /// Whether `/v1/*` requires a service token.
-    pub token: bool,
-    /// Selections served since it started.
-    pub served: u64,
-    pub started_at: i64,
-}
-
-/// Writes (atomically) or, with `None`, removes the service's status in `home`.
-pub fn write_serve_status(home: &std::path::Path, status: Option<&ServeStatus>) -> Result<()> {
-    let path = home.join(STATUS_FILE);
-    match status {
-        Some(s) => {
-            let json = serde_json::to_vec_pretty(s).map_err(|e| crate::Error::Invalid(e.to_string()))?;
-            ragsift_core::fsx::write_atomic(&path, &json, ragsift_core::fsx::Access::Shared)
-        }
-        None => match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(crate::Error::io(&path, e)),
-            _ => Ok(()),
-        },
-    }
-}
-
 /// How many served runs are kept: the newest `max_runs`, and none older than `max_days`. Labelled runs (relevance
 /// or baseline labels on the run, or a span label made from it) are kept whatever their age; other runs are never
 /// touched.
@@ -185,24 +151,6 @@ impl Workbench {
     }
 }
 
-impl Workbench {
-    /// The library's saved default policy as `settings.json` has it now (read from disk each time, so a policy
-    /// saved in the app applies to a running `ragsift serve`'s next request).
-    pub fn saved_policy(&self) -> Result<ragsift_policy::PolicyOptions> {
-        Ok(crate::Settings::load(self.home())?.policy)
-    }
-
-    /// The `ragsift serve` running on this library, if one is (its status file names a live process).
-    pub fn serve_status(&self) -> Option<ServeStatus> {
-        let path = self.home().join(STATUS_FILE);
-        let text = ragsift_core::read::read_text(&path, ragsift_core::read::SMALL_MAX_MB).ok()?;
-        let status: ServeStatus = serde_json::from_str(&text).ok()?;
-        std::path::Path::new(&format!("/proc/{}", status.pid))
-            .exists()
-            .then_some(status)
-    }
-}
-
 /// One passage a proxied Jev call judged: its text and every answer it got (questions by their keys).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProxiedPassage {
@@ -304,5 +252,13 @@ impl Workbench {
         trace.cost = trace.estimate_cost(&self.settings().rates);
         trace.save(lib.store())?;
         Ok(trace.run_id)
+    }
+}
+
+impl Workbench {
+    /// The library's saved default policy as `settings.json` has it now (read from disk each time, so a policy
+    /// saved in the app applies to a running `ragsift serve`'s next request).
+    pub fn saved_policy(&self) -> Result<ragsift_policy::PolicyOptions> {
+        Ok(crate::Settings::load(self.home())?.policy)
     }
 }
