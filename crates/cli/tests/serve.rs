@@ -615,15 +615,12 @@ fn spring_jev() -> Server {
     })
 }
 
+/// One call as Spring's filter or reranker sends it: this build's own wording of each question (so its answers may
+/// also be cached for the `jev` judge).
 fn spring_call(url: &str, passage: &str, questions: &[&str]) -> (u16, reqwest::header::HeaderMap, Vec<u8>) {
-    let questions: serde_json::Map<String, Value> = (questions.iter())
-        .map(|q| {
-            (
-                q.to_string(),
-                json!({"type": "noul", "instructions": format!("Is it {q}?")}),
-            )
-        })
-        .collect();
+    let wire = ragsift_engine::judge::jev::wire_form(&ragsift_engine::judge::default_questions());
+    let questions: serde_json::Map<String, Value> =
+        (questions.iter()).map(|q| (q.to_string(), wire[*q].clone())).collect();
     let body = json!({"state": {"query": "How long is the warranty?", "passage": passage}, "model": "jev-latest", "questions": questions});
     let r = client()
         .post(format!("{url}/v1/systemone"))
@@ -731,6 +728,36 @@ fn the_jev_proxy_records_a_spring_apps_calls() {
     assert_eq!(code, 0, "{replay}");
     assert_eq!(reasons(&replay)[5], "not_relevant");
     assert_eq!(jev.requests().len(), calls);
+
+    // Answers to this build's own questions are in the judgment cache, under the keys the `jev` judge looks up.
+    {
+        use ragsift_engine::judge::{JevJudge, JevRequest};
+        let lookup = |k: &str| (k == "TYPESAFE_API_KEY").then(|| "sk-any".to_string());
+        let config = ragsift_engine::judge::jev::JevConfig::from_lookup(lookup).unwrap();
+        let judge = JevJudge::with_request(config, JevRequest::Spring).unwrap();
+        let hash = |t: &str| ragsift_engine::ids::sha256_hex(t.as_bytes());
+        let lib = ragsift_engine::Library::open(s.home.path(), Default::default()).unwrap();
+        let q = hash("How long is the warranty?");
+        for (i, evidence) in [(0, 0.80), (1, 0.30)] {
+            let key = ragsift_engine::pipeline::judging::cache_key(
+                &judge,
+                "contains_answer_evidence",
+                &q,
+                &hash(&passages[i]),
+            );
+            let cached = lib
+                .store()
+                .judgment(&key)
+                .unwrap()
+                .unwrap_or_else(|| panic!("passage {i} not cached"));
+            assert_eq!(
+                (cached.probability, cached.answered_by.as_str()),
+                (evidence, "jev-1.13.0")
+            );
+        }
+    }
+    let (_, cleared) = common::run_json(ragsift(s.home.path()).args(["cache", "clear", "--json"]));
+    assert_eq!(cleared["cleared"], 30, "six passages, five questions each");
 
     // The key is nowhere in the library: the database, the runs, an export.
     let (_, export) = (

@@ -78,18 +78,35 @@ pub struct JudgeOutcome {
 
 /// The cache key of one answer.
 pub fn cache_key(judge: &dyn Judge, question: &str, query_hash: &str, passage_hash: &str) -> String {
-    sha256_hex(
-        [
-            judge.name(),
-            &judge.model(),
-            &judge.prompt_version(),
+    let id = JudgeKey {
+        name: judge.name(),
+        model: &judge.model(),
+        prompt_version: &judge.prompt_version(),
+    };
+    id.cache_key(question, query_hash, passage_hash)
+}
+
+/// Who answers, as the judgment cache keys it: a judge's name, its configured model and its prompt version.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgeKey<'a> {
+    pub name: &'a str,
+    pub model: &'a str,
+    pub prompt_version: &'a str,
+}
+
+impl JudgeKey<'_> {
+    /// The cache key of this judge's answer to `question` about a passage (by the hashes of query and passage).
+    pub fn cache_key(&self, question: &str, query_hash: &str, passage_hash: &str) -> String {
+        let parts = [
+            self.name,
+            self.model,
+            self.prompt_version,
             question,
             query_hash,
             passage_hash,
-        ]
-        .join("\u{1f}")
-        .as_bytes(),
-    )
+        ];
+        sha256_hex(parts.join("\u{1f}").as_bytes())
+    }
 }
 
 impl JudgeOutcome {

@@ -70,6 +70,7 @@ impl Proxy {
         match group.passages.iter_mut().find(|p| p.text == passage.text) {
             Some(p) => {
                 p.answers.extend(passage.answers);
+                p.questions.extend(passage.questions);
                 p.input_tokens += passage.input_tokens;
                 p.output_tokens += passage.output_tokens;
             }
@@ -148,6 +149,10 @@ fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage)> {
     let answers: BTreeMap<String, f64> = (answer["answers"].as_object()?.iter())
         .filter_map(|(k, a)| Some((k.clone(), a["noul"].as_f64().filter(|p| (0.0..=1.0).contains(p))?)))
         .collect();
+    let questions: BTreeMap<String, Value> = (request["questions"].as_object().into_iter().flatten())
+        .filter(|(k, _)| answers.contains_key(*k))
+        .map(|(k, q)| (k.clone(), q.clone()))
+        .collect();
     let tokens = |k: &str| u32::try_from(answer["usage"][k].as_u64().unwrap_or(0)).unwrap_or(u32::MAX);
     Some((
         query,
@@ -155,6 +160,8 @@ fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage)> {
             text,
             answers,
             model: answer["model"].as_str().unwrap_or_default().to_string(),
+            model_asked: request["model"].as_str().unwrap_or("jev-latest").to_string(),
+            questions,
             input_tokens: tokens("input_tokens"),
             output_tokens: tokens("output_tokens"),
         },

@@ -156,7 +156,12 @@ impl Workbench {
 pub struct ProxiedPassage {
     pub text: String,
     pub answers: BTreeMap<String, f64>,
+    /// The model that answered (`jev-1.13.0`).
     pub model: String,
+    /// The model the application asked for (`jev-latest`): the judgment cache keys answers by it.
+    pub model_asked: String,
+    /// Each answered question as the application sent it on the wire, by key.
+    pub questions: BTreeMap<String, serde_json::Value>,
     pub input_tokens: u32,
     pub output_tokens: u32,
 }
@@ -251,8 +256,51 @@ impl Workbench {
         trace.made_by = client.to_string();
         trace.cost = trace.estimate_cost(&self.settings().rates);
         trace.save(lib.store())?;
+        if spring {
+            lib.store()
+                .put_judgments(&cache_rows(query, passages, trace.created_at))?;
+        }
         Ok(trace.run_id)
     }
+}
+
+/// The answers of proxied calls that asked exactly this build's Jev questions (Spring's four and the usefulness
+/// question, worded and shaped as the `jev` judge sends them), as judgment-cache rows of that judge: a later
+/// answer here about the same passage reuses them. Answers to other wordings are kept in the run only.
+fn cache_rows(query: &str, passages: &[ProxiedPassage], now: i64) -> Vec<ragsift_store::sqlite::CachedJudgment> {
+    let ours = ragsift_judge::jev::wire_form(&ragsift_judge::default_questions());
+    let version = ragsift_judge::jev::PROMPT_VERSION;
+    let query_hash = ragsift_core::ids::sha256_hex(query.as_bytes());
+    let mut rows = Vec::new();
+    for p in passages {
+        let key = ragsift_pipeline::judging::JudgeKey {
+            name: "jev",
+            model: &p.model_asked,
+            prompt_version: version,
+        };
+        let passage_hash = ragsift_core::ids::sha256_hex(p.text.as_bytes());
+        for (question, probability) in &p.answers {
+            if !ours.contains_key(question) || ours.get(question) != p.questions.get(question) {
+                continue;
+            }
+            rows.push(ragsift_store::sqlite::CachedJudgment {
+                key: key.cache_key(question, &query_hash, &passage_hash),
+                judge: "jev".into(),
+                model: p.model_asked.clone(),
+                answered_by: p.model.clone(),
+                prompt_version: version.into(),
+                question: question.clone(),
+                query_hash: query_hash.clone(),
+                passage_hash: passage_hash.clone(),
+                probability: *probability,
+                input_tokens: p.input_tokens,
+                output_tokens: p.output_tokens,
+                latency_ms: 0.0,
+                created_at: now,
+            });
+        }
+    }
+    rows
 }
 
 impl Workbench {

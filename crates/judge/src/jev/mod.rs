@@ -36,6 +36,14 @@ use std::time::Duration;
 /// changes, so recorded judgments are never replayed against different questions.
 pub const PROMPT_VERSION: &str = "jev-filter-v1+useful-evidence-v1";
 
+/// `questions` as this client puts them on the wire, by key (instructions as JSON where they are JSON): what a
+/// recording proxy compares an application's questions with before it keeps their answers in the cache.
+pub fn wire_form(questions: &[JudgeQuestion]) -> std::collections::BTreeMap<String, serde_json::Value> {
+    (wire::wire_questions(questions).unwrap_or_default().into_iter())
+        .filter_map(|(k, q)| Some((k, serde_json::to_value(q).ok()?)))
+        .collect()
+}
+
 /// rag-jev's version label for the wording of the [`USEFUL`] question, which is copied from it verbatim.
 pub const USEFUL_PROMPT_VERSION: &str = "useful-evidence-v1";
 
