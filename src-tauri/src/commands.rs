@@ -57,6 +57,13 @@ pub async fn library_activity(wb: Wb<'_>) -> Result<LibraryActivity> {
     blocking(&wb, |wb| wb.library_activity()).await
 }
 
+/// The policy as an application sets it (Spring's record, rag-jev's options), ready to copy.
+#[tauri::command]
+#[specta::specta]
+pub fn policy_snippets(options: PolicyOptions) -> Vec<ServeSnippet> {
+    ragsift_workbench::policy_snippets(&options)
+}
+
 /// How to point each kind of application at the running `ragsift serve`.
 #[tauri::command]
 #[specta::specta]

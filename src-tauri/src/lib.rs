@@ -26,6 +26,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::documents,
             commands::library_activity,
             commands::serve_snippets,
+            commands::policy_snippets,
             commands::ingest,
             commands::cancel,
             commands::remove_document,

@@ -896,6 +896,18 @@ fn a_served_selection_appears_in_the_open_app() {
         s.find(&format!("{item} [data-testid=served-badge]")).is_some(),
         "no served badge in the list"
     );
+    // The run's policy, as the application would set it: rag-jev's options here (a filter at 0.30).
+    s.click("[data-testid=policy-snippets-toggle]");
+    s.wait("[data-testid=policy-snippets]", Duration::from_secs(10));
+    let policy = s.script(
+        "return document.querySelector('[data-testid=policy-snippets]').textContent",
+        json!([]),
+    );
+    let policy = policy.as_str().unwrap_or_default();
+    assert!(
+        policy.contains("Policy(mode=\"filter\", min_relevance=0.30"),
+        "{policy}"
+    );
 
     // A running `ragsift serve` on this library (its status file, naming a live process) shows in the status line.
     let status = ragsift_engine::workbench::ServeStatus {

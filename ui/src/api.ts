@@ -67,6 +67,7 @@ export const api = {
   documents: () => unwrap<T.DocumentRow[]>(() => commands.documents()),
   libraryActivity: () => unwrap<T.LibraryActivity>(() => commands.libraryActivity()),
   serveSnippets: () => unwrap<T.ServeSnippet[]>(() => commands.serveSnippets()),
+  policySnippets: (options: PolicyOptions) => unwrap<T.ServeSnippet[]>(() => commands.policySnippets(options)),
   ingest: (paths: string[], job: string, onEvent: (e: IngestEvent) => void) =>
     unwrap<T.IngestReport>(() => commands.ingest(paths, job, channel(onEvent) as never)),
   cancel: (job: string) => unwrap<boolean>(() => commands.cancel(job)),

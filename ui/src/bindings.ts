@@ -12,6 +12,8 @@ export const commands = {
 	libraryActivity: () => typedError<LibraryActivity, IpcError>(__TAURI_INVOKE("library_activity")),
 	/**  How to point each kind of application at the running `ragsift serve`. */
 	serveSnippets: () => typedError<ServeSnippet[], IpcError>(__TAURI_INVOKE("serve_snippets")),
+	/**  The policy as an application sets it (Spring's record, rag-jev's options), ready to copy. */
+	policySnippets: (options: PolicyOptions) => __TAURI_INVOKE<ServeSnippet[]>("policy_snippets", { options }),
 	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
 	cancel: (job: string) => __TAURI_INVOKE<boolean>("cancel", { job }),
 	removeDocument: (id: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("remove_document", { id })),

@@ -32,7 +32,7 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
-pub use serve_status::{write_serve_status, ServeSnippet, ServeStatus};
+pub use serve_status::{policy_snippets, write_serve_status, ServeSnippet, ServeStatus};
 pub use served::{ProxiedPassage, Retention};
 
 // The types the workbench's methods take and return, so that a front end (the app, the CLI) needs no other

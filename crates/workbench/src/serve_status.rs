@@ -113,6 +113,72 @@ pub fn write_serve_status(home: &std::path::Path, status: Option<&ServeStatus>) 
     }
 }
 
+/// The policy as an application sets it, ready to copy: Spring's `JevDocumentFilter.Policy` for classify (its
+/// thresholds in the record's order, compared strictly as Spring and ragsift both do), rag-jev's selection options
+/// for its modes (in Python and as request JSON), and how a running `ragsift serve` would apply it.
+pub fn policy_snippets(policy: &ragsift_policy::PolicyOptions) -> Vec<ServeSnippet> {
+    use ragsift_policy::{Mode, DEFAULT_THRESHOLDS};
+    let mut out = Vec::new();
+    let mut add = |client: &str, text: String| {
+        out.push(ServeSnippet {
+            client: client.to_string(),
+            text,
+        });
+    };
+    if policy.mode == Mode::Classify {
+        // DEFAULT_THRESHOLDS is in the record's order: injection, contradiction, relevance, evidence.
+        let values: Vec<String> = (DEFAULT_THRESHOLDS.iter())
+            .map(|(k, d)| format!("{:.2}", policy.thresholds.get(*k).copied().unwrap_or(*d)))
+            .collect();
+        add(
+            "Spring AI (JevDocumentFilter)",
+            format!(
+                "new JevDocumentFilter.Policy({}) // injection, contradiction, relevance, evidence",
+                values.join(", ")
+            ),
+        );
+    } else {
+        let mode = serde_json::to_value(policy.mode)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string));
+        let mode = mode.unwrap_or_default();
+        let filters = matches!(policy.mode, Mode::Filter | Mode::FilterAndRerank);
+        let min = filters.then(|| policy.min_relevance());
+        let py = |v: Option<String>| v.unwrap_or_else(|| "None".into());
+        let json_or_null = |v: Option<String>| v.unwrap_or_else(|| "null".into());
+        let (top_n, budget) = (
+            policy.top_n.map(|n| n.to_string()),
+            policy.max_context_tokens.map(|n| n.to_string()),
+        );
+        let min_text = min.map(|m| format!("{m:.2}"));
+        add(
+            "rag-jev (Python Policy)",
+            format!(
+                "Policy(mode=\"{mode}\", min_relevance={}, top_n={}, max_context_tokens={}, shadow={})",
+                py(min_text.clone()),
+                py(top_n.clone()),
+                py(budget.clone()),
+                if policy.shadow { "True" } else { "False" }
+            ),
+        );
+        add(
+            "rag-jev (request JSON)",
+            format!(
+                "\"mode\": \"{mode}\", \"min_relevance\": {}, \"top_n\": {}, \"max_context_tokens\": {}, \"shadow\": {}",
+                json_or_null(min_text),
+                json_or_null(top_n),
+                json_or_null(budget),
+                policy.shadow
+            ),
+        );
+        add(
+            "ragsift serve",
+            "Save as default policy, then: ragsift serve --policy saved   # applies it to every request".into(),
+        );
+    }
+    out
+}
+
 impl Workbench {
     /// How to point each kind of application at the `ragsift serve` running on this library (none without one).
     pub fn serve_snippets(&self) -> Vec<ServeSnippet> {
@@ -144,6 +210,44 @@ mod tests {
             started_at: 0,
             jev_proxy,
         }
+    }
+
+    #[test]
+    fn a_policy_reads_as_springs_record_or_rag_jevs_options() {
+        use ragsift_policy::{Mode, PolicyOptions, IS_RELEVANT};
+        let mut spring = PolicyOptions::default();
+        spring.thresholds.insert(IS_RELEVANT.into(), 0.6);
+        let s = policy_snippets(&spring);
+        assert_eq!(s.len(), 1);
+        assert!(
+            s[0].text
+                .starts_with("new JevDocumentFilter.Policy(0.70, 0.70, 0.60, 0.55)"),
+            "{}",
+            s[0].text
+        );
+        let filter = PolicyOptions {
+            mode: Mode::FilterAndRerank,
+            min_relevance: Some(0.35),
+            top_n: Some(5),
+            ..PolicyOptions::default()
+        };
+        let s = policy_snippets(&filter);
+        assert_eq!(
+            s[0].text,
+            "Policy(mode=\"filter_and_rerank\", min_relevance=0.35, top_n=5, max_context_tokens=None, shadow=False)"
+        );
+        assert!(s[1]
+            .text
+            .contains("\"min_relevance\": 0.35, \"top_n\": 5, \"max_context_tokens\": null"));
+        let rerank = PolicyOptions {
+            mode: Mode::Rerank,
+            min_relevance: Some(0.35),
+            ..PolicyOptions::default()
+        };
+        assert!(
+            policy_snippets(&rerank)[0].text.contains("min_relevance=None"),
+            "rerank forbids a minimum"
+        );
     }
 
     #[test]

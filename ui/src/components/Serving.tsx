@@ -5,18 +5,34 @@ import { api } from "../api";
 import type { ServeSnippet } from "../api";
 import { serving } from "../state";
 
+/** Snippets, each with a Copy button (texts from Rust). */
+export function SnippetList(props: { snippets: ServeSnippet[]; testid: string; class?: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async (sn: ServeSnippet) => {
+    await navigator.clipboard?.writeText(sn.text).catch(() => {});
+    setCopied(sn.client);
+  };
+  return (
+    <ul class={`snippets ${props.class ?? ""}`} data-testid={props.testid}>
+      {props.snippets.map((sn) => (
+        <li key={sn.client}>
+          <div class="snippet-head">{sn.client}
+            <button type="button" class="btn btn-small" onClick={() => copy(sn)}>{copied === sn.client ? "Copied" : "Copy"}</button>
+          </div>
+          <pre class="snippet">{sn.text}</pre>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function Serving() {
   const [snippets, setSnippets] = useState<ServeSnippet[] | null>(null);
-  const [copied, setCopied] = useState<string | null>(null);
   const s = serving.value;
   if (!s) return null;
   const toggle = async () => {
     if (snippets) return setSnippets(null);
     setSnippets(await api.serveSnippets().catch(() => []));
-  };
-  const copy = async (sn: ServeSnippet) => {
-    await navigator.clipboard?.writeText(sn.text).catch(() => {});
-    setCopied(sn.client);
   };
   return (
     <div class="muted small serving" role="status" data-testid="serving"
@@ -26,18 +42,7 @@ export function Serving() {
       <button type="button" class="btn btn-small btn-ghost" data-testid="serving-connect" onClick={toggle}>
         {snippets ? "Hide" : "Connect an app…"}
       </button>
-      {snippets && (
-        <ul class="snippets" data-testid="serving-snippets">
-          {snippets.map((sn) => (
-            <li key={sn.client}>
-              <div class="snippet-head">{sn.client}
-                <button type="button" class="btn btn-small" onClick={() => copy(sn)}>{copied === sn.client ? "Copied" : "Copy"}</button>
-              </div>
-              <pre class="snippet">{sn.text}</pre>
-            </li>
-          ))}
-        </ul>
-      )}
+      {snippets && <SnippetList snippets={snippets} testid="serving-snippets" />}
     </div>
   );
 }

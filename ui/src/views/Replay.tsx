@@ -1,11 +1,12 @@
 import { Component } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
+import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, ServeSnippet, Trace } from "../api";
 import { AnswerText } from "../components/AnswerText";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag, SectionPath } from "../components/common";
 import { Snippet } from "../components/Passage";
 import { RunView } from "../components/RunView";
+import { SnippetList } from "../components/Serving";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { OperatingCurves } from "../components/Curves";
 import { useCalibrated } from "../components/Tuning";
@@ -210,6 +211,8 @@ function ReplayPanel(props: { trace: Trace }) {
   const [ownLabels, setOwnLabels] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  // The current options as the application sets them (Spring's record, rag-jev's options): texts from Rust.
+  const [policySnippets, setPolicySnippets] = useState<ServeSnippet[] | null>(null);
   const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
   const measure = useRef(false);
   // Thresholds set in calibrated probability: Rust turns them into the raw thresholds the policy applies.
@@ -438,8 +441,13 @@ function ReplayPanel(props: { trace: Trace }) {
           <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
           <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(forWire(optionsRef.current)).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
           <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>
+          <button type="button" class="btn" data-testid="policy-snippets-toggle" onClick={() => {
+            if (policySnippets) return setPolicySnippets(null);
+            api.policySnippets(forWire(optionsRef.current)).then(setPolicySnippets, setError);
+          }}>{policySnippets ? "Hide app config" : "Copy for your app…"}</button>
           {saved && <span class="ok small" role="status">{saved}</span>}
         </div>
+        {policySnippets && <SnippetList snippets={policySnippets} testid="policy-snippets" class="snippets-inline" />}
       </div>
       <div class="replay-summary panel" data-testid="replay-summary">
         <span class="stat"><strong class="num" data-testid="changed-count">{diff.changed}</strong> changed</span>
