@@ -64,6 +64,18 @@ fn start(ragsift: &Path, home: &Path, extra: &[&str]) -> Result<(std::process::C
     Ok((child, url))
 }
 
+/// How many runs the library in `home` holds (`ragsift runs list`).
+fn runs_in(ragsift: &Path, home: &Path) -> Result<usize, Error> {
+    let out = Command::new(ragsift)
+        .arg("--home")
+        .arg(home)
+        .args(["runs", "list", "--limit", "100000", "--json"])
+        .output()
+        .map_err(err)?;
+    let runs: Value = serde_json::from_slice(&out.stdout).map_err(err)?;
+    Ok(runs["runs"].as_array().map_or(0, Vec::len))
+}
+
 /// One load run: each request's milliseconds, the errors, the wall time, the runs recorded, and the library.
 struct Load {
     ms: Vec<f64>,
@@ -113,14 +125,7 @@ fn load(ragsift: &Path, requests: &[Value], clients: usize, per_client: usize, e
     let _ = child.wait();
     let errors: usize = results.iter().map(|r| r.1).sum();
     let served: Vec<f64> = results.into_iter().flat_map(|r| r.0).collect();
-    let runs = Command::new(ragsift)
-        .arg("--home")
-        .arg(home.path())
-        .args(["runs", "list", "--limit", "100000", "--json"])
-        .output()
-        .map_err(err)?;
-    let runs: Value = serde_json::from_slice(&runs.stdout).map_err(err)?;
-    let recorded = runs["runs"].as_array().map_or(0, Vec::len);
+    let recorded = runs_in(ragsift, home.path())?;
 
     Ok(Load {
         ms: served,
@@ -286,13 +291,7 @@ pub fn proxy(calls: usize) -> Result<(), Error> {
         proxied.push(call(&url, i)?);
     }
     std::thread::sleep(Duration::from_secs(3));
-    let runs = Command::new(&ragsift)
-        .arg("--home")
-        .arg(home.path())
-        .args(["runs", "list", "--limit", "100000", "--json"])
-        .output()
-        .map_err(err)?;
-    let runs: Value = serde_json::from_slice(&runs.stdout).map_err(err)?;
+    let recorded = runs_in(&ragsift, home.path())?;
     let _ = child.kill();
     let _ = child.wait();
     println!(
@@ -312,10 +311,7 @@ pub fn proxy(calls: usize) -> Result<(), Error> {
             percentile(ms, 0.95)
         );
     }
-    println!(
-        "\nruns recorded: {} (one per query of six passages)",
-        runs["runs"].as_array().map_or(0, Vec::len)
-    );
+    println!("\nruns recorded: {recorded} (one per query of six passages)");
     direct.sort_by(f64::total_cmp);
     proxied.sort_by(f64::total_cmp);
     println!(

@@ -8,7 +8,7 @@ mod common;
 #[path = "../../engine/tests/common/http.rs"]
 mod http;
 
-use common::{ragsift, repo, run_json};
+use common::{ragsift, repo, run_json, walk};
 use ragsift_engine::fsx;
 use ragsift_engine::workbench::Settings;
 use serde_json::{json, Value};
@@ -62,19 +62,6 @@ fn temp_files(dir: &Path) -> Vec<String> {
         }
     }
     found
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 fn imported_run(home: &Path) -> String {

@@ -765,7 +765,7 @@ fn the_jev_proxy_records_a_spring_apps_calls() {
         ragsift(s.home.path()).args(["runs", "export", &run]).output().unwrap(),
     );
     assert!(!String::from_utf8_lossy(&export.stdout).contains(KEY));
-    for entry in walk(s.home.path()) {
+    for entry in common::walk(s.home.path()) {
         let bytes = std::fs::read(&entry).unwrap_or_default();
         assert!(
             !bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
@@ -773,17 +773,4 @@ fn the_jev_proxy_records_a_spring_apps_calls() {
             entry.display()
         );
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

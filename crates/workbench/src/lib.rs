@@ -252,12 +252,8 @@ impl Workbench {
         job: &str,
         on_event: &(dyn Fn(&IngestEvent) + Sync),
     ) -> Result<IngestReport> {
-        let cancel = self.jobs.start(job);
-        let _done = self.jobs.finish_on_drop(job);
-        let embedder = self.query_embedder()?;
         let inputs: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-        self.library()
-            .ingest_cancellable(embedder.as_ref(), &inputs, on_event, &cancel)
+        self.ingest_with(&inputs, Default::default(), job, on_event)
     }
 
     pub fn remove_document(&self, id: &str) -> Result<DocumentRow> {

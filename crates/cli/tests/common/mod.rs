@@ -34,3 +34,17 @@ pub fn run_json(cmd: &mut Command) -> (i32, Value) {
     });
     (out.status.code().unwrap_or(-1), v)
 }
+
+/// Every file under `dir`, at any depth.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
