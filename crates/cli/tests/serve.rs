@@ -6,15 +6,18 @@
 
 mod common;
 
+#[path = "common/service.rs"]
+mod service;
+
 #[path = "../../engine/tests/common/http.rs"]
 mod http;
 
 use common::ragsift;
 use http::{Reply, Request, Server};
 use serde_json::{json, Value};
+use service::{client, serve_in, Service};
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Stdio};
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "service-secret";
@@ -40,57 +43,8 @@ fn answer(r: &Request) -> Reply {
     Reply::Json(200, vec![], body.to_string())
 }
 
-/// `ragsift serve` on a free port, killed when dropped.
-struct Service {
-    child: Child,
-    url: String,
-    home: std::sync::Arc<tempfile::TempDir>,
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn serve(jev: &Server, env: &[(&str, &str)], args: &[&str]) -> Service {
-    serve_in(std::sync::Arc::new(tempfile::tempdir().unwrap()), jev, env, args)
-}
-
-/// `ragsift serve` on the library in `home`.
-fn serve_in(home: std::sync::Arc<tempfile::TempDir>, jev: &Server, env: &[(&str, &str)], args: &[&str]) -> Service {
-    let mut cmd = ragsift(home.path());
-    cmd.args(["serve", "--port", "0", "--judge", "jev"])
-        .args(args)
-        .env("TYPESAFE_API_KEY", "sk-test")
-        .env("TYPESAFE_BASE_URL", &jev.url)
-        .env_remove("RAG_JEV_API_TOKEN")
-        .env_remove("RAG_JEV_ON_ERROR")
-        .env_remove("RAG_JEV_TIMEOUT_MS")
-        .env_remove("PORT")
-        .envs(env.iter().copied())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    let url = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_string();
-    // Keep reading stderr, so the service never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    Service { child, url, home }
-}
-
-fn client() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .user_agent("serve-test/1.0")
-        .build()
-        .unwrap()
+    serve_in(std::sync::Arc::new(tempfile::tempdir().unwrap()), &jev.url, env, args)
 }
 
 fn post(s: &Service, body: impl Into<reqwest::blocking::Body>, token: bool) -> (u16, Value, String) {
@@ -497,7 +451,7 @@ fn served_runs_are_kept_within_the_retention_and_labelled_runs_stay() {
     // A restart prunes to the retention: the newest two served runs, the labelled one, and the imported one.
     let home = s.home.clone();
     drop(s);
-    let again = serve_in(home, &jev, &[], &["--retain-runs", "2"]);
+    let again = serve_in(home, &jev.url, &[], &["--retain-runs", "2"]);
     let after = listed(again.home.path());
     let kept: Vec<&str> = after.iter().map(|(id, _)| id.as_str()).collect();
     assert_eq!(after.len(), 4, "{after:?}");
@@ -575,7 +529,7 @@ fn the_saved_policy_applies_to_the_next_request_without_a_restart() {
 const KEY: &str = "sk-proxy-secret-4711";
 
 /// Jev as Spring's filter and reranker meet it: six passages with the scores below, 429 for a passage about rate
-/// limits, and a request id on every answer.
+/// limits, 500 for one about an outage, and a request id on every answer.
 fn spring_jev() -> Server {
     // injection, premise, relevant, evidence, useful per passage.
     const SCORES: [[f64; 5]; 6] = [
@@ -592,6 +546,14 @@ fn spring_jev() -> Server {
         if text.contains("rate") {
             let detail = json!({"detail": {"type": "rate_limit_error", "message": "slow down"}});
             return Reply::Json(429, vec![("retry-after-ms", "250".into())], detail.to_string());
+        }
+        if text.contains("outage") {
+            let detail = json!({"detail": {"type": "api_error", "message": "upstream failed"}});
+            return Reply::Json(
+                500,
+                vec![("x-typesafe-request-id", "req-500".into())],
+                detail.to_string(),
+            );
         }
         let i: usize = text.trim_start_matches("Passage ").parse().unwrap_or(0);
         let keys = [
@@ -670,6 +632,13 @@ fn the_jev_proxy_records_a_spring_apps_calls() {
     let (status, headers, body) = spring_call(&s.url, "Passage about rate limits", &filter);
     let (_, _, direct) = spring_call(&jev.url, "Passage about rate limits", &filter);
     assert_eq!((status, headers["retry-after-ms"].to_str().unwrap()), (429, "250"));
+    assert_eq!(body, direct);
+    let (status, headers, body) = spring_call(&s.url, "Passage about an outage", &filter);
+    let (_, _, direct) = spring_call(&jev.url, "Passage about an outage", &filter);
+    assert_eq!(
+        (status, headers["x-typesafe-request-id"].to_str().unwrap()),
+        (500, "req-500")
+    );
     assert_eq!(body, direct);
     for r in jev.requests() {
         assert_eq!(
@@ -773,4 +742,6 @@ fn the_jev_proxy_records_a_spring_apps_calls() {
             entry.display()
         );
     }
+    // Nor in the service's log.
+    assert!(!s.log().contains(KEY), "{}", s.log());
 }

@@ -3,12 +3,14 @@
 //! every selection it serves is kept as a run the app can inspect, replay and label.
 //!
 //! The third front end after the app and the CLI; like them it reaches the library and the judge through the
-//! workbench only. Routes: `GET /healthz` (no token), `GET /v1/config`, `POST /v1/select`. No access log, and no
+//! workbench only. Routes: `GET /healthz` (no token), `GET /v1/config`, `POST /v1/select`, and `POST /v1/replay` and
+//! `POST /v1/import` over rag-jev's scored runs. No access log, and no
 //! request or response body in any log.
 
 mod guard;
 pub mod options;
 mod proxy;
+mod replay;
 mod select;
 
 pub use options::{Flags, Options, MAX_BODY_BYTES};
@@ -62,6 +64,8 @@ pub fn router(service: Arc<Service>) -> Router {
         )
         .route("/v1/config", get(config))
         .route("/v1/select", post(select::select))
+        .route("/v1/replay", post(replay::replay))
+        .route("/v1/import", post(replay::import))
         .route("/v1/systemone", post(proxy::systemone))
         .fallback(|| async { guard::detail(StatusCode::NOT_FOUND, "Not Found") })
         .method_not_allowed_fallback(|| async { guard::detail(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed") })

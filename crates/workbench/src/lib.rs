@@ -16,6 +16,7 @@ pub mod labels;
 mod page;
 pub mod process;
 pub mod review;
+mod scored;
 mod serve_status;
 mod served;
 pub mod settings;

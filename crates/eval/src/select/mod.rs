@@ -7,9 +7,14 @@
 
 mod request;
 mod result;
+mod scored;
 
 pub use request::{parse_request, Issue, RagJevMode, SelectRequest};
 pub use result::{apply, bypassed, RagJevDecision, SelectionResult, TOKEN_ESTIMATOR};
+pub use scored::{
+    input_hash, normalized_datetime, parse_bundle, replay, Answer, AnswerStatus, Comparison, ImportedRun, Policy,
+    ReplayBundle, RunSource, RunView, ScoredRun, RUN_VIEW_TOKEN_ESTIMATOR,
+};
 
 use crate::ragjev::{Judgment, Usage};
 use ragsift_judge::jev::useful_question;

@@ -105,7 +105,7 @@ pub struct Issue {
 }
 
 impl Issue {
-    fn at(loc: &[Value], message: impl Into<String>) -> Issue {
+    pub(super) fn at(loc: &[Value], message: impl Into<String>) -> Issue {
         Issue {
             loc: loc.to_vec(),
             message: message.into(),
@@ -134,8 +134,12 @@ pub fn parse_request(json: &str) -> Result<SelectRequest, Vec<Issue>> {
     if !extra.is_empty() {
         return Err(extra);
     }
-    let request: SelectRequest =
-        serde_json::from_value(value).map_err(|e| vec![Issue::at(&[], format!("Input is invalid: {e}"))])?;
+    let request: SelectRequest = serde_json::from_value(value).map_err(|e| {
+        vec![Issue::at(
+            &[],
+            format!("Input is invalid: {}", super::scored::unquoted(&e)),
+        )]
+    })?;
     request.validate()?;
     Ok(request)
 }

@@ -18,7 +18,8 @@ mod client;
 mod error;
 mod questions;
 pub mod ragjev;
-#[cfg(feature = "http")]
+// Without `http` only `wire_form` (the proxy's comparison) uses it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod wire;
 
 #[cfg(all(test, feature = "http"))]

@@ -1,0 +1,92 @@
+//! `POST /v1/replay` and `POST /v1/import`: rag-jev's scored runs under another policy, from their recorded
+//! judgments with no judge call (so both work under `--replay-only`). An import is also stored in the library as a
+//! run of origin `imported`, with its labels, unless the service does not record. Checks run in rag-jev's order:
+//! body size, JSON, token, schema.
+
+use crate::guard::{authorized, invalid, issue, json_body, read_body, reply, unauthorized};
+use crate::select::client_of;
+use crate::Service;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use ragsift_workbench::eval::select::{parse_bundle, replay as replay_bundle, ImportedRun, ReplayBundle, RunView};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `POST /v1/replay`: a `ReplayRequest` in, its `RunView` out.
+pub async fn replay(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
+    match checked(&service, &headers, body, false).await {
+        Ok((_, view)) => reply(StatusCode::OK, &view),
+        Err(refusal) => refusal,
+    }
+}
+
+/// `POST /v1/import`: a `ReplayBundle` in, `ImportedRun {view, comparison}` out; the run is kept in the library.
+pub async fn import(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
+    let (bundle, view) = match checked(&service, &headers, body, true).await {
+        Ok(v) => v,
+        Err(refusal) => return refusal,
+    };
+    if service.options.record {
+        let (wb, stored, client) = (service.workbench.clone(), view.clone(), client_of(&headers));
+        match tokio::task::spawn_blocking(move || wb.import_scored_run(&stored, &client)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => eprintln!("ragsift serve: an import was replayed but not stored: {}", e.code()),
+            Err(_) => eprintln!("ragsift serve: an import was replayed but not stored"),
+        }
+    }
+    reply(
+        StatusCode::OK,
+        &ImportedRun {
+            view,
+            comparison: bundle.comparison,
+        },
+    )
+}
+
+/// The body read, authorised, checked and replayed, or the response that refuses it.
+async fn checked(
+    service: &Service,
+    headers: &HeaderMap,
+    body: Body,
+    comparison_allowed: bool,
+) -> Result<(ReplayBundle, RunView), Response> {
+    let bytes = read_body(body).await.map_err(|r| *r)?;
+    let value: Value = json_body(headers, &bytes).map_err(|r| *r)?;
+    if !authorized(headers, service.options.token.as_deref()) {
+        return Err(unauthorized());
+    }
+    let refuse = |issues: Vec<ragsift_workbench::eval::select::Issue>| {
+        invalid(
+            (issues.iter())
+                .map(|i| issue(i.loc.clone(), kind_of(&i.message), &i.message))
+                .collect(),
+        )
+    };
+    // Replaying can take a while for 256 long passages (cl100k counts): off the async threads.
+    let work = tokio::task::spawn_blocking(move || {
+        let bundle = parse_bundle(value, comparison_allowed)?;
+        let view = replay_bundle(&bundle)?;
+        Ok::<_, Vec<_>>((bundle, view))
+    });
+    match work.await {
+        Ok(Ok(done)) => Ok(done),
+        Ok(Err(issues)) => Err(refuse(issues)),
+        Err(_) => Err(crate::guard::detail(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+        )),
+    }
+}
+
+/// pydantic's error type for the messages rag-jev's models share.
+fn kind_of(message: &str) -> &'static str {
+    if message.starts_with("Extra inputs are not permitted") {
+        "extra_forbidden"
+    } else if message.starts_with("Input is invalid") {
+        "model_type"
+    } else {
+        "value_error"
+    }
+}
