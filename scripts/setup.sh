@@ -45,6 +45,10 @@ APT_PACKAGES=(
   webkit2gtk-driver     # WebKitWebDriver, which tauri-driver drives
   imagemagick           # screenshot post-processing (README images)
   chromium              # headless Chromium for the UI's browser tests (driven by playwright-core)
+  # The Debian package (scripts/package.sh) and its proof on a clean system (scripts/test-package.sh):
+  mmdebstrap            # a minimal Debian system in a temporary folder
+  desktop-file-utils    # desktop-file-validate for the package's desktop entry
+  file                  # tells stripped binaries
 )
 # Node.js builds and tests the web UI; Debian's nodejs + npm are added only where the machine has no node
 # (a NodeSource nodejs already carries npm and conflicts with Debian's npm package).

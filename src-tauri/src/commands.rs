@@ -14,6 +14,7 @@ use ragsift_workbench::policy::PolicyOptions;
 use ragsift_workbench::progress::IngestEvent;
 use ragsift_workbench::review::{ReviewLabel, ReviewPacket};
 use ragsift_workbench::tuning::{CaseSource, CompareReport, RunAblation};
+use ragsift_workbench::FirstRun;
 use ragsift_workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
     LibraryActivity, PageView, ServeSnippet, Workbench,
@@ -62,6 +63,20 @@ pub async fn library_activity(wb: Wb<'_>) -> Result<LibraryActivity> {
 #[specta::specta]
 pub fn policy_snippets(options: PolicyOptions) -> Vec<ServeSnippet> {
     ragsift_workbench::policy_snippets(&options)
+}
+
+/// The first run: the bundled samples on an empty library, and three questions that show the loop.
+#[tauri::command]
+#[specta::specta]
+pub async fn first_run(wb: Wb<'_>) -> Result<FirstRun> {
+    blocking(&wb, |wb| wb.first_run()).await
+}
+
+/// The files the app was started to open ("Open with ragsift"), handed out once.
+#[tauri::command]
+#[specta::specta]
+pub fn opened_files(opened: tauri::State<'_, crate::OpenedFiles>) -> Vec<String> {
+    std::mem::take(&mut *opened.0.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// How to point each kind of application at the running `ragsift serve`.

@@ -11,6 +11,25 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauri_specta::{collect_commands, Builder};
 
+/// The files named on the command line ("Open with ragsift" from a file manager): existing files only, handed to
+/// the UI once, which adds them to the library.
+#[derive(Default)]
+pub struct OpenedFiles(pub std::sync::Mutex<Vec<String>>);
+
+impl OpenedFiles {
+    /// The existing files among `args` (the program's arguments after its name), as absolute paths.
+    pub fn from_args(args: impl Iterator<Item = String>) -> OpenedFiles {
+        let files = args
+            .filter(|a| !a.starts_with('-'))
+            .map(PathBuf::from)
+            .filter(|p| p.is_file())
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .map(|p| p.display().to_string())
+            .collect();
+        OpenedFiles(std::sync::Mutex::new(files))
+    }
+}
+
 /// Where the generated TypeScript bindings live (committed; a test fails when they drift).
 pub fn bindings_path() -> PathBuf {
     // Cargo's value at run time first: a test binary built in another checkout of the same tree is reused.
@@ -26,6 +45,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::documents,
             commands::library_activity,
             commands::serve_snippets,
+            commands::first_run,
+            commands::opened_files,
             commands::policy_snippets,
             commands::ingest,
             commands::cancel,
@@ -113,6 +134,7 @@ pub fn run() {
             }
         })
         .manage(workbench)
+        .manage(OpenedFiles::from_args(std::env::args().skip(1)))
         .invoke_handler(builder.invoke_handler())
         .run(tauri::generate_context!())
         .expect("error while running ragsift");

@@ -950,3 +950,40 @@ fn a_served_selection_appears_in_the_open_app() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+#[test]
+fn the_first_run_offers_the_samples_and_a_question_that_drops_a_passage() {
+    let Some(w) = window_test() else {
+        return;
+    };
+    let app = launch(w.home.path(), &[]);
+    let s = &app.session;
+    let long = Duration::from_secs(300);
+    // An empty library: the samples are offered, one click adds them with progress.
+    s.wait("[data-testid=first-run-offer]", Duration::from_secs(20));
+    w.shots.take(s, "0-first-run");
+    s.click("[data-testid=first-run-ingest]");
+    assert_eq!(
+        s.wait_all("[data-testid=doc-row]", 3, long),
+        3,
+        "the three samples are listed"
+    );
+    assert_eq!(s.find_all("[data-testid=file-row][data-status=ingested]").len(), 3);
+    assert!(
+        s.find("[data-testid=first-run-offer]").is_none(),
+        "no offer on a library with documents"
+    );
+    // Three questions; the first opens the Inspector on a passage the judge dropped, with its reason.
+    s.wait("[data-testid=first-run-suggestions]", Duration::from_secs(10));
+    assert_eq!(s.find_all("[data-testid=first-run-suggestions] li").len(), 3);
+    w.shots.take(s, "0a-first-run-questions");
+    s.click("[data-testid=suggestion-ask-judge_drops]");
+    s.wait("[data-testid=view-inspector] [data-testid=judge-row]", long);
+    let dropped = a_dropped_row_in_view(s);
+    assert!(dropped["reason"].is_string(), "{dropped}");
+    w.shots.take(s, "0b-first-run-inspector");
+    // The second opens Replay, where the sliders are.
+    s.click("[data-testid=nav-library]");
+    s.click("[data-testid=suggestion-ask-threshold_matters]");
+    s.wait("[data-testid=view-replay] [data-testid=replay-run-head]", long);
+}

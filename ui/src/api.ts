@@ -67,6 +67,8 @@ export const api = {
   documents: () => unwrap<T.DocumentRow[]>(() => commands.documents()),
   libraryActivity: () => unwrap<T.LibraryActivity>(() => commands.libraryActivity()),
   serveSnippets: () => unwrap<T.ServeSnippet[]>(() => commands.serveSnippets()),
+  firstRun: () => unwrap<T.FirstRun>(() => commands.firstRun()),
+  openedFiles: async (): Promise<string[]> => (isTauri() ? commands.openedFiles() : []),
   policySnippets: (options: PolicyOptions) => unwrap<T.ServeSnippet[]>(() => commands.policySnippets(options)),
   ingest: (paths: string[], job: string, onEvent: (e: IngestEvent) => void) =>
     unwrap<T.IngestReport>(() => commands.ingest(paths, job, channel(onEvent) as never)),

@@ -12,6 +12,10 @@ export const commands = {
 	libraryActivity: () => typedError<LibraryActivity, IpcError>(__TAURI_INVOKE("library_activity")),
 	/**  How to point each kind of application at the running `ragsift serve`. */
 	serveSnippets: () => typedError<ServeSnippet[], IpcError>(__TAURI_INVOKE("serve_snippets")),
+	/**  The first run: the bundled samples on an empty library, and three questions that show the loop. */
+	firstRun: () => typedError<FirstRun, IpcError>(__TAURI_INVOKE("first_run")),
+	/**  The files the app was started to open ("Open with ragsift"), handed out once. */
+	openedFiles: () => __TAURI_INVOKE<string[]>("opened_files"),
 	/**  The policy as an application sets it (Spring's record, rag-jev's options), ready to copy. */
 	policySnippets: (options: PolicyOptions) => __TAURI_INVOKE<ServeSnippet[]>("policy_snippets", { options }),
 	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
@@ -631,6 +635,14 @@ export type FinishReason =
 "length" | 
 /**  The caller cancelled. */
 "cancelled";
+
+/**  What the app offers on its first run. */
+export type FirstRun = {
+	/**  The sample files to ingest; empty when the library has documents (or no samples are installed). */
+	samples: string[],
+	/**  The questions to try once the samples are in. */
+	suggestions: Suggestion[],
+};
 
 /**  Which chunks form one group (kept or dropped together when `keep_groups_together`). */
 export type GroupBy = 
@@ -1521,6 +1533,27 @@ export type StoreKind =
 "sqlite" | 
 /**  A PostgreSQL database with pgvector, shared by a team. */
 "postgres";
+
+/**  One question to try on the samples. */
+export type Suggestion = {
+	kind: SuggestionKind,
+	question: string,
+	opens: SuggestionOpens,
+	/**  What to look at once it opens. */
+	hint: string,
+};
+
+/**  What a suggestion shows. */
+export type SuggestionKind = 
+/**  The judge drops a retrieved passage, and says why. */
+"judge_drops" | 
+/**  Dragging a threshold changes which passages are sent. */
+"threshold_matters" | 
+/**  The documents do not hold the answer, and the answer says so. */
+"unanswerable";
+
+/**  Where a suggestion's answer opens. */
+export type SuggestionOpens = "inspector" | "replay";
 
 /**
  *  Query-level means of one policy's [`Metrics`]; each mean skips the cases where the metric is `None`, and is

@@ -28,6 +28,8 @@ export type Contract = [
   Ok<Check<U.EvalRequest, G.EvalRequest>>,
   Ok<Check<U.EvalView, G.EvalView>>,
   Ok<Check<U.FileReport, G.FileReport>>,
+  Ok<Check<U.FirstRun, G.FirstRun>>,
+  Ok<Check<U.Suggestion, G.Suggestion>>,
   Ok<Check<U.IngestEvent, G.IngestEvent>>,
   Ok<Check<U.IngestReport, G.IngestReport>>,
   Ok<Check<U.IpcCode, G.IpcCode>>,

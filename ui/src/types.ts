@@ -16,6 +16,10 @@ export type AppInfo = { version: string; home: string; documents: number; runs: 
 export type StoreKind = "sqlite" | "postgres";
 export type ServeStatus = { address: string; pid: number; recording: boolean; token: boolean; served: number; started_at: number; jev_proxy: boolean };
 export type ServeSnippet = { client: string; text: string };
+export type SuggestionKind = "judge_drops" | "threshold_matters" | "unanswerable";
+export type SuggestionOpens = "inspector" | "replay";
+export type Suggestion = { kind: SuggestionKind; question: string; opens: SuggestionOpens; hint: string };
+export type FirstRun = { samples: string[]; suggestions: Suggestion[] };
 export type LibraryActivity = { generation: number; runs: number; serving: ServeStatus | null };
 export type StoreInfo = { kind: StoreKind; location: string };
 

@@ -21,6 +21,43 @@ pub fn data_dir() -> Result<PathBuf> {
         .ok_or_else(|| Error::Setup("cannot find a home directory for ragsift's data".into()))
 }
 
+/// Where an installed package keeps its runtime and models: `$RAGSIFT_INSTALL_DIR`, else `<exe>/../lib/ragsift`
+/// when it exists (`/usr/lib/ragsift` for binaries in `/usr/bin`). Read-only; a user's own models and every library
+/// stay in the data dir.
+pub fn install_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RAGSIFT_INSTALL_DIR").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = exe.parent()?.parent()?.join("lib").join("ragsift");
+    dir.is_dir().then_some(dir)
+}
+
+/// The bundled sample documents the app offers on an empty library: `$RAGSIFT_SAMPLES`, else the install dir's
+/// `samples`, else (a build from the source tree) the repository's `assets/samples`. `None` when none is there.
+pub fn samples_dir() -> Option<PathBuf> {
+    let env = std::env::var_os("RAGSIFT_SAMPLES")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let packaged = install_dir().map(|d| d.join("samples"));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/samples");
+    env.into_iter()
+        .chain(packaged)
+        .chain(std::iter::once(source))
+        .find(|d| d.is_dir())
+}
+
+/// The folders searched for `runtime/` and `models/`, in order: the library home, the data dir, the install dir.
+fn roots(home: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![home.to_path_buf()];
+    for extra in [data_dir().ok(), install_dir()].into_iter().flatten() {
+        if !roots.contains(&extra) {
+            roots.push(extra);
+        }
+    }
+    roots
+}
+
 /// The library home: an explicit dir, else `$RAGSIFT_HOME`, else the data dir.
 pub fn resolve_home(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = explicit {
@@ -43,15 +80,10 @@ pub struct RuntimePaths {
 }
 
 impl RuntimePaths {
-    /// Finds the runtime without environment variables after set-up: `<home>/runtime`, then the data dir.
-    /// `ORT_DYLIB_PATH` and `RAGSIFT_MODELS` override. The error says what is missing and how to fix it.
+    /// Finds the runtime without environment variables after set-up or a package install: `<home>/runtime`, then
+    /// the data dir, then the install dir. `ORT_DYLIB_PATH` and `RAGSIFT_MODELS` override. The error says what is missing and how to fix it.
     pub fn discover(home: &Path) -> Result<Self> {
-        let mut roots = vec![home.to_path_buf()];
-        if let Ok(d) = data_dir() {
-            if d != home {
-                roots.push(d);
-            }
-        }
+        let roots = roots(home);
         let ort = std::env::var_os("ORT_DYLIB_PATH")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
@@ -79,10 +111,13 @@ impl RuntimePaths {
         })
     }
 
-    /// The folder of one model, checked to exist.
+    /// The folder of one model, checked to exist: in the models dir, else among the installed package's models.
     pub fn model_dir(&self, id: &str) -> Result<PathBuf> {
-        let dir = self.models_dir.join(id);
-        if dir.join("manifest.json").is_file() {
+        let packaged = install_dir().map(|d| d.join("models").join(id));
+        let found = std::iter::once(self.models_dir.join(id))
+            .chain(packaged)
+            .find(|dir| dir.join("manifest.json").is_file());
+        if let Some(dir) = found {
             Ok(dir)
         } else {
             Err(Error::Setup(format!(
@@ -93,13 +128,12 @@ impl RuntimePaths {
     }
 }
 
-/// The models dir: `$RAGSIFT_MODELS`, else `<home>/models`, else `<data dir>/models`.
+/// The models dir: `$RAGSIFT_MODELS`, else `<home>/models`, else `<data dir>/models`, else the install dir's.
 pub fn models_dir(home: &Path) -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os("RAGSIFT_MODELS").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    let mut roots = vec![home.to_path_buf()];
-    roots.extend(data_dir().ok().filter(|d| d != home));
+    let roots = roots(home);
     first_existing(&roots, "models").filter(|p| p.is_dir()).ok_or_else(|| {
         let looked = roots
             .iter()
@@ -108,6 +142,25 @@ pub fn models_dir(home: &Path) -> Result<PathBuf> {
             .join(", ");
         Error::Setup(format!("models dir not found under {looked}: {SETUP_HINT}"))
     })
+}
+
+/// The folder of model `id`: under `$RAGSIFT_MODELS` when set, else the first `models/<id>` among the home, the
+/// data dir and the install dir, so a user's own copy wins over the packaged one.
+pub fn model_folder(home: &Path, id: &str) -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("RAGSIFT_MODELS").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir).join(id));
+    }
+    let roots = roots(home);
+    first_existing(&roots, &format!("models/{id}"))
+        .filter(|p| p.is_dir())
+        .ok_or_else(|| {
+            let looked = roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            Error::Setup(format!("model '{id}' not found under {looked}: {SETUP_HINT}"))
+        })
 }
 
 fn first_existing(roots: &[PathBuf], rel: &str) -> Option<PathBuf> {

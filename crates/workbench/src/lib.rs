@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod documents;
 pub mod embedders;
 mod evaluation;
+pub mod first_run;
 pub mod idle;
 mod jobs;
 pub mod judge_calibration;
@@ -31,6 +32,7 @@ pub use candidates::issues_error;
 pub use doctor::{doctor, Doctor};
 pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, SearchResults};
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
+pub use first_run::{FirstRun, Suggestion, SuggestionKind, SuggestionOpens};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
 pub use serve_status::{policy_snippets, write_serve_status, ServeSnippet, ServeStatus};
@@ -201,9 +203,11 @@ impl Workbench {
             ChatBackend::Embedded => {
                 let path = match &s.chat.model_path {
                     Some(p) => p.clone(),
-                    None => {
-                        ragsift_models::llm::embedded::default_model_path(&ragsift_core::paths::models_dir(&self.home)?)
-                    }
+                    // Not installed anywhere: named where set-up would put it.
+                    None => ragsift_models::llm::embedded::default_model_file(&self.home).unwrap_or_else(|_| {
+                        let dir = ragsift_core::paths::data_dir().unwrap_or_default().join("models");
+                        ragsift_models::llm::embedded::default_model_path(&dir)
+                    }),
                 };
                 if !path.is_file() {
                     problems.push(format!(

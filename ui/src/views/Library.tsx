@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, IpcFailure, isTauri } from "../api";
-import type { DocumentRow } from "../api";
+import type { DocumentRow, FirstRun } from "../api";
+import { SampleOffer, Suggestions } from "../components/FirstRun";
 import { Banner, Empty, ErrorBanner, Progress } from "../components/common";
 import { fileErrorText, statusLabel } from "../logic/errors";
 import { applyReport, initialIngest, reduceIngest, stageText } from "../logic/ingest";
@@ -84,9 +85,15 @@ export function Library() {
   };
   useEffect(() => { void load(); }, [libraryVersion.value]);
 
-  const ingest = async (paths: string[]) => {
+  const [firstRun, setFirstRun] = useState<FirstRun | null>(null);
+  useEffect(() => {
+    api.firstRun().then(setFirstRun, () => setFirstRun(null));
+  }, [libraryVersion.value]);
+
+  /** Adds `paths` with progress; true when the batch ran to its end (files that failed are listed in it). */
+  const ingest = async (paths: string[]): Promise<boolean> => {
     const list = paths.map((p) => p.trim()).filter(Boolean);
-    if (!list.length || jobRef.current) return;
+    if (!list.length || jobRef.current) return false;
     setError(null);
     const id = startJob("Adding documents");
     setJob(id);
@@ -101,10 +108,12 @@ export function Library() {
       setBatch(state);
       libraryVersion.value++;
       void refreshAppInfo();
+      return true;
     } catch (e) {
       setBatch({ ...state, finished: true });
       setError(e);
       libraryVersion.value++;
+      return false;
     } finally {
       endJob(id);
       setJob(null);
@@ -112,6 +121,11 @@ export function Library() {
   };
   const ingestRef = useRef(ingest);
   ingestRef.current = ingest;
+
+  // Files the app was started to open ("Open with ragsift") are added once.
+  useEffect(() => {
+    api.openedFiles().then((paths) => { if (paths.length) void ingestRef.current(paths); }, () => {});
+  }, []);
 
   // Tauri delivers dropped files with their paths (the DOM drop event does not).
   useEffect(() => {
@@ -209,6 +223,10 @@ export function Library() {
           </table>
         </div>
       )}
+      {docs?.length === 0 && firstRun && firstRun.samples.length > 0 && !batch && (
+        <SampleOffer firstRun={firstRun} busy={!!job} onIngest={ingest} />
+      )}
+      <Suggestions />
       <div class="panel">
         <div class="panel-head"><h2>Documents</h2><span class="muted">{docs ? `${docs.length}` : ""}</span>
           {appInfo.value && <span class="muted small mono" data-testid="library-store">{appInfo.value.store.kind === "postgres" ? "PostgreSQL + pgvector" : "SQLite + usearch"} · {appInfo.value.store.location} · {appInfo.value.store_mb.toFixed(1)} MB</span>}</div>

@@ -629,6 +629,12 @@ pub fn default_model_path(models_dir: &Path) -> PathBuf {
 
 pub const DEFAULT_CHAT_MODEL: &str = "gemma-3-270m-q4_k_m";
 
+/// The default chat model's file where it is installed for `home`: a user's own copy first, then the packaged one.
+pub fn default_model_file(home: &Path) -> Result<PathBuf> {
+    let folder = ragsift_core::paths::model_folder(home, DEFAULT_CHAT_MODEL)?;
+    Ok(folder.join(format!("{DEFAULT_CHAT_MODEL}.gguf")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

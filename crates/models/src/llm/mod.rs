@@ -23,7 +23,7 @@ pub fn open_model(
         ChatBackend::Embedded => {
             let path = match &chat.model_path {
                 Some(p) => p.clone(),
-                None => embedded::default_model_path(&ragsift_core::paths::models_dir(home)?),
+                None => embedded::default_model_file(home)?,
             };
             let options = embedded::EmbeddedOptions {
                 context_length: chat.context_length,
