@@ -139,3 +139,24 @@ pub fn run() {
         .run(tauri::generate_context!())
         .expect("error while running ragsift");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::OpenedFiles;
+
+    #[test]
+    fn only_existing_files_are_opened_and_as_absolute_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let pdf = dir.path().join("paper.pdf");
+        std::fs::write(&pdf, b"%PDF-1.7").unwrap();
+        let args = [
+            pdf.display().to_string(),
+            "--some-flag".into(),
+            dir.path().join("missing.pdf").display().to_string(),
+            dir.path().display().to_string(),
+        ];
+        let opened = OpenedFiles::from_args(args.into_iter());
+        let expected = std::fs::canonicalize(&pdf).unwrap().display().to_string();
+        assert_eq!(*opened.0.lock().unwrap(), [expected]);
+    }
+}
