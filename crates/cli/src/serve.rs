@@ -15,7 +15,8 @@ pub struct ServeArgs {
     /// The port (default: PORT, else 8000; 0 picks a free one).
     #[arg(long)]
     port: Option<u16>,
-    /// A file holding the service token (mode 0600); default: RAG_JEV_API_TOKEN. Without one, auth is off.
+    /// A file (mode 0600) holding the service token, or one `LABEL TOKEN` pair a line: a client is then named by
+    /// its token's label. Default: RAG_JEV_API_TOKEN. Without one, auth is off.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
     /// Never build a judge: live scoring answers 503 (rag-jev's --replay-only).
@@ -70,7 +71,7 @@ pub fn run(home: &Path, args: ServeArgs) -> Result<ExitCode, Error> {
     let options = Options::resolve(&flags, |name| std::env::var(name).ok())?;
     let wb = args.model.workbench(home)?;
     let (judge, record) = (options.judge, options.record);
-    let auth = if options.token.is_some() {
+    let auth = if options.tokens.is_set() {
         "token required"
     } else {
         "no token (loopback only)"

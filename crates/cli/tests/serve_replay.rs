@@ -1,7 +1,7 @@
 //! `ragsift serve`'s `POST /v1/replay` and `POST /v1/import` over real HTTP, as rag-jev's workbench tests use
 //! them: a scored run replays under another policy with no judge (the service is replay-only and its Jev does not
 //! exist), a tampered run or a mismatched comparison is refused with 422, and an import is kept in the library as
-//! a labelled run that replays to the same selection.
+//! a labelled run that replays to the same selection. Each labelled token of a token file names its client.
 
 mod common;
 
@@ -215,4 +215,51 @@ fn an_import_is_not_kept_when_the_service_does_not_record() {
     assert_eq!(call(&s, "/v1/import", &body, true).0, 200);
     let (_, runs) = common::run_json(ragsift(s.home.path()).args(["runs", "list", "--json"]));
     assert_eq!(runs["runs"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn each_tokens_label_names_the_client_of_its_runs() {
+    let home = std::sync::Arc::new(tempfile::tempdir().unwrap());
+    let file = home.path().join("tokens");
+    std::fs::write(
+        &file,
+        "# one token per application\nbilling tok-billing-1\nsupport-bot tok-support-2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let s = serve_in(
+        home,
+        "http://127.0.0.1:9",
+        &[],
+        &["--replay-only", "--token-file", file.to_str().unwrap()],
+    );
+    let body = json!({"record": record(), "policy": {"min_relevance": 0.5}}).to_string();
+    let import = |token: &str| {
+        let r = client()
+            .post(format!("{}/v1/import", s.url))
+            .header("content-type", "application/json")
+            .bearer_auth(token)
+            .body(body.clone())
+            .send()
+            .unwrap();
+        r.status().as_u16()
+    };
+    assert_eq!(import("tok-billing-1"), 200);
+    assert_eq!(import("tok-support-2"), 200);
+    assert_eq!(import("tok-billing-"), 401);
+    let (_, runs) = common::run_json(ragsift(s.home.path()).args(["runs", "list", "--json"]));
+    let mut makers: Vec<String> = (runs["runs"].as_array().unwrap().iter())
+        .map(|r| {
+            let id = r["id"].as_str().unwrap();
+            let (_, run) = common::run_json(ragsift(s.home.path()).args(["runs", "show", id, "--json"]));
+            run["made_by"].as_str().unwrap().to_string()
+        })
+        .collect();
+    makers.sort();
+    assert_eq!(
+        makers,
+        ["billing", "support-bot"],
+        "named by the token's label, not the user agent"
+    );
+    assert!(!s.log().contains("tok-"), "{}", s.log());
 }

@@ -12,6 +12,7 @@ pub mod options;
 mod proxy;
 mod replay;
 mod select;
+pub mod tokens;
 
 pub use options::{Flags, Options, MAX_BODY_BYTES};
 
@@ -76,7 +77,7 @@ pub fn router(service: Arc<Service>) -> Router {
 
 /// `GET /v1/config`: what this service can do (ragsift generates no answers here).
 async fn config(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
-    if !guard::authorized(&headers, service.options.token.as_deref()) {
+    if service.options.tokens.check(&headers) == tokens::Access::Denied {
         return guard::unauthorized();
     }
     let replay_only = service.options.replay_only;
@@ -140,7 +141,7 @@ async fn keep_status(service: Arc<Service>, address: String) {
                 address: address.clone(),
                 pid: std::process::id(),
                 recording: service.options.record,
-                token: service.options.token.is_some(),
+                token: service.options.tokens.is_set(),
                 served,
                 started_at,
                 jev_proxy: service.proxy.is_some(),

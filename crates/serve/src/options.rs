@@ -1,9 +1,9 @@
 //! How `ragsift serve` runs, read as rag-jev's `serve` reads it: flags over `RAG_JEV_*` environment variables
 //! over rag-jev's defaults, each checked at start-up with rag-jev's refusals.
 
+use crate::tokens::Tokens;
 use ragsift_workbench::eval::select::OnError;
 use ragsift_workbench::{Error, JudgeKind, Result, Retention};
-use std::path::Path;
 use std::time::Duration;
 
 /// rag-jev's body limit: a request body over this many bytes gets 413, counted while reading.
@@ -16,9 +16,9 @@ pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Options {
     pub host: String,
     pub port: u16,
-    /// The service token: every `/v1/*` request must carry `Authorization: Bearer <token>`. `None` (or empty)
-    /// turns auth off, which only a loopback host allows.
-    pub token: Option<String>,
+    /// The service tokens: every `/v1/*` request must carry `Authorization: Bearer <token>` with one of them.
+    /// None turns auth off, which only a loopback host allows.
+    pub tokens: Tokens,
     /// No judge is ever built: live scoring answers 503.
     pub replay_only: bool,
     /// The judge that scores (`auto`: Jev with a key, else the local judge).
@@ -85,12 +85,11 @@ impl Options {
                 .ok_or_else(|| Error::Invalid(format!("PORT must be in 1..65535, got `{p}`")))?,
             (None, None) => 8000,
         };
-        let token = match &flags.token_file {
-            Some(path) => Some(read_token(path)?),
-            None => set("RAG_JEV_API_TOKEN"),
-        }
-        .filter(|t| !t.is_empty());
-        if token.is_none() && !LOOPBACK.contains(&host.as_str()) {
+        let tokens = match &flags.token_file {
+            Some(path) => Tokens::read(path)?,
+            None => Tokens::single(set("RAG_JEV_API_TOKEN")),
+        };
+        if !tokens.is_set() && !LOOPBACK.contains(&host.as_str()) {
             return Err(Error::Invalid(format!(
                 "set RAG_JEV_API_TOKEN (or --token-file) before binding outside localhost ({host})"
             )));
@@ -134,7 +133,7 @@ impl Options {
         Ok(Options {
             host,
             port,
-            token,
+            tokens,
             replay_only: flags.replay_only,
             judge: flags.judge.unwrap_or(JudgeKind::Auto),
             on_error,
@@ -153,20 +152,6 @@ impl Options {
     }
 }
 
-/// The token in a file only its owner can read (mode 0600), trimmed.
-fn read_token(path: &Path) -> Result<String> {
-    ragsift_workbench::fsx::check_secret(path, "the service token file")?;
-    let text = ragsift_workbench::read::read_text(path, ragsift_workbench::read::SMALL_MAX_MB)?;
-    let token = text.trim().to_string();
-    if token.is_empty() {
-        return Err(Error::Invalid(format!(
-            "{}: the service token file is empty",
-            path.display()
-        )));
-    }
-    Ok(token)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,7 +165,7 @@ mod tests {
     #[test]
     fn rag_jevs_defaults_and_environment() {
         let o = resolve(Flags::default(), &[]).unwrap();
-        assert_eq!((o.host.as_str(), o.port, o.token.clone()), ("127.0.0.1", 8000, None));
+        assert_eq!((o.host.as_str(), o.port, o.tokens.is_set()), ("127.0.0.1", 8000, false));
         assert_eq!(
             (o.on_error, o.timeout, o.max_concurrency),
             (OnError::Passthrough, Duration::from_secs(5), 8)

@@ -3,8 +3,9 @@
 //! run of origin `imported`, with its labels, unless the service does not record. Checks run in rag-jev's order:
 //! body size, JSON, token, schema.
 
-use crate::guard::{authorized, invalid, issue, json_body, read_body, reply, unauthorized};
+use crate::guard::{invalid, issue, json_body, read_body, reply, unauthorized};
 use crate::select::client_of;
+use crate::tokens::Access;
 use crate::Service;
 use axum::body::Body;
 use axum::extract::State;
@@ -17,19 +18,20 @@ use std::sync::Arc;
 /// `POST /v1/replay`: a `ReplayRequest` in, its `RunView` out.
 pub async fn replay(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
     match checked(&service, &headers, body, false).await {
-        Ok((_, view)) => reply(StatusCode::OK, &view),
+        Ok((_, view, _)) => reply(StatusCode::OK, &view),
         Err(refusal) => refusal,
     }
 }
 
 /// `POST /v1/import`: a `ReplayBundle` in, `ImportedRun {view, comparison}` out; the run is kept in the library.
 pub async fn import(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
-    let (bundle, view) = match checked(&service, &headers, body, true).await {
+    let (bundle, view, label) = match checked(&service, &headers, body, true).await {
         Ok(v) => v,
         Err(refusal) => return refusal,
     };
     if service.options.record {
-        let (wb, stored, client) = (service.workbench.clone(), view.clone(), client_of(&headers));
+        let client = label.unwrap_or_else(|| client_of(&headers));
+        let (wb, stored) = (service.workbench.clone(), view.clone());
         match tokio::task::spawn_blocking(move || wb.import_scored_run(&stored, &client)).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => eprintln!("ragsift serve: an import was replayed but not stored: {}", e.code()),
@@ -45,18 +47,20 @@ pub async fn import(State(service): State<Arc<Service>>, headers: HeaderMap, bod
     )
 }
 
-/// The body read, authorised, checked and replayed, or the response that refuses it.
+/// The body read, authorised, checked and replayed (with the label of the token that let it in), or the response
+/// that refuses it.
 async fn checked(
     service: &Service,
     headers: &HeaderMap,
     body: Body,
     comparison_allowed: bool,
-) -> Result<(ReplayBundle, RunView), Response> {
+) -> Result<(ReplayBundle, RunView, Option<String>), Response> {
     let bytes = read_body(body).await.map_err(|r| *r)?;
     let value: Value = json_body(headers, &bytes).map_err(|r| *r)?;
-    if !authorized(headers, service.options.token.as_deref()) {
-        return Err(unauthorized());
-    }
+    let label = match service.options.tokens.check(headers) {
+        Access::Denied => return Err(unauthorized()),
+        Access::Granted { label } => label,
+    };
     let refuse = |issues: Vec<ragsift_workbench::eval::select::Issue>| {
         invalid(
             (issues.iter())
@@ -71,7 +75,7 @@ async fn checked(
         Ok::<_, Vec<_>>((bundle, view))
     });
     match work.await {
-        Ok(Ok(done)) => Ok(done),
+        Ok(Ok((bundle, view))) => Ok((bundle, view, label)),
         Ok(Err(issues)) => Err(refuse(issues)),
         Err(_) => Err(crate::guard::detail(
             StatusCode::INTERNAL_SERVER_ERROR,

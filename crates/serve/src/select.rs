@@ -2,7 +2,8 @@
 //! total deadline, and stored as a run of origin `served` (the result the client received, a bypass included).
 //! Checks run in rag-jev's order: body size, JSON, token, schema, replay-only, then the judge.
 
-use crate::guard::{authorized, detail, invalid, issue, json_body, read_body, reply, unauthorized};
+use crate::guard::{detail, invalid, issue, json_body, read_body, reply, unauthorized};
+use crate::tokens::Access;
 use crate::Service;
 use axum::body::Body;
 use axum::extract::State;
@@ -21,9 +22,10 @@ pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, bod
     if let Err(r) = json_body(&headers, &bytes) {
         return *r;
     }
-    if !authorized(&headers, service.options.token.as_deref()) {
-        return unauthorized();
-    }
+    let label = match service.options.tokens.check(&headers) {
+        Access::Denied => return unauthorized(),
+        Access::Granted { label } => label,
+    };
     let request = match parse_request(&String::from_utf8_lossy(&bytes)) {
         Ok(r) => r,
         Err(issues) => return invalid(issues.iter().map(schema_issue).collect()),
@@ -42,7 +44,7 @@ pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, bod
     } else {
         request
     };
-    let client = client_of(&headers);
+    let client = label.unwrap_or_else(|| client_of(&headers));
     let result = judged(&service, request.clone()).await;
     service.served.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     match result {
