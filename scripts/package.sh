@@ -6,7 +6,7 @@
 # (runtime packages only, never a -dev one); `Recommends` names poppler-utils and tesseract-ocr-eng.
 #
 # Usage: scripts/package.sh [--out DIR]    (default DIR: dist/; prints the .deb's path last)
-# Needs what scripts/setup.sh installs (the runtime and models in the data dir, the build packages).
+# Runs scripts/setup.sh first when the runtime and models it packs are not in the data dir yet.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
@@ -17,11 +17,16 @@ data="${RAGSIFT_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/ragsift}"
 log() { printf '[package] %s\n' "$*" >&2; }
 die() { printf '[package] ERROR: %s\n' "$*" >&2; exit 1; }
 
-ort="$data/runtime/$(readlink "$data/runtime/libonnxruntime.so" 2>/dev/null || true)"
-[[ -f "$ort" ]] || die "ONNX Runtime is not installed in $data/runtime: run scripts/setup.sh first"
-for m in all-minilm-l6-v2-int8 gemma-3-270m-q4_k_m; do
-  [[ -f "$data/models/$m/manifest.json" ]] || die "model $m is not installed in $data/models: run scripts/setup.sh first"
-done
+installed() {
+  ort="$data/runtime/$(readlink "$data/runtime/libonnxruntime.so" 2>/dev/null || true)"
+  [[ -f "$ort" && -f "$data/models/all-minilm-l6-v2-int8/manifest.json" \
+    && -f "$data/models/gemma-3-270m-q4_k_m/manifest.json" ]]
+}
+if ! installed; then
+  log "the runtime and models are not in $data yet: running scripts/setup.sh"
+  bash scripts/setup.sh >&2
+  installed || die "scripts/setup.sh did not install ONNX Runtime and the models into $data"
+fi
 (cd "$repo/ui" && { [[ -x node_modules/.bin/tauri ]] || npm ci --no-audit --no-fund; })
 
 started=$(date +%s)

@@ -19,9 +19,13 @@ out="${RAGSIFT_PACKAGE_TEST_OUT:-$CARGO_TARGET_DIR/package/test}"
 log() { printf '[test-package] %s\n' "$*" >&2; }
 die() { printf '[test-package] FAIL: %s\n' "$*" >&2; exit 1; }
 [[ $(id -u) == 0 ]] || die "needs root (mmdebstrap into a folder, chroot, mounts)"
-for tool in mmdebstrap desktop-file-validate Xvfb import; do
-  command -v "$tool" >/dev/null || die "$tool is missing: run scripts/setup.sh"
-done
+tools=(mmdebstrap desktop-file-validate Xvfb import file readelf)
+have_tools() { for tool in "${tools[@]}"; do command -v "$tool" >/dev/null || return 1; done; }
+if ! have_tools; then
+  log "installing what the test needs (scripts/setup.sh)"
+  bash scripts/setup.sh >&2
+  have_tools || die "still missing one of: ${tools[*]}"
+fi
 
 deb="${1:-}"
 if [[ -z "$deb" ]]; then
