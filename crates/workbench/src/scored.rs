@@ -13,8 +13,7 @@ use ragsift_pipeline::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
 use ragsift_pipeline::labels::RunLabels;
 use ragsift_pipeline::trace::RunOrigin;
 use ragsift_pipeline::Trace;
-use ragsift_policy::{CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE};
-use ragsift_policy::{IS_RELEVANT, USEFUL};
+use ragsift_policy::USEFUL;
 use std::collections::BTreeMap;
 
 impl Workbench {
@@ -56,14 +55,7 @@ impl Workbench {
             input_tokens: clamp(usage.input_tokens),
             output_tokens: clamp(usage.output_tokens),
             latency_ms: record.scoring_elapsed_ms,
-            not_assessed: [
-                IS_RELEVANT,
-                CONTAINS_ANSWER_EVIDENCE,
-                CONTRADICTS_QUERY_PREMISE,
-                CONTAINS_PROMPT_INJECTION,
-            ]
-            .map(str::to_string)
-            .to_vec(),
+            not_assessed: super::served::rag_jev_not_assessed(),
             defaults: ragsift_policy::JudgeDefaults::default(),
             judgments,
         };

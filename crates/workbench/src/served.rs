@@ -87,15 +87,7 @@ impl Workbench {
             input_tokens: u32::try_from(selection.usage.input_tokens).unwrap_or(u32::MAX),
             output_tokens: u32::try_from(selection.usage.output_tokens).unwrap_or(u32::MAX),
             latency_ms: selection.elapsed_ms,
-            // rag-jev's service asks the usefulness question only.
-            not_assessed: [
-                IS_RELEVANT,
-                CONTAINS_ANSWER_EVIDENCE,
-                CONTRADICTS_QUERY_PREMISE,
-                CONTAINS_PROMPT_INJECTION,
-            ]
-            .map(str::to_string)
-            .to_vec(),
+            not_assessed: rag_jev_not_assessed(),
             defaults: judge.defaults(),
             judgments,
         };
@@ -149,6 +141,18 @@ impl Workbench {
         }
         lib.store().delete_runs(&doomed)
     }
+}
+
+/// The questions rag-jev's requests leave unasked (it asks the usefulness question only), as a run records them.
+pub(crate) fn rag_jev_not_assessed() -> Vec<String> {
+    [
+        IS_RELEVANT,
+        CONTAINS_ANSWER_EVIDENCE,
+        CONTRADICTS_QUERY_PREMISE,
+        CONTAINS_PROMPT_INJECTION,
+    ]
+    .map(str::to_string)
+    .to_vec()
 }
 
 /// One passage a proxied Jev call judged: its text and every answer it got (questions by their keys).
