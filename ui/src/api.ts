@@ -6,7 +6,6 @@ import type * as T from "./types";
 import type {
   AskEvent, AskRequest, EvalRequest, IngestEvent, IpcCode, IpcError, PolicyOptions, Settings,
 } from "./types";
-import "./contract";
 
 export type * from "./types";
 
@@ -36,8 +35,8 @@ function toFailure(e: unknown): IpcFailure {
   return new IpcFailure("internal", e instanceof Error ? e.message : String(e));
 }
 
-/** Calls a generated command; the value is read through the UI's strict type `V` (see ./contract.ts). */
-async function unwrap<V>(call: () => Promise<unknown>): Promise<V> {
+/** Calls a generated command, whose generated result type must be the UI's `V`. */
+async function unwrap<V>(call: () => Promise<Result<V, IpcError> | V>): Promise<V> {
   let r: Result<V, IpcError>;
   try {
     r = (await call()) as Result<V, IpcError>;

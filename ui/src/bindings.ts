@@ -7,9 +7,9 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 
 /** Commands */
 export const commands = {
-	appInfo: () => typedError<AppInfo, IpcError>(__TAURI_INVOKE("app_info")),
-	documents: () => typedError<DocumentRow[], IpcError>(__TAURI_INVOKE("documents")),
-	libraryActivity: () => typedError<LibraryActivity, IpcError>(__TAURI_INVOKE("library_activity")),
+	appInfo: () => typedError<AppInfo_Serialize, IpcError>(__TAURI_INVOKE("app_info")),
+	documents: () => typedError<DocumentRow_Serialize[], IpcError>(__TAURI_INVOKE("documents")),
+	libraryActivity: () => typedError<LibraryActivity_Serialize, IpcError>(__TAURI_INVOKE("library_activity")),
 	/**  How to point each kind of application at the running `ragsift serve`. */
 	serveSnippets: () => typedError<ServeSnippet[], IpcError>(__TAURI_INVOKE("serve_snippets")),
 	/**  The first run: the bundled samples on an empty library, and three questions that show the loop. */
@@ -17,75 +17,75 @@ export const commands = {
 	/**  The files the app was started to open ("Open with ragsift"), handed out once. */
 	openedFiles: () => __TAURI_INVOKE<string[]>("opened_files"),
 	/**  The policy as an application sets it (Spring's record, rag-jev's options), ready to copy. */
-	policySnippets: (options: PolicyOptions) => __TAURI_INVOKE<ServeSnippet[]>("policy_snippets", { options }),
-	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
+	policySnippets: (options: PolicyOptions_Deserialize) => __TAURI_INVOKE<ServeSnippet[]>("policy_snippets", { options }),
+	ingest: (paths: string[], job: string, onEvent: Channel<IngestEvent>) => typedError<IngestReport_Serialize, IpcError>(__TAURI_INVOKE("ingest", { paths, job, onEvent })),
 	cancel: (job: string) => __TAURI_INVOKE<boolean>("cancel", { job }),
-	removeDocument: (id: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("remove_document", { id })),
-	renameDocument: (id: string, title: string) => typedError<DocumentRow, IpcError>(__TAURI_INVOKE("rename_document", { id, title })),
+	removeDocument: (id: string) => typedError<DocumentRow_Serialize, IpcError>(__TAURI_INVOKE("remove_document", { id })),
+	renameDocument: (id: string, title: string) => typedError<DocumentRow_Serialize, IpcError>(__TAURI_INVOKE("rename_document", { id, title })),
 	page: (documentId: string, page: number) => typedError<PageView, IpcError>(__TAURI_INVOKE("page", { documentId, page })),
 	pageImage: (documentId: string, page: number) => typedError<string | null, IpcError>(__TAURI_INVOKE("page_image", { documentId, page })),
-	ask: (request: AskRequest, job: string, onEvent: Channel<AskEvent>) => typedError<Trace, IpcError>(__TAURI_INVOKE("ask", { request, job, onEvent })),
-	runs: (limit: number) => typedError<RunSummary[], IpcError>(__TAURI_INVOKE("runs", { limit })),
-	run: (id: string) => typedError<Trace, IpcError>(__TAURI_INVOKE("run", { id })),
+	ask: (request: AskRequest_Deserialize, job: string, onEvent: Channel<AskEvent>) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("ask", { request, job, onEvent })),
+	runs: (limit: number) => typedError<RunSummary_Serialize[], IpcError>(__TAURI_INVOKE("runs", { limit })),
+	run: (id: string) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("run", { id })),
 	/**
 	 *  Async, so never on the UI thread: a replay of the cached run is a pure function of cached judgments
 	 *  (microseconds), but another run is loaded from SQLite first. Only what differs from the run's stored
 	 *  selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds.
 	 */
-	replay: (runId: string, options: PolicyOptions) => typedError<ReplayDelta, IpcError>(__TAURI_INVOKE("replay", { runId, options })),
+	replay: (runId: string, options: PolicyOptions_Deserialize) => typedError<ReplayDelta_Serialize, IpcError>(__TAURI_INVOKE("replay", { runId, options })),
 	/**
 	 *  The run's replays over every value of one threshold's slider, chained (`ReplaySweep`): a drag over that slider
 	 *  then replays without a round trip per move.
 	 */
-	replaySweep: (runId: string, options: PolicyOptions, key: string, values: (number | null)[]) => typedError<ReplaySweep, IpcError>(__TAURI_INVOKE("replay_sweep", { runId, options, key, values })),
-	regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: Channel<AskEvent>) => typedError<Trace, IpcError>(__TAURI_INVOKE("regenerate", { runId, options, job, onEvent })),
-	settings: () => __TAURI_INVOKE<Settings>("settings"),
+	replaySweep: (runId: string, options: PolicyOptions_Deserialize, key: string, values: number[]) => typedError<ReplaySweep_Serialize, IpcError>(__TAURI_INVOKE("replay_sweep", { runId, options, key, values })),
+	regenerate: (runId: string, options: PolicyOptions_Deserialize, job: string, onEvent: Channel<AskEvent>) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("regenerate", { runId, options, job, onEvent })),
+	settings: () => __TAURI_INVOKE<Settings_Serialize>("settings"),
 	/**  Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy. */
-	checkSettings: (settings: Settings) => __TAURI_INVOKE<FieldProblem[]>("check_settings", { settings }),
+	checkSettings: (settings: Settings_Deserialize) => __TAURI_INVOKE<FieldProblem[]>("check_settings", { settings }),
 	/**  Empties the judgment cache; the number of cached answers dropped. */
 	clearJudgmentCache: () => typedError<number, IpcError>(__TAURI_INVOKE("clear_judgment_cache")),
-	saveSettings: (settings: Settings) => typedError<Settings, IpcError>(__TAURI_INVOKE("save_settings", { settings })),
-	setJudgeKey: (key: string | null) => typedError<JudgeInfo, IpcError>(__TAURI_INVOKE("set_judge_key", { key })),
-	saveDefaultPolicy: (options: PolicyOptions) => typedError<Settings, IpcError>(__TAURI_INVOKE("save_default_policy", { options })),
-	evaluate: (request: EvalRequest, job: string) => typedError<EvalView, IpcError>(__TAURI_INVOKE("evaluate", { request, job })),
+	saveSettings: (settings: Settings_Deserialize) => typedError<Settings_Serialize, IpcError>(__TAURI_INVOKE("save_settings", { settings })),
+	setJudgeKey: (key: string | null) => typedError<JudgeInfo_Serialize, IpcError>(__TAURI_INVOKE("set_judge_key", { key })),
+	saveDefaultPolicy: (options: PolicyOptions_Deserialize) => typedError<Settings_Serialize, IpcError>(__TAURI_INVOKE("save_default_policy", { options })),
+	evaluate: (request: EvalRequest_Deserialize, job: string) => typedError<EvalView_Serialize, IpcError>(__TAURI_INVOKE("evaluate", { request, job })),
 	/**  Another retriever's candidates (rag-jev's request or one eval case, pasted) judged and stored as a run. */
-	importCandidates: (json: string, judge: JudgeKind) => typedError<Trace, IpcError>(__TAURI_INVOKE("import_candidates", { json, judge })),
+	importCandidates: (json: string, judge: JudgeKind) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("import_candidates", { json, judge })),
 	/**  [`import_candidates`] from a JSON file. */
-	importCandidatesFile: (path: string, judge: JudgeKind) => typedError<Trace, IpcError>(__TAURI_INVOKE("import_candidates_file", { path, judge })),
-	setRunLabels: (runId: string, labels: RunLabels) => typedError<Trace, IpcError>(__TAURI_INVOKE("set_run_labels", { runId, labels })),
+	importCandidatesFile: (path: string, judge: JudgeKind) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("import_candidates_file", { path, judge })),
+	setRunLabels: (runId: string, labels: RunLabels_Deserialize) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("set_run_labels", { runId, labels })),
 	/**  Writes the run as a portable file at `path`; returns the path. */
 	exportRun: (runId: string, path: string) => typedError<string, IpcError>(__TAURI_INVOKE("export_run", { runId, path })),
-	importRun: (path: string) => typedError<RunSummary, IpcError>(__TAURI_INVOKE("import_run", { path })),
+	importRun: (path: string) => typedError<RunSummary_Serialize, IpcError>(__TAURI_INVOKE("import_run", { path })),
 	/**
 	 *  rag-jev's calibration: the grid on the development split, the frozen choice (written before any held-out
 	 *  scoring), the held-out table with its paired bootstrap intervals.
 	 */
-	calibrate: (form: CalibrateForm, job: string) => typedError<CalibrationView, IpcError>(__TAURI_INVOKE("calibrate", { form, job })),
+	calibrate: (form: CalibrateForm_Deserialize, job: string) => typedError<CalibrationView_Serialize, IpcError>(__TAURI_INVOKE("calibrate", { form, job })),
 	openReviewPacket: (path: string) => typedError<ReviewPacket, IpcError>(__TAURI_INVOKE("open_review_packet", { path })),
 	/**  Writes the reviewer's labels as CSV at `path`; returns the path. */
-	exportReviewLabels: (packet: ReviewPacket, labels: ReviewLabel[], path: string) => typedError<string, IpcError>(__TAURI_INVOKE("export_review_labels", { packet, labels, path })),
+	exportReviewLabels: (packet: ReviewPacket, labels: ReviewLabel_Deserialize[], path: string) => typedError<string, IpcError>(__TAURI_INVOKE("export_review_labels", { packet, labels, path })),
 	/**  Marks a run's chunk as holding relevant evidence (or not), as spans that survive re-chunking. */
-	labelChunk: (runId: string, chunkId: string, relevant: boolean) => typedError<SpanLabel[], IpcError>(__TAURI_INVOKE("label_chunk", { runId, chunkId, relevant })),
+	labelChunk: (runId: string, chunkId: string, relevant: boolean) => typedError<SpanLabel_Serialize[], IpcError>(__TAURI_INVOKE("label_chunk", { runId, chunkId, relevant })),
 	/**  Marks a character range of a page (the Page view's selection) as evidence for a run's question. */
-	labelSpan: (runId: string, documentId: string, page: number, charStart: number, charEnd: number) => typedError<SpanLabel, IpcError>(__TAURI_INVOKE("label_span", { runId, documentId, page, charStart, charEnd })),
-	labels: (question: string | null) => typedError<SpanLabel[], IpcError>(__TAURI_INVOKE("labels", { question })),
-	removeLabel: (id: string) => typedError<SpanLabel, IpcError>(__TAURI_INVOKE("remove_label", { id })),
-	updateLabel: (id: string, relevant: boolean) => typedError<SpanLabel, IpcError>(__TAURI_INVOKE("update_label", { id, relevant })),
+	labelSpan: (runId: string, documentId: string, page: number, charStart: number, charEnd: number) => typedError<SpanLabel_Serialize, IpcError>(__TAURI_INVOKE("label_span", { runId, documentId, page, charStart, charEnd })),
+	labels: (question: string | null) => typedError<SpanLabel_Serialize[], IpcError>(__TAURI_INVOKE("labels", { question })),
+	removeLabel: (id: string) => typedError<SpanLabel_Serialize, IpcError>(__TAURI_INVOKE("remove_label", { id })),
+	updateLabel: (id: string, relevant: boolean) => typedError<SpanLabel_Serialize, IpcError>(__TAURI_INVOKE("update_label", { id, relevant })),
 	/**  Fits each question's calibration for the judges of `kind` from the labelled runs, and stores it. */
-	calibrateJudge: (kind: JudgeKind) => typedError<JudgeCalibrationReport, IpcError>(__TAURI_INVOKE("calibrate_judge", { kind })),
+	calibrateJudge: (kind: JudgeKind) => typedError<JudgeCalibrationReport_Serialize, IpcError>(__TAURI_INVOKE("calibrate_judge", { kind })),
 	/**  Per candidate of a run, the calibrated probability per question (empty without a stored fit). */
-	calibratedScores: (runId: string) => typedError<({ [key in string]: number | null })[], IpcError>(__TAURI_INVOKE("calibrated_scores", { runId })),
+	calibratedScores: (runId: string) => typedError<{ [key in string]: number }[], IpcError>(__TAURI_INVOKE("calibrated_scores", { runId })),
 	/**  Operating curves of labelled runs, from their cached judgments. */
-	runCurves: (runIds: string[]) => typedError<Curve[], IpcError>(__TAURI_INVOKE("run_curves", { runIds })),
+	runCurves: (runIds: string[]) => typedError<Curve_Serialize[], IpcError>(__TAURI_INVOKE("run_curves", { runIds })),
 	/**  What each query variant of a run adds. */
-	ablate: (runId: string) => typedError<RunAblation, IpcError>(__TAURI_INVOKE("ablate", { runId })),
+	ablate: (runId: string) => typedError<RunAblation_Serialize, IpcError>(__TAURI_INVOKE("ablate", { runId })),
 	/**  Thresholds set in calibrated probability, as the raw thresholds the policy applies to the run's judge. */
-	rawThresholds: (runId: string, options: PolicyOptions) => typedError<RawThresholds, IpcError>(__TAURI_INVOKE("raw_thresholds", { runId, options })),
+	rawThresholds: (runId: string, options: PolicyOptions_Deserialize) => typedError<RawThresholds_Serialize, IpcError>(__TAURI_INVOKE("raw_thresholds", { runId, options })),
 	/**
 	 *  Two configurations (JSON) over the same labelled questions (the library's labels, or a cases file), judgments
 	 *  reused through the cache.
 	 */
-	compare: (cases: CaseSource, a: string, b: string, job: string) => typedError<CompareReport, IpcError>(__TAURI_INVOKE("compare", { cases, a, b, job })),
+	compare: (cases: CaseSource, a: string, b: string, job: string) => typedError<CompareReport_Serialize, IpcError>(__TAURI_INVOKE("compare", { cases, a, b, job })),
 };
 
 /* Constants */
@@ -124,18 +124,38 @@ export type AnsweredBy =
 "not_answered";
 
 /**  What the app shows about itself and its set-up. */
-export type AppInfo = {
+export type AppInfo = AppInfo_Serialize | AppInfo_Deserialize;
+
+/**  What the app shows about itself and its set-up. */
+export type AppInfo_Deserialize = {
 	version: string,
 	home: string,
 	documents: number,
 	runs: number,
 	embedding_model: string,
 	chat_model: string,
-	judge: JudgeInfo,
+	judge: JudgeInfo_Deserialize,
 	/**  Where the library lives: this machine or a PostgreSQL server (never with its password). */
 	store: StoreInfo,
 	/**  Megabytes the library takes in its store. */
-	store_mb: number | null,
+	store_mb: number,
+	/**  Set-up problems in plain words (missing runtime or models), each with its fix. */
+	problems: string[],
+};
+
+/**  What the app shows about itself and its set-up. */
+export type AppInfo_Serialize = {
+	version: string,
+	home: string,
+	documents: number,
+	runs: number,
+	embedding_model: string,
+	chat_model: string,
+	judge: JudgeInfo_Serialize,
+	/**  Where the library lives: this machine or a PostgreSQL server (never with its password). */
+	store: StoreInfo,
+	/**  Megabytes the library takes in its store. */
+	store_mb: number,
 	/**  Set-up problems in plain words (missing runtime or models), each with its fix. */
 	problems: string[],
 };
@@ -145,13 +165,19 @@ export type AskEvent =
 /**  A stage started. */
 { event: "stage"; 
 /**  Which one. */
-stage: Stage } | { event: "model_loading"; fraction: number | null } | { event: "token"; text: string };
+stage: Stage } | { event: "model_loading"; fraction: number } | { event: "token"; text: string };
 
 /**
  *  How one answer is made; [`Workbench::ask_defaults`] gives the saved settings, which the app and the CLI
  *  start from and override.
  */
-export type AskOptions = {
+export type AskOptions = AskOptions_Serialize | AskOptions_Deserialize;
+
+/**
+ *  How one answer is made; [`Workbench::ask_defaults`] gives the saved settings, which the app and the CLI
+ *  start from and override.
+ */
+export type AskOptions_Deserialize = {
 	/**  Rewrite the question for search first. */
 	rewrite: boolean,
 	/**  Multi-query variants besides the original (0 = none). */
@@ -163,7 +189,7 @@ export type AskOptions = {
 	/**  Longest answer, in tokens. */
 	max_tokens: number,
 	/**  Hits below this similarity are dropped. */
-	similarity_threshold: number | null,
+	similarity_threshold: number,
 	/**  The judge (`auto`: Jev with a key, else local). */
 	judge: JudgeKind,
 	/**  What Jev is asked, when the judge is Jev: Spring's questions, rag-jev's request, or contextual scoring. */
@@ -173,17 +199,62 @@ export type AskOptions = {
 	/**  Extractive quotes, a generated answer, or `auto` by model. */
 	answer_mode: AnswerMode,
 	/**  The selection policy. */
-	policy: PolicyOptions,
+	policy: PolicyOptions_Deserialize,
+};
+
+/**
+ *  How one answer is made; [`Workbench::ask_defaults`] gives the saved settings, which the app and the CLI
+ *  start from and override.
+ */
+export type AskOptions_Serialize = {
+	/**  Rewrite the question for search first. */
+	rewrite: boolean,
+	/**  Multi-query variants besides the original (0 = none). */
+	variants: number,
+	/**  Hits per variant. */
+	top_k: number,
+	/**  Vector, keyword or hybrid search. */
+	mode: SearchMode,
+	/**  Longest answer, in tokens. */
+	max_tokens: number,
+	/**  Hits below this similarity are dropped. */
+	similarity_threshold: number,
+	/**  The judge (`auto`: Jev with a key, else local). */
+	judge: JudgeKind,
+	/**  What Jev is asked, when the judge is Jev: Spring's questions, rag-jev's request, or contextual scoring. */
+	jev_request: JevRequest,
+	/**  Fail when the judge fails, instead of answering from the unfiltered context (fail-open). */
+	strict: boolean,
+	/**  Extractive quotes, a generated answer, or `auto` by model. */
+	answer_mode: AnswerMode,
+	/**  The selection policy. */
+	policy: PolicyOptions_Serialize,
 };
 
 /**
  *  A question, the conversation so far (it feeds the compression transformer) and optional stage settings
  *  (the saved defaults otherwise).
  */
-export type AskRequest = {
+export type AskRequest = AskRequest_Serialize | AskRequest_Deserialize;
+
+/**
+ *  A question, the conversation so far (it feeds the compression transformer) and optional stage settings
+ *  (the saved defaults otherwise).
+ */
+export type AskRequest_Deserialize = {
 	question: string,
 	history: ChatMessage[],
-	options: AskOptions | null,
+	options?: AskOptions_Deserialize | null,
+};
+
+/**
+ *  A question, the conversation so far (it feeds the compression transformer) and optional stage settings
+ *  (the saved defaults otherwise).
+ */
+export type AskRequest_Serialize = {
+	question: string,
+	history: ChatMessage[],
+	options: AskOptions_Serialize | null,
 };
 
 /**
@@ -202,25 +273,63 @@ export type ByPolicy<T> = {
  *  A calibration as the app asks for it: the two splits, the report path (the frozen choice is written next to
  *  it), saved traces or a live judge, and rag-jev's grid and rule.
  */
-export type CalibrateForm = {
+export type CalibrateForm = CalibrateForm_Serialize | CalibrateForm_Deserialize;
+
+/**
+ *  A calibration as the app asks for it: the two splits, the report path (the frozen choice is written next to
+ *  it), saved traces or a live judge, and rag-jev's grid and rule.
+ */
+export type CalibrateForm_Deserialize = {
+	development: string,
+	evaluation: string,
+	report: string,
+	replay?: string | null,
+	judge: JudgeKind,
+	scoring: ScoringStrategy,
+	cutoffs: number[],
+	top_ns: number[],
+	max_context_tokens?: number | null,
+	min_recall: number,
+};
+
+/**
+ *  A calibration as the app asks for it: the two splits, the report path (the frozen choice is written next to
+ *  it), saved traces or a live judge, and rag-jev's grid and rule.
+ */
+export type CalibrateForm_Serialize = {
 	development: string,
 	evaluation: string,
 	report: string,
 	replay: string | null,
 	judge: JudgeKind,
 	scoring: ScoringStrategy,
-	cutoffs: (number | null)[],
+	cutoffs: number[],
 	top_ns: number[],
 	max_context_tokens: number | null,
-	min_recall: number | null,
+	min_recall: number,
 };
 
 /**  One candidate policy on the development split. */
-export type CalibrationGridRow = {
+export type CalibrationGridRow = CalibrationGridRow_Serialize | CalibrationGridRow_Deserialize;
+
+/**  One candidate policy on the development split. */
+export type CalibrationGridRow_Deserialize = {
 	version: string,
 	label: string,
-	policy: PolicyOptions,
-	development: CalibrationMetrics,
+	policy: PolicyOptions_Deserialize,
+	development: CalibrationMetrics_Deserialize,
+	/**  Development evidence recall reaches the minimum. */
+	eligible: boolean,
+	/**  The frozen choice. */
+	chosen: boolean,
+};
+
+/**  One candidate policy on the development split. */
+export type CalibrationGridRow_Serialize = {
+	version: string,
+	label: string,
+	policy: PolicyOptions_Serialize,
+	development: CalibrationMetrics_Serialize,
 	/**  Development evidence recall reaches the minimum. */
 	eligible: boolean,
 	/**  The frozen choice. */
@@ -228,7 +337,18 @@ export type CalibrationGridRow = {
 };
 
 /**  Query-level means of one policy on one split. */
-export type CalibrationMetrics = {
+export type CalibrationMetrics = CalibrationMetrics_Serialize | CalibrationMetrics_Deserialize;
+
+/**  Query-level means of one policy on one split. */
+export type CalibrationMetrics_Deserialize = {
+	evidence_recall?: number | null,
+	precision?: number | null,
+	context_tokens?: number | null,
+	documents?: number | null,
+};
+
+/**  Query-level means of one policy on one split. */
+export type CalibrationMetrics_Serialize = {
 	evidence_recall: number | null,
 	precision: number | null,
 	context_tokens: number | null,
@@ -236,19 +356,43 @@ export type CalibrationMetrics = {
 };
 
 /**  What a calibration shows. */
-export type CalibrationView = {
-	grid: CalibrationGridRow[],
+export type CalibrationView = CalibrationView_Serialize | CalibrationView_Deserialize;
+
+/**  What a calibration shows. */
+export type CalibrationView_Deserialize = {
+	grid: CalibrationGridRow_Deserialize[],
 	/**  The frozen choice as selection options (apply in Replay, save as default); `None` when none qualified. */
-	frozen_policy: PolicyOptions | null,
+	frozen_policy?: PolicyOptions_Deserialize | null,
+	frozen_label?: string | null,
+	/**  Why nothing was chosen. */
+	reason?: string | null,
+	min_recall: number,
+	/**  Held-out means: the baseline, then the frozen policy. */
+	held_out_baseline: CalibrationMetrics_Deserialize,
+	held_out_frozen?: CalibrationMetrics_Deserialize | null,
+	context_token_difference?: IntervalView_Deserialize | null,
+	evidence_recall_difference?: IntervalView_Deserialize | null,
+	development_questions: number,
+	evaluation_questions: number,
+	freeze_hash: string,
+	frozen_path: string,
+	report_path: string,
+};
+
+/**  What a calibration shows. */
+export type CalibrationView_Serialize = {
+	grid: CalibrationGridRow_Serialize[],
+	/**  The frozen choice as selection options (apply in Replay, save as default); `None` when none qualified. */
+	frozen_policy: PolicyOptions_Serialize | null,
 	frozen_label: string | null,
 	/**  Why nothing was chosen. */
 	reason: string | null,
-	min_recall: number | null,
+	min_recall: number,
 	/**  Held-out means: the baseline, then the frozen policy. */
-	held_out_baseline: CalibrationMetrics,
-	held_out_frozen: CalibrationMetrics | null,
-	context_token_difference: IntervalView | null,
-	evidence_recall_difference: IntervalView | null,
+	held_out_baseline: CalibrationMetrics_Serialize,
+	held_out_frozen: CalibrationMetrics_Serialize | null,
+	context_token_difference: IntervalView_Serialize | null,
+	evidence_recall_difference: IntervalView_Serialize | null,
 	development_questions: number,
 	evaluation_questions: number,
 	freeze_hash: string,
@@ -257,7 +401,21 @@ export type CalibrationView = {
 };
 
 /**  A chunk of the joined set, with everything later stages and the inspector need. */
-export type Candidate = {
+export type Candidate = Candidate_Serialize | Candidate_Deserialize;
+
+/**  One candidate's answers. */
+export type CandidateJudgment = {
+	chunk_id: string,
+	answers: { [key in string]: number },
+	model: string,
+	cached: boolean,
+	input_tokens: number,
+	output_tokens: number,
+	latency_ms: number,
+};
+
+/**  A chunk of the joined set, with everything later stages and the inspector need. */
+export type Candidate_Deserialize = {
 	chunk_id: string,
 	document_id: string,
 	document: string,
@@ -269,7 +427,7 @@ export type Candidate = {
 	tokens: number,
 	text: string,
 	/**  The score of its first occurrence (Spring keeps the first document's score). */
-	score: number | null,
+	score: number,
 	found_by: Provenance[],
 	/**  The chunk's own metadata as JSON when its store keeps some (a Spring AI table's rows); `null` otherwise. */
 	metadata?: string | null,
@@ -288,21 +446,50 @@ export type Candidate = {
 	section?: string[],
 };
 
-/**  One candidate's answers. */
-export type CandidateJudgment = {
+/**  A chunk of the joined set, with everything later stages and the inspector need. */
+export type Candidate_Serialize = {
 	chunk_id: string,
-	answers: { [key in string]: number | null },
-	model: string,
-	cached: boolean,
-	input_tokens: number,
-	output_tokens: number,
-	latency_ms: number | null,
+	document_id: string,
+	document: string,
+	title: string,
+	page_start: number,
+	page_end: number,
+	char_start: number,
+	char_end: number,
+	tokens: number,
+	text: string,
+	/**  The score of its first occurrence (Spring keeps the first document's score). */
+	score: number,
+	found_by: Provenance[],
+	/**  The chunk's own metadata as JSON when its store keeps some (a Spring AI table's rows); `null` otherwise. */
+	metadata: string | null,
+	/**
+	 *  The retriever's group (rag-jev's `group_id`, on imported candidates): kept or cut with its group, whatever
+	 *  the policy's `group_by`.
+	 */
+	group_id: string | null,
+	/**  Imported as pinned (rag-jev's `pinned`): always selected. */
+	pinned: boolean,
+	/**
+	 *  The heading path in force where the chunk starts ("3 Method", "3.2 Training"); empty before the first
+	 *  heading and when the store knows none. Left out of the JSON when empty, so runs and run files from before
+	 *  it read, and checksum, as they were written.
+	 */
+	section?: string[],
 };
 
-export type CaseRow = {
+export type CaseRow = CaseRow_Serialize | CaseRow_Deserialize;
+
+export type CaseRow_Deserialize = {
 	case_id: string,
-	metrics: ByPolicy<Metrics>,
-	elapsed_ms: number | null,
+	metrics: ByPolicy<Metrics_Deserialize>,
+	elapsed_ms: number,
+};
+
+export type CaseRow_Serialize = {
+	case_id: string,
+	metrics: ByPolicy<Metrics_Serialize>,
+	elapsed_ms: number,
 };
 
 /**  Where a comparison's labelled questions come from. */
@@ -314,6 +501,9 @@ export type CaseSource =
  *  `relevant_ids` naming chunk ids or document file names or paths), or an export of labels.
  */
 { kind: "file"; path: string };
+
+/**  A chunk whose selection or reason differs between two selections (absent on one side → `None`). */
+export type Change = Change_Serialize | Change_Deserialize;
 
 /**
  *  A replay's change list (`policy::diff` of the stored selection and the replayed one) as positions: the chunk,
@@ -329,6 +519,30 @@ export type ChangePositions = {
 	gone: number[],
 };
 
+/**  A chunk whose selection or reason differs between two selections (absent on one side → `None`). */
+export type Change_Deserialize = {
+	/**  The chunk's id. */
+	chunk_id: string,
+	/**  Its reason in the `before` selection; `None` if it was absent there. */
+	before_reason?: Reason | null,
+	/**  Its reason in the `after` selection; `None` if it was absent there. */
+	after_reason?: Reason | null,
+	/**  Whether it is selected in the `after` selection (`false` if absent there). */
+	now_selected: boolean,
+};
+
+/**  A chunk whose selection or reason differs between two selections (absent on one side → `None`). */
+export type Change_Serialize = {
+	/**  The chunk's id. */
+	chunk_id: string,
+	/**  Its reason in the `before` selection; `None` if it was absent there. */
+	before_reason: Reason | null,
+	/**  Its reason in the `after` selection; `None` if it was absent there. */
+	after_reason: Reason | null,
+	/**  Whether it is selected in the `after` selection (`false` if absent there). */
+	now_selected: boolean,
+};
+
 /**  Where the language model runs. */
 export type ChatBackend = 
 /**  A GGUF file run in-process through llama.cpp. */
@@ -342,7 +556,10 @@ export type ChatMessage = {
 };
 
 /**  Which language model answers: an embedded GGUF file, or an OpenAI-compatible server. */
-export type ChatSettings = {
+export type ChatSettings = ChatSettings_Serialize | ChatSettings_Deserialize;
+
+/**  Which language model answers: an embedded GGUF file, or an OpenAI-compatible server. */
+export type ChatSettings_Deserialize = {
 	/**  Where the model runs. */
 	backend?: ChatBackend,
 	/**  Embedded: a GGUF file; default: the model set-up installs (Gemma 3 270M Q4_K_M). */
@@ -359,29 +576,70 @@ export type ChatSettings = {
 	threads?: number,
 };
 
+/**  Which language model answers: an embedded GGUF file, or an OpenAI-compatible server. */
+export type ChatSettings_Serialize = {
+	/**  Where the model runs. */
+	backend: ChatBackend,
+	/**  Embedded: a GGUF file; default: the model set-up installs (Gemma 3 270M Q4_K_M). */
+	model_path: string | null,
+	/**  OpenAI-compatible: base URL, e.g. `http://localhost:11434` for Ollama. */
+	endpoint: string | null,
+	/**  OpenAI-compatible: the model name the server knows, e.g. `llama3.2`. */
+	model_name: string | null,
+	/**  Name of the environment variable holding the API key, if the server needs one. */
+	api_key_env: string,
+	/**  Embedded: context window in tokens. */
+	context_length: number,
+	/**  Embedded: CPU threads (0 = all cores; model calls never run concurrently). */
+	threads: number,
+};
+
 /**  One side of a comparison: a name, the answer options, and the chunk size it expects (`None`: the library's). */
-export type CompareConfig = {
+export type CompareConfig = CompareConfig_Serialize | CompareConfig_Deserialize;
+
+/**  One side of a comparison: a name, the answer options, and the chunk size it expects (`None`: the library's). */
+export type CompareConfig_Deserialize = {
+	name: string,
+	chunk_tokens?: number | null,
+	options: AskOptions_Deserialize,
+};
+
+/**  One side of a comparison: a name, the answer options, and the chunk size it expects (`None`: the library's). */
+export type CompareConfig_Serialize = {
 	name: string,
 	chunk_tokens: number | null,
-	options: AskOptions,
+	options: AskOptions_Serialize,
 };
 
 /**  B − A on one question. */
-export type CompareDelta = {
+export type CompareDelta = CompareDelta_Serialize | CompareDelta_Deserialize;
+
+/**  B − A on one question. */
+export type CompareDelta_Deserialize = {
+	evidence_recall?: number | null,
+	precision: number,
+	context_tokens: number,
+};
+
+/**  B − A on one question. */
+export type CompareDelta_Serialize = {
 	evidence_recall: number | null,
-	precision: number | null,
+	precision: number,
 	context_tokens: number,
 };
 
 /**  One question under both configurations, and the labelled evidence one found and the other lost. */
-export type CompareQuestion = {
+export type CompareQuestion = CompareQuestion_Serialize | CompareQuestion_Deserialize;
+
+/**  One question under both configurations, and the labelled evidence one found and the other lost. */
+export type CompareQuestion_Deserialize = {
 	id: string,
 	query: string,
 	/**  Labelled evidence chunks retrieved by A or B. */
 	evidence: number,
-	a: CompareSide,
-	b: CompareSide,
-	delta: CompareDelta,
+	a: CompareSide_Deserialize,
+	b: CompareSide_Deserialize,
+	delta: CompareDelta_Deserialize,
 	/**  Evidence in A's context and not in B's. */
 	kept_only_a: EvidenceRef[],
 	kept_only_b: EvidenceRef[],
@@ -390,17 +648,69 @@ export type CompareQuestion = {
 	retrieved_only_b: EvidenceRef[],
 };
 
-export type CompareReport = {
+/**  One question under both configurations, and the labelled evidence one found and the other lost. */
+export type CompareQuestion_Serialize = {
+	id: string,
+	query: string,
+	/**  Labelled evidence chunks retrieved by A or B. */
+	evidence: number,
+	a: CompareSide_Serialize,
+	b: CompareSide_Serialize,
+	delta: CompareDelta_Serialize,
+	/**  Evidence in A's context and not in B's. */
+	kept_only_a: EvidenceRef[],
+	kept_only_b: EvidenceRef[],
+	/**  Evidence A retrieved and B did not. */
+	retrieved_only_a: EvidenceRef[],
+	retrieved_only_b: EvidenceRef[],
+};
+
+export type CompareReport = CompareReport_Serialize | CompareReport_Deserialize;
+
+export type CompareReport_Deserialize = {
 	cases: number,
 	/**  What recall is measured against. */
 	recall_scope: string,
-	a: CompareSummary,
-	b: CompareSummary,
-	questions: CompareQuestion[],
+	a: CompareSummary_Deserialize,
+	b: CompareSummary_Deserialize,
+	questions: CompareQuestion_Deserialize[],
+};
+
+export type CompareReport_Serialize = {
+	cases: number,
+	/**  What recall is measured against. */
+	recall_scope: string,
+	a: CompareSummary_Serialize,
+	b: CompareSummary_Serialize,
+	questions: CompareQuestion_Serialize[],
 };
 
 /**  One configuration on one question. */
-export type CompareSide = {
+export type CompareSide = CompareSide_Serialize | CompareSide_Deserialize;
+
+/**  One configuration on one question. */
+export type CompareSide_Deserialize = {
+	run_id: string,
+	/**
+	 *  Labelled evidence in the context / the question's evidence (pooled over both sides); `None` when the
+	 *  question has none (unanswerable).
+	 */
+	evidence_recall?: number | null,
+	/**  Labelled evidence in the context / passages in the context; 0 for an empty context. */
+	precision: number,
+	/**  Tokens of the context handed to the answer. */
+	context_tokens: number,
+	documents: number,
+	candidates: number,
+	/**  Passages sent to the judge (not found in the cache). */
+	fresh_judgments: number,
+	cached_judgments: number,
+	judge_input_tokens: number,
+	judge_output_tokens: number,
+};
+
+/**  One configuration on one question. */
+export type CompareSide_Serialize = {
 	run_id: string,
 	/**
 	 *  Labelled evidence in the context / the question's evidence (pooled over both sides); `None` when the
@@ -408,7 +718,7 @@ export type CompareSide = {
 	 */
 	evidence_recall: number | null,
 	/**  Labelled evidence in the context / passages in the context; 0 for an empty context. */
-	precision: number | null,
+	precision: number,
 	/**  Tokens of the context handed to the answer. */
 	context_tokens: number,
 	documents: number,
@@ -421,12 +731,28 @@ export type CompareSide = {
 };
 
 /**  One configuration over all questions: query-level means and judge totals. */
-export type CompareSummary = {
-	config: CompareConfig,
+export type CompareSummary = CompareSummary_Serialize | CompareSummary_Deserialize;
+
+/**  One configuration over all questions: query-level means and judge totals. */
+export type CompareSummary_Deserialize = {
+	config: CompareConfig_Deserialize,
+	evidence_recall?: number | null,
+	precision?: number | null,
+	context_tokens: number,
+	documents: number,
+	fresh_judgments: number,
+	cached_judgments: number,
+	judge_input_tokens: number,
+	judge_output_tokens: number,
+};
+
+/**  One configuration over all questions: query-level means and judge totals. */
+export type CompareSummary_Serialize = {
+	config: CompareConfig_Serialize,
 	evidence_recall: number | null,
 	precision: number | null,
-	context_tokens: number | null,
-	documents: number | null,
+	context_tokens: number,
+	documents: number,
 	fresh_judgments: number,
 	cached_judgments: number,
 	judge_input_tokens: number,
@@ -434,7 +760,18 @@ export type CompareSummary = {
 };
 
 /**  A run's estimated cost; each part `None` when a rate it needs is not configured. */
-export type CostEstimate = {
+export type CostEstimate = CostEstimate_Serialize | CostEstimate_Deserialize;
+
+/**  A run's estimated cost; each part `None` when a rate it needs is not configured. */
+export type CostEstimate_Deserialize = {
+	judging?: number | null,
+	generation?: number | null,
+	/**  The sum, when both parts are known. */
+	total?: number | null,
+};
+
+/**  A run's estimated cost; each part `None` when a rate it needs is not configured. */
+export type CostEstimate_Serialize = {
 	judging: number | null,
 	generation: number | null,
 	/**  The sum, when both parts are known. */
@@ -442,20 +779,83 @@ export type CostEstimate = {
 };
 
 /**  Prices per million tokens, in the user's currency; `None` = not configured. */
-export type CostRates = {
+export type CostRates = CostRates_Serialize | CostRates_Deserialize;
+
+/**  Prices per million tokens, in the user's currency; `None` = not configured. */
+export type CostRates_Deserialize = {
 	judge_input_per_million?: number | null,
 	judge_output_per_million?: number | null,
 	generation_input_per_million?: number | null,
 	generation_output_per_million?: number | null,
 };
 
+/**  Prices per million tokens, in the user's currency; `None` = not configured. */
+export type CostRates_Serialize = {
+	judge_input_per_million: number | null,
+	judge_output_per_million: number | null,
+	generation_input_per_million: number | null,
+	generation_output_per_million: number | null,
+};
+
 /**  One policy mode with one parameter swept. */
-export type Curve = {
+export type Curve = Curve_Serialize | Curve_Deserialize;
+
+/**  One setting of the swept parameter and what the selection it makes does against the labels. */
+export type CurvePoint = CurvePoint_Serialize | CurvePoint_Deserialize;
+
+/**  One setting of the swept parameter and what the selection it makes does against the labels. */
+export type CurvePoint_Deserialize = {
+	/**  The parameter's value (a probability, a passage count or a token budget). */
+	value: number,
+	/**  Mean evidence recall over the queries with labelled evidence; `None` when none has any. */
+	evidence_recall?: number | null,
+	/**  Mean precision (0 for an empty selection); `None` when no query has relevance labels. */
+	precision?: number | null,
+	/**  Mean context tokens selected per query. */
+	context_tokens: number,
+	/**  Mean passages selected per query. */
+	documents: number,
+	/**  The selection options that make this point (set them in Replay to get it). */
+	options: PolicyOptions_Deserialize,
+};
+
+/**  One setting of the swept parameter and what the selection it makes does against the labels. */
+export type CurvePoint_Serialize = {
+	/**  The parameter's value (a probability, a passage count or a token budget). */
+	value: number,
+	/**  Mean evidence recall over the queries with labelled evidence; `None` when none has any. */
+	evidence_recall: number | null,
+	/**  Mean precision (0 for an empty selection); `None` when no query has relevance labels. */
+	precision: number | null,
+	/**  Mean context tokens selected per query. */
+	context_tokens: number,
+	/**  Mean passages selected per query. */
+	documents: number,
+	/**  The selection options that make this point (set them in Replay to get it). */
+	options: PolicyOptions_Serialize,
+};
+
+/**  One policy mode with one parameter swept. */
+export type Curve_Deserialize = {
 	mode: Mode,
 	/**  [`MIN_RELEVANCE`], [`TOP_N`], [`MAX_CONTEXT_TOKENS`] or a classify threshold's key (`is_relevant`, …). */
 	parameter: string,
 	/**  In increasing `value`. */
-	points: CurvePoint[],
+	points: CurvePoint_Deserialize[],
+	/**
+	 *  Index into `points` of the settings in force; `None` when they are another mode or leave the parameter
+	 *  unset (no top-N, no budget).
+	 */
+	current?: number | null,
+};
+
+/**  One policy mode with one parameter swept. */
+export type Curve_Serialize = {
+	mode: Mode,
+	/**  [`MIN_RELEVANCE`], [`TOP_N`], [`MAX_CONTEXT_TOKENS`] or a classify threshold's key (`is_relevant`, …). */
+	parameter: string,
+	/**  In increasing `value`. */
+	points: CurvePoint_Serialize[],
 	/**
 	 *  Index into `points` of the settings in force; `None` when they are another mode or leave the parameter
 	 *  unset (no top-N, no budget).
@@ -463,24 +863,74 @@ export type Curve = {
 	current: number | null,
 };
 
-/**  One setting of the swept parameter and what the selection it makes does against the labels. */
-export type CurvePoint = {
-	/**  The parameter's value (a probability, a passage count or a token budget). */
-	value: number | null,
-	/**  Mean evidence recall over the queries with labelled evidence; `None` when none has any. */
-	evidence_recall: number | null,
-	/**  Mean precision (0 for an empty selection); `None` when no query has relevance labels. */
-	precision: number | null,
-	/**  Mean context tokens selected per query. */
-	context_tokens: number | null,
-	/**  Mean passages selected per query. */
-	documents: number | null,
-	/**  The selection options that make this point (set them in Replay to get it). */
-	options: PolicyOptions,
+/**  The policy's decision for one chunk. */
+export type Decision = Decision_Serialize | Decision_Deserialize;
+
+/**  Replayed decisions by column (see the module's notes). Every column present has one value per position. */
+export type DecisionColumns = DecisionColumns_Serialize | DecisionColumns_Deserialize;
+
+/**  Replayed decisions by column (see the module's notes). Every column present has one value per position. */
+export type DecisionColumns_Deserialize = {
+	/**  The decisions' positions in the replayed decision list, ascending. */
+	at: number[],
+	input_index?: number[] | null,
+	selected?: (boolean | null)[] | null,
+	score?: (number | null)[] | null,
+	jev_rank?: (number | null)[] | null,
+	fusion_score?: (number | null)[] | null,
+	reason?: Reason[] | null,
+	conflicting?: boolean[] | null,
+	skipped_rules?: string[][] | null,
+};
+
+/**  Replayed decisions by column (see the module's notes). Every column present has one value per position. */
+export type DecisionColumns_Serialize = {
+	/**  The decisions' positions in the replayed decision list, ascending. */
+	at: number[],
+	input_index: number[] | null,
+	selected: (boolean | null)[] | null,
+	score: (number | null)[] | null,
+	jev_rank: (number | null)[] | null,
+	fusion_score: (number | null)[] | null,
+	reason: Reason[] | null,
+	conflicting: boolean[] | null,
+	skipped_rules: string[][] | null,
 };
 
 /**  The policy's decision for one chunk. */
-export type Decision = {
+export type Decision_Deserialize = {
+	/**  The chunk's id, from [`ChunkJudgment::chunk_id`]. */
+	chunk_id: string,
+	/**  The chunk's position in the retrieved list. */
+	input_index: number,
+	/**
+	 *  In the proposed selection (also in shadow mode); `None` when the selection was bypassed (rag-jev's null:
+	 *  nothing was selected or dropped).
+	 */
+	selected?: boolean | null,
+	/**  In what is actually handed to the answer model: everything in shadow and bypass. */
+	returned: boolean,
+	/**  1-based position in the selected context. */
+	rank?: number | null,
+	/**  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question. */
+	score?: number | null,
+	/**  rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only). */
+	jev_rank?: number | null,
+	/**  rag-jev's `fusion_score`: reciprocal-rank fusion of the input and judge ranks (fusion mode only). */
+	fusion_score?: number | null,
+	/**  Why it was kept or dropped. */
+	reason: Reason,
+	/**  Classified as contradicting the query premise, whatever happened to it afterwards. */
+	conflicting: boolean,
+	/**
+	 *  Classification rules skipped because the judge does not assess their question (e.g. the contradicted
+	 *  premise, offline): the reason was reached without them.
+	 */
+	skipped_rules?: string[],
+};
+
+/**  The policy's decision for one chunk. */
+export type Decision_Serialize = {
 	/**  The chunk's id, from [`ChunkJudgment::chunk_id`]. */
 	chunk_id: string,
 	/**  The chunk's position in the retrieved list. */
@@ -497,9 +947,9 @@ export type Decision = {
 	/**  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question. */
 	score: number | null,
 	/**  rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only). */
-	jev_rank?: number | null,
+	jev_rank: number | null,
 	/**  rag-jev's `fusion_score`: reciprocal-rank fusion of the input and judge ranks (fusion mode only). */
-	fusion_score?: number | null,
+	fusion_score: number | null,
 	/**  Why it was kept or dropped. */
 	reason: Reason,
 	/**  Classified as contradicting the query premise, whatever happened to it afterwards. */
@@ -508,25 +958,31 @@ export type Decision = {
 	 *  Classification rules skipped because the judge does not assess their question (e.g. the contradicted
 	 *  premise, offline): the reason was reached without them.
 	 */
-	skipped_rules?: string[],
-};
-
-/**  Replayed decisions by column (see the module's notes). Every column present has one value per position. */
-export type DecisionColumns = {
-	/**  The decisions' positions in the replayed decision list, ascending. */
-	at: number[],
-	input_index: number[] | null,
-	selected: (boolean | null)[] | null,
-	score: (number | null)[] | null,
-	jev_rank: (number | null)[] | null,
-	fusion_score: (number | null)[] | null,
-	reason: Reason[] | null,
-	conflicting: boolean[] | null,
-	skipped_rules: string[][] | null,
+	skipped_rules: string[],
 };
 
 /**  A document as the library lists it. */
-export type DocumentRow = {
+export type DocumentRow = DocumentRow_Serialize | DocumentRow_Deserialize;
+
+/**  A document as the library lists it. */
+export type DocumentRow_Deserialize = {
+	id: string,
+	path: string,
+	title: string,
+	/**  The title is the user's (a rename), kept when the file is ingested again. */
+	renamed: boolean,
+	kind: string,
+	checksum: string,
+	size_bytes: number,
+	page_count: number,
+	chunk_count: number,
+	warning?: string | null,
+	embedding_model: string,
+	ingested_at: number,
+};
+
+/**  A document as the library lists it. */
+export type DocumentRow_Serialize = {
 	id: string,
 	path: string,
 	title: string,
@@ -550,7 +1006,13 @@ export type EvalPolicy = "baseline" | "filter" | "rerank" | "filter_and_rerank" 
  *  rag-jev's report shape (`cases` is a count, per-case metrics are in `rows`), plus the settings and the
  *  optional [`Sweep`], which [`evaluate`] leaves empty.
  */
-export type EvalReport = {
+export type EvalReport = EvalReport_Serialize | EvalReport_Deserialize;
+
+/**
+ *  rag-jev's report shape (`cases` is a count, per-case metrics are in `rows`), plus the settings and the
+ *  optional [`Sweep`], which [`evaluate`] leaves empty.
+ */
+export type EvalReport_Deserialize = {
 	cases: number,
 	sources: string[],
 	models: string[],
@@ -560,18 +1022,63 @@ export type EvalReport = {
 	recall_scope: string,
 	/**  `top_n`, or a sentence saying the candidate count of each query is used. */
 	ndcg_cutoff: Value,
-	min_relevance: number | null,
+	min_relevance: number,
+	top_n?: number | null,
+	usage: ScoringUsage,
+	/**  p95 of the traces' `elapsed_ms` (see [`metrics::p95`]). */
+	scoring_p95_ms: number,
+	summary: ByPolicy<Summary_Deserialize>,
+	rows: CaseRow_Deserialize[],
+	sweep?: Sweep_Deserialize | null,
+};
+
+/**
+ *  rag-jev's report shape (`cases` is a count, per-case metrics are in `rows`), plus the settings and the
+ *  optional [`Sweep`], which [`evaluate`] leaves empty.
+ */
+export type EvalReport_Serialize = {
+	cases: number,
+	sources: string[],
+	models: string[],
+	answer_quality: string,
+	context_size_unit: string,
+	context_tokens_estimator: string,
+	recall_scope: string,
+	/**  `top_n`, or a sentence saying the candidate count of each query is used. */
+	ndcg_cutoff: Value,
+	min_relevance: number,
 	top_n: number | null,
 	usage: ScoringUsage,
 	/**  p95 of the traces' `elapsed_ms` (see [`metrics::p95`]). */
-	scoring_p95_ms: number | null,
-	summary: ByPolicy<Summary>,
-	rows: CaseRow[],
-	sweep?: Sweep | null,
+	scoring_p95_ms: number,
+	summary: ByPolicy<Summary_Serialize>,
+	rows: CaseRow_Serialize[],
+	sweep?: Sweep_Serialize,
 };
 
 /**  An evaluation: rag-jev cases, their traces (saved, or scored live), the metrics and the sweep. */
-export type EvalRequest = {
+export type EvalRequest = EvalRequest_Serialize | EvalRequest_Deserialize;
+
+/**  An evaluation: rag-jev cases, their traces (saved, or scored live), the metrics and the sweep. */
+export type EvalRequest_Deserialize = {
+	cases_path: string,
+	/**  Saved rag-jev traces to replay; scored live by `judge` when absent. */
+	traces_path?: string | null,
+	/**  Cases without documents take the library's top-k chunks. */
+	from_library: boolean,
+	top_k: number,
+	/**
+	 *  The judge that scores cases live (`auto` resolved as for answers; `none` is refused). Jev sends rag-jev's
+	 *  own request, one per passage or (with `scoring` contextual) one per case.
+	 */
+	judge: JudgeKind,
+	scoring?: ScoringStrategy,
+	min_relevance: number,
+	top_n?: number | null,
+};
+
+/**  An evaluation: rag-jev cases, their traces (saved, or scored live), the metrics and the sweep. */
+export type EvalRequest_Serialize = {
 	cases_path: string,
 	/**  Saved rag-jev traces to replay; scored live by `judge` when absent. */
 	traces_path: string | null,
@@ -583,14 +1090,21 @@ export type EvalRequest = {
 	 *  own request, one per passage or (with `scoring` contextual) one per case.
 	 */
 	judge: JudgeKind,
-	scoring?: ScoringStrategy,
-	min_relevance: number | null,
+	scoring: ScoringStrategy,
+	min_relevance: number,
 	top_n: number | null,
 };
 
-export type EvalView = {
-	report: EvalReport,
-	sweep: Sweep,
+export type EvalView = EvalView_Serialize | EvalView_Deserialize;
+
+export type EvalView_Deserialize = {
+	report: EvalReport_Deserialize,
+	sweep: Sweep_Deserialize,
+};
+
+export type EvalView_Serialize = {
+	report: EvalReport_Serialize,
+	sweep: Sweep_Serialize,
 };
 
 /**  A labelled passage, named for people: where it lies and what it says. */
@@ -615,7 +1129,24 @@ export type FieldProblem = {
 };
 
 /**  What happened to one input file. */
-export type FileReport = {
+export type FileReport = FileReport_Serialize | FileReport_Deserialize;
+
+/**  What happened to one input file. */
+export type FileReport_Deserialize = {
+	path: string,
+	/**  How it ended. */
+	status: IngestStatus,
+	pages: number,
+	chunks: number,
+	error?: string | null,
+	/**  Stable code of the error (`encrypted`, `corrupt`, `no_text`, …). */
+	error_code?: string | null,
+	/**  Pages skipped inside an ingested file (e.g. image-only pages). */
+	warning?: string | null,
+};
+
+/**  What happened to one input file. */
+export type FileReport_Serialize = {
 	path: string,
 	/**  How it ended. */
 	status: IngestStatus,
@@ -710,8 +1241,14 @@ pages: number } |
 /**  Seconds waited so far. */
 seconds: number };
 
-export type IngestReport = {
-	files: FileReport[],
+export type IngestReport = IngestReport_Serialize | IngestReport_Deserialize;
+
+export type IngestReport_Deserialize = {
+	files: FileReport_Deserialize[],
+};
+
+export type IngestReport_Serialize = {
+	files: FileReport_Serialize[],
 };
 
 /**  How one file of an ingest ended. */
@@ -736,8 +1273,22 @@ export type IntegrityWarning = {
 };
 
 /**  A paired held-out difference (frozen − baseline) with its 95% bootstrap interval. */
-export type IntervalView = {
-	delta: number | null,
+export type IntervalView = IntervalView_Serialize | IntervalView_Deserialize;
+
+/**  A paired held-out difference (frozen − baseline) with its 95% bootstrap interval. */
+export type IntervalView_Deserialize = {
+	delta: number,
+	/**  `None` with fewer than two independent units. */
+	low?: number | null,
+	high?: number | null,
+	questions: number,
+	independent_units: number,
+	scope: string,
+};
+
+/**  A paired held-out difference (frozen − baseline) with its 95% bootstrap interval. */
+export type IntervalView_Serialize = {
+	delta: number,
 	/**  `None` with fewer than two independent units. */
 	low: number | null,
 	high: number | null,
@@ -777,12 +1328,26 @@ export type JevRequest =
 "contextual";
 
 /**  What a calibration looked at, found and stored. */
-export type JudgeCalibrationReport = {
+export type JudgeCalibrationReport = JudgeCalibrationReport_Serialize | JudgeCalibrationReport_Deserialize;
+
+/**  What a calibration looked at, found and stored. */
+export type JudgeCalibrationReport_Deserialize = {
 	/**  Runs (or cases) read. */
 	runs_read: number,
 	/**  Those with relevance labels, of the judge asked for. */
 	runs_labelled: number,
-	judges: JudgeReport[],
+	judges: JudgeReport_Deserialize[],
+	/**  Where the fits were stored (`None`: not stored, e.g. from rag-jev files). */
+	stored?: string | null,
+};
+
+/**  What a calibration looked at, found and stored. */
+export type JudgeCalibrationReport_Serialize = {
+	/**  Runs (or cases) read. */
+	runs_read: number,
+	/**  Those with relevance labels, of the judge asked for. */
+	runs_labelled: number,
+	judges: JudgeReport_Serialize[],
 	/**  Where the fits were stored (`None`: not stored, e.g. from rag-jev files). */
 	stored: string | null,
 };
@@ -791,25 +1356,55 @@ export type JudgeCalibrationReport = {
  *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
  *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
  */
-export type JudgeDefaults = {
+export type JudgeDefaults = JudgeDefaults_Serialize | JudgeDefaults_Deserialize;
+
+/**
+ *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
+ *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
+ */
+export type JudgeDefaults_Deserialize = {
 	/**  Names these defaults for the UI: "spring", or the local fit's version. */
 	source: string,
 	/**
 	 *  Classification thresholds by question key (probabilities in 0..=1); missing keys fall back to
 	 *  [`DEFAULT_THRESHOLDS`].
 	 */
-	thresholds: { [key in string]: number | null },
+	thresholds: { [key in string]: number },
+	/**  Minimum usefulness for the filter modes when the options set none; `None` means 0. */
+	min_relevance?: number | null,
+	/**
+	 *  The evidence probability a kept passage needs for the answer to use it; below it, on every kept
+	 *  passage, the answer says the documents do not say.
+	 */
+	answer_threshold: number,
+};
+
+/**
+ *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
+ *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
+ */
+export type JudgeDefaults_Serialize = {
+	/**  Names these defaults for the UI: "spring", or the local fit's version. */
+	source: string,
+	/**
+	 *  Classification thresholds by question key (probabilities in 0..=1); missing keys fall back to
+	 *  [`DEFAULT_THRESHOLDS`].
+	 */
+	thresholds: { [key in string]: number },
 	/**  Minimum usefulness for the filter modes when the options set none; `None` means 0. */
 	min_relevance: number | null,
 	/**
 	 *  The evidence probability a kept passage needs for the answer to use it; below it, on every kept
 	 *  passage, the answer says the documents do not say.
 	 */
-	answer_threshold: number | null,
+	answer_threshold: number,
 };
 
 /**  Which judge new answers use. */
-export type JudgeInfo = {
+export type JudgeInfo = JudgeInfo_Serialize | JudgeInfo_Deserialize;
+
+/**  Which judge new answers use. */
+export type JudgeInfo_Deserialize = {
 	/**  The judge new answers use (`auto` resolved). */
 	kind: JudgeKind,
 	model: string,
@@ -817,7 +1412,21 @@ export type JudgeInfo = {
 	/**  Whether a Jev key is stored or in `TYPESAFE_API_KEY` (the key itself never leaves the backend). */
 	key_set: boolean,
 	/**  The thresholds this judge's probabilities are read with by default (`None` without a judge). */
-	defaults: JudgeDefaults | null,
+	defaults?: JudgeDefaults_Deserialize | null,
+	/**  Questions this judge does not assess. */
+	not_assessed: string[],
+};
+
+/**  Which judge new answers use. */
+export type JudgeInfo_Serialize = {
+	/**  The judge new answers use (`auto` resolved). */
+	kind: JudgeKind,
+	model: string,
+	calibrated: boolean,
+	/**  Whether a Jev key is stored or in `TYPESAFE_API_KEY` (the key itself never leaves the backend). */
+	key_set: boolean,
+	/**  The thresholds this judge's probabilities are read with by default (`None` without a judge). */
+	defaults: JudgeDefaults_Serialize | null,
 	/**  Questions this judge does not assess. */
 	not_assessed: string[],
 };
@@ -833,7 +1442,31 @@ export type JudgeKind =
 /**  No judge: every retrieved passage goes to the prompt. */
 "none";
 
-export type JudgeOutcome = {
+export type JudgeOutcome = JudgeOutcome_Serialize | JudgeOutcome_Deserialize;
+
+export type JudgeOutcome_Deserialize = {
+	judge: string,
+	model: string,
+	prompt_version: string,
+	calibrated: boolean,
+	status: JudgeStatus,
+	error_code?: string | null,
+	error?: string | null,
+	judgments: CandidateJudgment[],
+	fresh_passages: number,
+	cached_passages: number,
+	/**  Passages the judge could not answer (kept unscreened); the error is the first failure's. */
+	unscreened_passages?: number,
+	input_tokens: number,
+	output_tokens: number,
+	latency_ms: number,
+	/**  Questions the judge does not assess: absent from every judgment, their policy rules skipped. */
+	not_assessed?: string[],
+	/**  The thresholds this judge's probabilities are read with by default. */
+	defaults?: JudgeDefaults_Deserialize,
+};
+
+export type JudgeOutcome_Serialize = {
 	judge: string,
 	model: string,
 	prompt_version: string,
@@ -845,29 +1478,46 @@ export type JudgeOutcome = {
 	fresh_passages: number,
 	cached_passages: number,
 	/**  Passages the judge could not answer (kept unscreened); the error is the first failure's. */
-	unscreened_passages?: number,
+	unscreened_passages: number,
 	input_tokens: number,
 	output_tokens: number,
-	latency_ms: number | null,
+	latency_ms: number,
 	/**  Questions the judge does not assess: absent from every judgment, their policy rules skipped. */
-	not_assessed?: string[],
+	not_assessed: string[],
 	/**  The thresholds this judge's probabilities are read with by default. */
-	defaults?: JudgeDefaults,
+	defaults: JudgeDefaults_Serialize,
 };
 
 /**  One judge's calibration, as reported. */
-export type JudgeReport = {
+export type JudgeReport = JudgeReport_Serialize | JudgeReport_Deserialize;
+
+/**  One judge's calibration, as reported. */
+export type JudgeReport_Deserialize = {
 	judge: string,
 	model: string,
 	prompt_version: string,
 	/**  Labelled runs (or cases) the labels came from. */
 	runs: number,
 	/**  Per question key: `{n, auc, brier_raw, brier_calibrated, method, bins, bins_calibrated, note}`. */
-	questions: { [key in string]: QuestionCalibration },
+	questions: { [key in string]: QuestionCalibration_Deserialize },
+};
+
+/**  One judge's calibration, as reported. */
+export type JudgeReport_Serialize = {
+	judge: string,
+	model: string,
+	prompt_version: string,
+	/**  Labelled runs (or cases) the labels came from. */
+	runs: number,
+	/**  Per question key: `{n, auc, brier_raw, brier_calibrated, method, bins, bins_calibrated, note}`. */
+	questions: { [key in string]: QuestionCalibration_Serialize },
 };
 
 /**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
-export type JudgeSettings = {
+export type JudgeSettings = JudgeSettings_Serialize | JudgeSettings_Deserialize;
+
+/**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
+export type JudgeSettings_Deserialize = {
 	/**  Which judge; `auto` picks Jev when a key is available, else local. */
 	kind?: JudgeKind,
 	/**  Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API. */
@@ -876,6 +1526,18 @@ export type JudgeSettings = {
 	model?: string | null,
 	/**  What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring. */
 	request?: JevRequest,
+};
+
+/**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
+export type JudgeSettings_Serialize = {
+	/**  Which judge; `auto` picks Jev when a key is available, else local. */
+	kind: JudgeKind,
+	/**  Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API. */
+	base_url: string | null,
+	/**  Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`. */
+	model: string | null,
+	/**  What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring. */
+	request: JevRequest,
 };
 
 export type JudgeStatus = 
@@ -891,7 +1553,30 @@ export type JudgeStatus =
 "none";
 
 /**  A selection measured against a run's labels. */
-export type LabelReport = {
+export type LabelReport = LabelReport_Serialize | LabelReport_Deserialize;
+
+/**  A selection measured against a run's labels. */
+export type LabelReport_Deserialize = {
+	/**  How many candidates are labelled relevant (`None`: relevance not labelled). */
+	relevant?: number | null,
+	/**  Relevant selected / relevant; `None` when nothing is labelled relevant (recall is undefined there). */
+	evidence_recall?: number | null,
+	/**  Relevant selected / selected; 0 for an empty selection, `None` when relevance is not labelled. */
+	precision?: number | null,
+	/**  Labelled-relevant candidates the selection dropped, in input order. */
+	relevant_dropped: string[],
+	/**  No relevant candidate is labelled, and the selection is empty: rag-jev's `correctly_empty`. */
+	correctly_empty?: boolean | null,
+	/**  What the baseline sends: the labelled `baseline_ids`, else every candidate. */
+	baseline_ids: string[],
+	/**  Whether `baseline_ids` came from the labels (else it is every candidate). */
+	baseline_labelled: boolean,
+	baseline_tokens: number,
+	selected_tokens: number,
+};
+
+/**  A selection measured against a run's labels. */
+export type LabelReport_Serialize = {
 	/**  How many candidates are labelled relevant (`None`: relevance not labelled). */
 	relevant: number | null,
 	/**  Relevant selected / relevant; `None` when nothing is labelled relevant (recall is undefined there). */
@@ -911,15 +1596,29 @@ export type LabelReport = {
 };
 
 /**  Whether another process changed the library: see [`Workbench::library_activity`]. */
-export type LibraryActivity = {
+export type LibraryActivity = LibraryActivity_Serialize | LibraryActivity_Deserialize;
+
+/**  Whether another process changed the library: see [`Workbench::library_activity`]. */
+export type LibraryActivity_Deserialize = {
 	generation: number,
 	runs: number,
 	/**  The `ragsift serve` running on this library, if any. */
-	serving: ServeStatus | null,
+	serving?: ServeStatus_Deserialize | null,
+};
+
+/**  Whether another process changed the library: see [`Workbench::library_activity`]. */
+export type LibraryActivity_Serialize = {
+	generation: number,
+	runs: number,
+	/**  The `ragsift serve` running on this library, if any. */
+	serving: ServeStatus_Serialize | null,
 };
 
 /**  Ingest and retrieval tunables; every field has a default. Part of the app's settings. */
-export type LibraryConfig = {
+export type LibraryConfig = LibraryConfig_Serialize | LibraryConfig_Deserialize;
+
+/**  Ingest and retrieval tunables; every field has a default. Part of the app's settings. */
+export type LibraryConfig_Deserialize = {
 	/**  Embedding model id: a folder under the models dir. */
 	embedding_model?: string,
 	/**
@@ -953,7 +1652,7 @@ export type LibraryConfig = {
 	 */
 	top_k?: number,
 	/**  Hits below this cosine similarity are dropped (Spring AI's default: 0.0, keep all). */
-	similarity_threshold?: number | null,
+	similarity_threshold?: number,
 	/**  HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md. */
 	expansion_search?: number,
 	/**  Read image-only (scanned) PDF pages with Tesseract when it is installed. */
@@ -974,13 +1673,100 @@ export type LibraryConfig = {
 	user?: string,
 };
 
+/**  Ingest and retrieval tunables; every field has a default. Part of the app's settings. */
+export type LibraryConfig_Serialize = {
+	/**  Embedding model id: a folder under the models dir. */
+	embedding_model: string,
+	/**
+	 *  An OpenAI-compatible embeddings server (`http://host:port`, `/v1/embeddings`) that embeds queries and new
+	 *  chunks instead of the local model: to query an index another pipeline built. Empty: the local model.
+	 */
+	embedding_endpoint: string,
+	/**  The server's model name (with `embedding_endpoint`). */
+	embedding_server_model: string,
+	/**  Environment variable holding the server's API key (sent only over HTTPS or to loopback). */
+	embedding_api_key_env: string,
+	/**  Largest chunk, in the embedding model's tokens (special tokens excluded). */
+	chunk_tokens: number,
+	/**  Tokens repeated between consecutive chunks. */
+	overlap_tokens: number,
+	/**  Files larger than this are refused. */
+	max_file_mb: number,
+	/**  Extraction of one file is abandoned after this long. */
+	extract_timeout_secs: number,
+	/**
+	 *  At most this many texts per inference batch; batches are also cut by length (about 250 tokens padded),
+	 *  so long chunks run one at a time and short texts many together.
+	 */
+	embed_batch: number,
+	/**  Threads for ONNX Runtime (0 = all cores). */
+	embed_threads: number,
+	/**
+	 *  Hits per query variant. Default 12, chosen on the labelled set's folds with the local judge: hybrid search
+	 *  at 12 puts an evidence chunk among the hits for 98% of questions against 82% at Spring AI's top-k 4
+	 *  (BENCHMARKS.md, "Retrieve more, keep what answers"); the judge then cuts what does not answer.
+	 */
+	top_k: number,
+	/**  Hits below this cosine similarity are dropped (Spring AI's default: 0.0, keep all). */
+	similarity_threshold: number,
+	/**  HNSW search width; the default of usearch gives poor recall, see BENCHMARKS.md. */
+	expansion_search: number,
+	/**  Read image-only (scanned) PDF pages with Tesseract when it is installed. */
+	ocr: boolean,
+	/**  Tesseract's languages for OCR, joined by `+` (e.g. `eng+deu`); each needs its `tesseract-ocr-<lang>`. */
+	ocr_languages: string,
+	/**
+	 *  Where the library lives: empty for this machine (SQLite + usearch), or a PostgreSQL server as
+	 *  `postgres://user@host:port/database` (no password: see `RAGSIFT_STORE_URL`).
+	 */
+	store: string,
+	/**
+	 *  A Spring AI PgVectorStore table (`schema.table`, e.g. `public.vector_store`) in the `store` database, opened
+	 *  read-only as this library's chunks; empty: ragsift's own tables.
+	 */
+	spring_table: string,
+	/**  Your name on the runs you make, so a shared library shows who made each (empty: the login name). */
+	user: string,
+};
+
 /**  How raw probabilities are calibrated. */
 export type Method = "none" | "platt" | "isotonic";
 
 /**  One policy's selection for one case. */
-export type Metrics = {
+export type Metrics = Metrics_Serialize | Metrics_Deserialize;
+
+/**  One policy's selection for one case. */
+export type Metrics_Deserialize = {
 	/**  Relevant selected / selected; 0 for an empty selection. */
-	precision: number | null,
+	precision: number,
+	/**  Relevant selected / relevant candidates; `None` when the case has no relevant candidate. */
+	evidence_recall?: number | null,
+	/**
+	 *  Binary nDCG: DCG over the whole selection (1 / log2(rank + 1) per relevant passage) divided by the ideal
+	 *  DCG of min(relevant, cutoff) hits, cutoff = `top_n` or the candidate count. A shorter selection counts as
+	 *  padded with non-relevant slots; like rag-jev's, the DCG is not cut at the cutoff, so a selection that
+	 *  overshoots `top_n` (a kept group, pins, an explicit baseline) can score above 1. `None` without relevant
+	 *  candidates.
+	 */
+	ndcg?: number | null,
+	relevant_dropped: number,
+	documents: number,
+	/**  Characters of passage text, counted as Python's `len`. */
+	characters: number,
+	/**  Estimated tokens of passage text, see [`TOKEN_ESTIMATOR`]. */
+	context_tokens: number,
+	/**  The case has relevant candidates and none was selected. */
+	all_evidence_lost: boolean,
+	/**  Only for cases without relevant candidates: whether the selection is empty. */
+	correctly_empty?: boolean | null,
+	/**  Always `None`: ragsift does not generate or grade answers here. */
+	answer_correct?: boolean | null,
+};
+
+/**  One policy's selection for one case. */
+export type Metrics_Serialize = {
+	/**  Relevant selected / selected; 0 for an empty selection. */
+	precision: number,
 	/**  Relevant selected / relevant candidates; `None` when the case has no relevant candidate. */
 	evidence_recall: number | null,
 	/**
@@ -1034,13 +1820,13 @@ export type PageBox = {
 	/**  The page number, from 1. */
 	page: number,
 	/**  Left edge, a fraction of the width. */
-	x0: number | null,
+	x0: number,
 	/**  Top edge, a fraction of the height. */
-	y0: number | null,
+	y0: number,
 	/**  Right edge. */
-	x1: number | null,
+	x1: number,
 	/**  Bottom edge. */
-	y1: number | null,
+	y1: number,
 };
 
 /**
@@ -1075,7 +1861,10 @@ export type PageView = {
 };
 
 /**  Pre-retrieval stages and search mode for new answers. */
-export type PipelineDefaults = {
+export type PipelineDefaults = PipelineDefaults_Serialize | PipelineDefaults_Deserialize;
+
+/**  Pre-retrieval stages and search mode for new answers. */
+export type PipelineDefaults_Deserialize = {
 	rewrite?: boolean,
 	/**  Multi-query variants besides the original (0 = none). */
 	variants?: number,
@@ -1084,15 +1873,28 @@ export type PipelineDefaults = {
 	answer_mode?: AnswerMode,
 };
 
+/**  Pre-retrieval stages and search mode for new answers. */
+export type PipelineDefaults_Serialize = {
+	rewrite: boolean,
+	/**  Multi-query variants besides the original (0 = none). */
+	variants: number,
+	mode: SearchMode,
+	/**  How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative. */
+	answer_mode: AnswerMode,
+};
+
 /**  Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`]. */
-export type PolicyOptions = {
+export type PolicyOptions = PolicyOptions_Serialize | PolicyOptions_Deserialize;
+
+/**  Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`]. */
+export type PolicyOptions_Deserialize = {
 	/**  Which selection rules apply; defaults to [`Mode::Classify`]. */
 	mode?: Mode,
 	/**
 	 *  Classification thresholds by question key. A missing key takes the judge's default
 	 *  ([`PolicyOptions::resolved`]), and without one Spring's ([`DEFAULT_THRESHOLDS`]).
 	 */
-	thresholds?: { [key in string]: number | null },
+	thresholds?: { [key in string]: number },
 	/**  Lowest usefulness kept by the filter modes (inclusive); `None` takes the judge's default (else 0). */
 	min_relevance?: number | null,
 	/**
@@ -1118,18 +1920,78 @@ export type PolicyOptions = {
 	group_by?: GroupBy,
 };
 
+/**  Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`]. */
+export type PolicyOptions_Serialize = {
+	/**  Which selection rules apply; defaults to [`Mode::Classify`]. */
+	mode: Mode,
+	/**
+	 *  Classification thresholds by question key. A missing key takes the judge's default
+	 *  ([`PolicyOptions::resolved`]), and without one Spring's ([`DEFAULT_THRESHOLDS`]).
+	 */
+	thresholds: { [key in string]: number },
+	/**  Lowest usefulness kept by the filter modes (inclusive); `None` takes the judge's default (else 0). */
+	min_relevance: number | null,
+	/**
+	 *  Admit chunks only while fewer than this many are selected (pinned count first; a group may overshoot).
+	 *  `None` (the default) means no limit; must be at least 1 when set.
+	 */
+	top_n: number | null,
+	/**
+	 *  Token budget for the selected context (pinned chunks count first); a unit that does not fit is skipped.
+	 *  `None` (the default) means no budget.
+	 */
+	max_context_tokens: number | null,
+	/**  Report the proposed selection but return the original context. */
+	shadow: boolean,
+	/**  Treat chunks sharing a [`crate::ChunkJudgment::group`] as one unit; defaults to `true`. */
+	keep_groups_together: boolean,
+	/**
+	 *  Chunk ids the user pinned: always selected, counted first towards `top_n` and the budget (on top of any
+	 *  chunk already marked [`crate::ChunkJudgment::pinned`]).
+	 */
+	pinned: string[],
+	/**  How the pipeline groups chunks into [`crate::ChunkJudgment::group`]s; none by default. */
+	group_by: GroupBy,
+};
+
 /**  One variant's finding of a chunk. */
 export type Provenance = {
 	variant: number,
 	rank: number,
-	score: number | null,
+	score: number,
 };
 
 /**
  *  One question's calibration, as reported: `{n, auc, brier_raw, brier_calibrated, method, bins,
  *  bins_calibrated, note}`.
  */
-export type QuestionCalibration = {
+export type QuestionCalibration = QuestionCalibration_Serialize | QuestionCalibration_Deserialize;
+
+/**
+ *  One question's calibration, as reported: `{n, auc, brier_raw, brier_calibrated, method, bins,
+ *  bins_calibrated, note}`.
+ */
+export type QuestionCalibration_Deserialize = {
+	/**  Labelled candidates with a finite probability. */
+	n: number,
+	auc?: number | null,
+	brier_raw?: number | null,
+	/**  Out-of-fold Brier of the chosen method (the raw Brier for `none`). */
+	brier_calibrated?: number | null,
+	method: Method,
+	/**  The reliability diagram of the raw probabilities (empty bins omitted). */
+	bins: ReliabilityBin[],
+	/**  The diagram of the out-of-fold calibrated probabilities. */
+	bins_calibrated: ReliabilityBin[],
+	/**  Why no fit was made, or what the cross-validation compared. */
+	note?: string | null,
+};
+
+/**
+ *  One question's calibration, as reported: `{n, auc, brier_raw, brier_calibrated, method, bins,
+ *  bins_calibrated, note}`.
+ */
+export type QuestionCalibration_Serialize = {
 	/**  Labelled candidates with a finite probability. */
 	n: number,
 	auc: number | null,
@@ -1146,9 +2008,20 @@ export type QuestionCalibration = {
 };
 
 /**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
-export type RawThresholds = {
+export type RawThresholds = RawThresholds_Serialize | RawThresholds_Deserialize;
+
+/**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
+export type RawThresholds_Deserialize = {
 	/**  The policy with `thresholds` and `min_relevance` in raw probability. */
-	policy: PolicyOptions,
+	policy: PolicyOptions_Deserialize,
+	/**  Thresholds left as they were (no fit for their question) or with no exact raw equivalent. */
+	notes: string[],
+};
+
+/**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
+export type RawThresholds_Serialize = {
+	/**  The policy with `thresholds` and `min_relevance` in raw probability. */
+	policy: PolicyOptions_Serialize,
 	/**  Thresholds left as they were (no fit for their question) or with no exact raw equivalent. */
 	notes: string[],
 };
@@ -1183,43 +2056,113 @@ export type Reason =
 /**  One bin of a reliability diagram. */
 export type ReliabilityBin = {
 	/**  Mean predicted probability in the bin. */
-	p_mean: number | null,
+	p_mean: number,
 	/**  Fraction of the bin's candidates labelled positive. */
-	frac_positive: number | null,
+	frac_positive: number,
 	/**  Candidates in the bin (never 0: empty bins are omitted). */
 	n: number,
 };
+
+/**  The result of a replay, with what changed against the run's own selection. */
+export type Replay = Replay_Serialize | Replay_Deserialize;
 
 /**
  *  A [`Replay`] as a delta on the run's stored trace: what the app's `replay` command returns (the CLI keeps
  *  the full [`Replay`]).
  */
-export type ReplayDelta = {
+export type ReplayDelta = ReplayDelta_Serialize | ReplayDelta_Deserialize;
+
+/**
+ *  A [`Replay`] as a delta on the run's stored trace: what the app's `replay` command returns (the CLI keeps
+ *  the full [`Replay`]).
+ */
+export type ReplayDelta_Deserialize = {
 	run_id: string,
-	options: PolicyOptions,
-	selection: SelectionDelta,
+	options: PolicyOptions_Deserialize,
+	selection: SelectionDelta_Deserialize,
 	/**  What changed against the run's own selection, as positions in the two decision lists. */
 	changes: ChangePositions,
 	/**
 	 *  The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
 	 *  labels.
 	 */
-	labels: LabelReport | null,
+	labels?: LabelReport_Deserialize | null,
+};
+
+/**
+ *  A [`Replay`] as a delta on the run's stored trace: what the app's `replay` command returns (the CLI keeps
+ *  the full [`Replay`]).
+ */
+export type ReplayDelta_Serialize = {
+	run_id: string,
+	options: PolicyOptions_Serialize,
+	selection: SelectionDelta_Serialize,
+	/**  What changed against the run's own selection, as positions in the two decision lists. */
+	changes: ChangePositions,
+	/**
+	 *  The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
+	 *  labels.
+	 */
+	labels: LabelReport_Serialize | null,
 };
 
 /**  A run's replays over the values of one threshold (see the module's notes). */
-export type ReplaySweep = {
+export type ReplaySweep = ReplaySweep_Serialize | ReplaySweep_Deserialize;
+
+/**  A run's replays over the values of one threshold (see the module's notes). */
+export type ReplaySweep_Deserialize = {
 	run_id: string,
 	/**  The threshold swept (a question key of `PolicyOptions::thresholds`). */
 	key: string,
 	/**  The threshold's values, as asked; every other option is the anchor's. */
-	values: (number | null)[],
+	values: number[],
 	/**  The position in `values` of the value the sweep was asked at. */
 	start: number,
 	/**  The replay at `values[start]`, on the run's trace. */
-	anchor: ReplayDelta,
+	anchor: ReplayDelta_Deserialize,
 	/**  Per value, the step from its neighbour toward `start` (`None` at `start`). */
-	steps: (SweepStep | null)[],
+	steps: (SweepStep_Deserialize | null)[],
+};
+
+/**  A run's replays over the values of one threshold (see the module's notes). */
+export type ReplaySweep_Serialize = {
+	run_id: string,
+	/**  The threshold swept (a question key of `PolicyOptions::thresholds`). */
+	key: string,
+	/**  The threshold's values, as asked; every other option is the anchor's. */
+	values: number[],
+	/**  The position in `values` of the value the sweep was asked at. */
+	start: number,
+	/**  The replay at `values[start]`, on the run's trace. */
+	anchor: ReplayDelta_Serialize,
+	/**  Per value, the step from its neighbour toward `start` (`None` at `start`). */
+	steps: (SweepStep_Serialize | null)[],
+};
+
+/**  The result of a replay, with what changed against the run's own selection. */
+export type Replay_Deserialize = {
+	run_id: string,
+	options: PolicyOptions_Deserialize,
+	selection: Selection_Deserialize,
+	changes: Change_Deserialize[],
+	/**
+	 *  The selection against the run's labels (evidence recall, labelled evidence dropped, baseline → selected
+	 *  tokens); `None` when the run has no labels.
+	 */
+	labels?: LabelReport_Deserialize | null,
+};
+
+/**  The result of a replay, with what changed against the run's own selection. */
+export type Replay_Serialize = {
+	run_id: string,
+	options: PolicyOptions_Serialize,
+	selection: Selection_Serialize,
+	changes: Change_Serialize[],
+	/**
+	 *  The selection against the run's labels (evidence recall, labelled evidence dropped, baseline → selected
+	 *  tokens); `None` when the run has no labels.
+	 */
+	labels: LabelReport_Serialize | null,
 };
 
 /**  An anonymous answer. */
@@ -1254,7 +2197,21 @@ export type ReviewItem = {
 };
 
 /**  What a reviewer entered for one anonymous answer (one row of the labels CSV). */
-export type ReviewLabel = {
+export type ReviewLabel = ReviewLabel_Serialize | ReviewLabel_Deserialize;
+
+/**  What a reviewer entered for one anonymous answer (one row of the labels CSV). */
+export type ReviewLabel_Deserialize = {
+	item_id: string,
+	anonymous_answer: AnswerLabel,
+	reviewer: string,
+	/**  `None`: not labelled yet. */
+	semantically_correct?: Verdict | null,
+	ambiguous_question_or_reference?: Verdict | null,
+	notes: string,
+};
+
+/**  What a reviewer entered for one anonymous answer (one row of the labels CSV). */
+export type ReviewLabel_Serialize = {
 	item_id: string,
 	anonymous_answer: AnswerLabel,
 	reviewer: string,
@@ -1281,27 +2238,60 @@ export type ReviewPacket = {
 export type Role = "system" | "user" | "assistant";
 
 /**  A run's variant ablation. */
-export type RunAblation = {
+export type RunAblation = RunAblation_Serialize | RunAblation_Deserialize;
+
+/**  A run's variant ablation. */
+export type RunAblation_Deserialize = {
 	run_id: string,
 	query: string,
 	/**  Candidates after joining. */
 	candidates: number,
 	/**  Whether the run has relevance labels (else the evidence fields are `None`). */
 	labelled: boolean,
-	variants: VariantAblation[],
+	variants: VariantAblation_Deserialize[],
+};
+
+/**  A run's variant ablation. */
+export type RunAblation_Serialize = {
+	run_id: string,
+	query: string,
+	/**  Candidates after joining. */
+	candidates: number,
+	/**  Whether the run has relevance labels (else the evidence fields are `None`). */
+	labelled: boolean,
+	variants: VariantAblation_Serialize[],
 };
 
 /**
  *  A run's labels. `relevant_ids: Some([])` says no candidate is relevant (an unanswerable question); `None` says
  *  nobody labelled the run.
  */
-export type RunLabels = {
+export type RunLabels = RunLabels_Serialize | RunLabels_Deserialize;
+
+/**
+ *  A run's labels. `relevant_ids: Some([])` says no candidate is relevant (an unanswerable question); `None` says
+ *  nobody labelled the run.
+ */
+export type RunLabels_Deserialize = {
 	/**  Candidates holding useful evidence. */
 	relevant_ids?: string[] | null,
 	/**  The context a baseline sends (rag-jev's `baseline_ids`); without it the baseline is every candidate. */
 	baseline_ids?: string[] | null,
 	/**  The expected answer, when the labels came with one. */
 	reference_answer?: string | null,
+};
+
+/**
+ *  A run's labels. `relevant_ids: Some([])` says no candidate is relevant (an unanswerable question); `None` says
+ *  nobody labelled the run.
+ */
+export type RunLabels_Serialize = {
+	/**  Candidates holding useful evidence. */
+	relevant_ids: string[] | null,
+	/**  The context a baseline sends (rag-jev's `baseline_ids`); without it the baseline is every candidate. */
+	baseline_ids: string[] | null,
+	/**  The expected answer, when the labels came with one. */
+	reference_answer: string | null,
 };
 
 /**  Where a run's candidates came from. */
@@ -1314,7 +2304,10 @@ export type RunOrigin =
 "served";
 
 /**  A run as listed (the trace itself is in [`RunStore::run`]). */
-export type RunSummary = {
+export type RunSummary = RunSummary_Serialize | RunSummary_Deserialize;
+
+/**  A run as listed (the trace itself is in [`RunStore::run`]). */
+export type RunSummary_Deserialize = {
 	id: string,
 	created_at: number,
 	query: string,
@@ -1323,6 +2316,18 @@ export type RunSummary = {
 	/**  Who made the run (the `user` setting of the client that made it; a served run's client). */
 	made_by?: string,
 	origin?: RunOrigin,
+};
+
+/**  A run as listed (the trace itself is in [`RunStore::run`]). */
+export type RunSummary_Serialize = {
+	id: string,
+	created_at: number,
+	query: string,
+	judge: string,
+	prompt_version: string,
+	/**  Who made the run (the `user` setting of the client that made it; a served run's client). */
+	made_by: string,
+	origin: RunOrigin,
 };
 
 export type ScoringStrategy = "independent" | "contextual";
@@ -1337,42 +2342,51 @@ export type ScoringUsage = {
 export type SearchMode = "vector" | "keyword" | "hybrid";
 
 /**  The result of [`select`]: one decision per chunk and the context it yields. */
-export type Selection = {
-	/**  One per chunk, in input order. */
-	decisions: Decision[],
-	/**  The proposed context, in final order; `None` when bypassed (rag-jev's null). */
-	selected_ids: string[] | null,
-	/**  What is returned: `selected_ids`, or every chunk in input order in shadow and bypass. */
-	returned_ids: string[],
-	/**  Whether the selection was applied, only reported (shadow), or bypassed. */
-	status: Status,
-	/**  Total tokens of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
-	selected_tokens: number | null,
-	/**  Total characters of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
-	selected_characters: number | null,
-	/**  Number of chunks per reason; reasons that no chunk got are absent. */
-	counts: Partial<{ [key in Reason]: number }>,
-	/**  [`PolicyOptions::policy_version`] of the options the selection was made with. */
-	policy_version: string,
-	/**
-	 *  Threshold-integrity warnings about this run's numbers: thresholds that decide nothing, flat or inverted
-	 *  scores, filters not applied.
-	 */
-	warnings?: IntegrityWarning[],
-	/**
-	 *  Notes that hold whatever the numbers, e.g. a rule skipped because the judge does not assess its question.
-	 *  Absent from traces stored before notes existed (where such a rule was a warning).
-	 */
-	notes?: SelectionNote[],
-};
+export type Selection = Selection_Serialize | Selection_Deserialize;
 
 /**  A replayed [`Selection`] less what the run's stored selection already says (see the module's notes). */
-export type SelectionDelta = {
+export type SelectionDelta = SelectionDelta_Serialize | SelectionDelta_Deserialize;
+
+/**  A replayed [`Selection`] less what the run's stored selection already says (see the module's notes). */
+export type SelectionDelta_Deserialize = {
 	/**
 	 *  The replayed decisions that differ from the stored decision of their chunk (`rank` and `returned` aside),
 	 *  by position in the replayed list and by column.
 	 */
-	decisions: DecisionColumns,
+	decisions: DecisionColumns_Deserialize,
+	/**
+	 *  The replayed decisions' chunk ids in order, when they are not the stored ones in the stored order; `None`
+	 *  when they are (the stored order applies).
+	 */
+	order?: string[] | null,
+	/**
+	 *  The selected decisions' positions in the decision list, in their final order, when that is not the
+	 *  decision order (the reranking modes); `None` otherwise.
+	 */
+	selected_order?: number[] | null,
+	/**  Whether the selection was applied, only reported (shadow), or bypassed. */
+	status: Status,
+	/**  Total tokens of the selected chunks; `None` when bypassed. */
+	selected_tokens?: number | null,
+	/**  Total characters of the selected chunks; `None` when bypassed. */
+	selected_characters?: number | null,
+	/**  Number of chunks per reason; reasons that no chunk got are absent. */
+	counts: Partial<{ [key in Reason]: number }>,
+	/**  The policy version of the options the selection was made with. */
+	policy_version: string,
+	/**  Threshold-integrity warnings. */
+	warnings: IntegrityWarning[],
+	/**  Notes that hold whatever the numbers (rules the judge does not assess). */
+	notes?: SelectionNote[],
+};
+
+/**  A replayed [`Selection`] less what the run's stored selection already says (see the module's notes). */
+export type SelectionDelta_Serialize = {
+	/**
+	 *  The replayed decisions that differ from the stored decision of their chunk (`rank` and `returned` aside),
+	 *  by position in the replayed list and by column.
+	 */
+	decisions: DecisionColumns_Serialize,
 	/**
 	 *  The replayed decisions' chunk ids in order, when they are not the stored ones in the stored order; `None`
 	 *  when they are (the stored order applies).
@@ -1396,7 +2410,7 @@ export type SelectionDelta = {
 	/**  Threshold-integrity warnings. */
 	warnings: IntegrityWarning[],
 	/**  Notes that hold whatever the numbers (rules the judge does not assess). */
-	notes?: SelectionNote[],
+	notes: SelectionNote[],
 };
 
 /**  One note about a selection: true, worth knowing, but not about this run's numbers (see [`IntegrityWarning`]). */
@@ -1409,6 +2423,66 @@ export type SelectionNote = {
 	message: string,
 };
 
+/**  The result of [`select`]: one decision per chunk and the context it yields. */
+export type Selection_Deserialize = {
+	/**  One per chunk, in input order. */
+	decisions: Decision_Deserialize[],
+	/**  The proposed context, in final order; `None` when bypassed (rag-jev's null). */
+	selected_ids?: string[] | null,
+	/**  What is returned: `selected_ids`, or every chunk in input order in shadow and bypass. */
+	returned_ids: string[],
+	/**  Whether the selection was applied, only reported (shadow), or bypassed. */
+	status: Status,
+	/**  Total tokens of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
+	selected_tokens?: number | null,
+	/**  Total characters of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
+	selected_characters?: number | null,
+	/**  Number of chunks per reason; reasons that no chunk got are absent. */
+	counts: Partial<{ [key in Reason]: number }>,
+	/**  [`PolicyOptions::policy_version`] of the options the selection was made with. */
+	policy_version: string,
+	/**
+	 *  Threshold-integrity warnings about this run's numbers: thresholds that decide nothing, flat or inverted
+	 *  scores, filters not applied.
+	 */
+	warnings?: IntegrityWarning[],
+	/**
+	 *  Notes that hold whatever the numbers, e.g. a rule skipped because the judge does not assess its question.
+	 *  Absent from traces stored before notes existed (where such a rule was a warning).
+	 */
+	notes?: SelectionNote[],
+};
+
+/**  The result of [`select`]: one decision per chunk and the context it yields. */
+export type Selection_Serialize = {
+	/**  One per chunk, in input order. */
+	decisions: Decision_Serialize[],
+	/**  The proposed context, in final order; `None` when bypassed (rag-jev's null). */
+	selected_ids: string[] | null,
+	/**  What is returned: `selected_ids`, or every chunk in input order in shadow and bypass. */
+	returned_ids: string[],
+	/**  Whether the selection was applied, only reported (shadow), or bypassed. */
+	status: Status,
+	/**  Total tokens of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
+	selected_tokens: number | null,
+	/**  Total characters of the selected chunks (saturating at `u32::MAX`); `None` when bypassed. */
+	selected_characters: number | null,
+	/**  Number of chunks per reason; reasons that no chunk got are absent. */
+	counts: Partial<{ [key in Reason]: number }>,
+	/**  [`PolicyOptions::policy_version`] of the options the selection was made with. */
+	policy_version: string,
+	/**
+	 *  Threshold-integrity warnings about this run's numbers: thresholds that decide nothing, flat or inverted
+	 *  scores, filters not applied.
+	 */
+	warnings: IntegrityWarning[],
+	/**
+	 *  Notes that hold whatever the numbers, e.g. a rule skipped because the judge does not assess its question.
+	 *  Absent from traces stored before notes existed (where such a rule was a warning).
+	 */
+	notes: SelectionNote[],
+};
+
 /**  One way to point an application at a running `ragsift serve`, ready to copy. */
 export type ServeSnippet = {
 	/**  Which client: "Spring AI (Jev proxy)", "rag-jev TypeScript client", … */
@@ -1417,7 +2491,10 @@ export type ServeSnippet = {
 };
 
 /**  What a running `ragsift serve` on this library is doing. */
-export type ServeStatus = {
+export type ServeStatus = ServeStatus_Serialize | ServeStatus_Deserialize;
+
+/**  What a running `ragsift serve` on this library is doing. */
+export type ServeStatus_Deserialize = {
 	/**  Where it listens: `http://127.0.0.1:8000`. */
 	address: string,
 	pid: number,
@@ -1432,24 +2509,62 @@ export type ServeStatus = {
 	jev_proxy?: boolean,
 };
 
+/**  What a running `ragsift serve` on this library is doing. */
+export type ServeStatus_Serialize = {
+	/**  Where it listens: `http://127.0.0.1:8000`. */
+	address: string,
+	pid: number,
+	/**  Whether each selection is stored as a run. */
+	recording: boolean,
+	/**  Whether `/v1/*` requires a service token. */
+	token: boolean,
+	/**  Selections served since it started. */
+	served: number,
+	started_at: number,
+	/**  Whether it also proxies Jev (`--jev-proxy`) for apps that call TypeSafe directly. */
+	jev_proxy: boolean,
+};
+
 /**  Every setting, stored as `settings.json` in the library home; every field has a default. */
-export type Settings = {
+export type Settings = Settings_Serialize | Settings_Deserialize;
+
+/**  Every setting, stored as `settings.json` in the library home; every field has a default. */
+export type Settings_Deserialize = {
 	/**  The language model for chat, query rewriting and the local judge. */
-	chat?: ChatSettings,
+	chat?: ChatSettings_Deserialize,
 	/**  Which judge scores retrieved passages. */
-	judge?: JudgeSettings,
+	judge?: JudgeSettings_Deserialize,
 	/**  Query stages the app runs by default. */
-	pipeline?: PipelineDefaults,
+	pipeline?: PipelineDefaults_Deserialize,
 	/**  The selection policy new answers use (the app's "save as default"). */
-	policy?: PolicyOptions,
+	policy?: PolicyOptions_Deserialize,
 	/**  Per-million-token prices for cost estimates (judging and generation); unset parts are reported unknown. */
-	rates?: CostRates,
+	rates?: CostRates_Deserialize,
 	/**
 	 *  Unload the embedding and language models after this many seconds without use (they reload on the next job,
 	 *  with progress); 0 keeps them loaded.
 	 */
 	idle_unload_secs?: number,
-} & LibraryConfig;
+} & LibraryConfig_Deserialize;
+
+/**  Every setting, stored as `settings.json` in the library home; every field has a default. */
+export type Settings_Serialize = {
+	/**  The language model for chat, query rewriting and the local judge. */
+	chat: ChatSettings_Serialize,
+	/**  Which judge scores retrieved passages. */
+	judge: JudgeSettings_Serialize,
+	/**  Query stages the app runs by default. */
+	pipeline: PipelineDefaults_Serialize,
+	/**  The selection policy new answers use (the app's "save as default"). */
+	policy: PolicyOptions_Serialize,
+	/**  Per-million-token prices for cost estimates (judging and generation); unset parts are reported unknown. */
+	rates: CostRates_Serialize,
+	/**
+	 *  Unload the embedding and language models after this many seconds without use (they reload on the next job,
+	 *  with progress); 0 keeps them loaded.
+	 */
+	idle_unload_secs: number,
+} & LibraryConfig_Serialize;
 
 /**  One numbered source in the prompt. */
 export type Source = {
@@ -1466,7 +2581,13 @@ export type Source = {
  *  One evidence label: `[char_start, char_end)` in characters (code points) of page `page` of the document
  *  version `checksum`, for the normalised `question`.
  */
-export type SpanLabel = {
+export type SpanLabel = SpanLabel_Serialize | SpanLabel_Deserialize;
+
+/**
+ *  One evidence label: `[char_start, char_end)` in characters (code points) of page `page` of the document
+ *  version `checksum`, for the normalised `question`.
+ */
+export type SpanLabel_Deserialize = {
 	/**  sha256 of (question, checksum, page, range), shortened: the same span labelled again keeps its id. */
 	id: string,
 	/**  The question, normalised (trimmed, spaces collapsed, case-folded). */
@@ -1487,6 +2608,33 @@ export type SpanLabel = {
 	labelled_at: number,
 	/**  The run it was labelled from, if any. */
 	run_id?: string | null,
+};
+
+/**
+ *  One evidence label: `[char_start, char_end)` in characters (code points) of page `page` of the document
+ *  version `checksum`, for the normalised `question`.
+ */
+export type SpanLabel_Serialize = {
+	/**  sha256 of (question, checksum, page, range), shortened: the same span labelled again keeps its id. */
+	id: string,
+	/**  The question, normalised (trimmed, spaces collapsed, case-folded). */
+	question: string,
+	/**  The document it was labelled on (its id when labelled; the checksum is what matches). */
+	document_id: string,
+	/**  The document's version: sha256 of its bytes. */
+	checksum: string,
+	page: number,
+	char_start: number,
+	char_end: number,
+	/**  The labelled text, as the page has it. */
+	text: string,
+	/**  Relevant evidence (`true`) or not relevant (`false`). */
+	relevant: boolean,
+	labelled_by: string,
+	/**  Unix seconds. */
+	labelled_at: number,
+	/**  The run it was labelled from, if any. */
+	run_id: string | null,
 };
 
 /**  A stage of answering, as the app and the CLI report it while it runs. */
@@ -1560,7 +2708,32 @@ export type SuggestionOpens = "inspector" | "replay";
  *  `None` when every case does (booleans count as 0 or 1). So recall and nDCG cover only cases with relevant
  *  candidates, and `correctly_empty` only cases without.
  */
-export type Summary = {
+export type Summary = Summary_Serialize | Summary_Deserialize;
+
+/**
+ *  Query-level means of one policy's [`Metrics`]; each mean skips the cases where the metric is `None`, and is
+ *  `None` when every case does (booleans count as 0 or 1). So recall and nDCG cover only cases with relevant
+ *  candidates, and `correctly_empty` only cases without.
+ */
+export type Summary_Deserialize = {
+	precision?: number | null,
+	evidence_recall?: number | null,
+	ndcg?: number | null,
+	relevant_dropped?: number | null,
+	documents?: number | null,
+	characters?: number | null,
+	context_tokens?: number | null,
+	all_evidence_lost?: number | null,
+	correctly_empty?: number | null,
+	answer_correct?: number | null,
+};
+
+/**
+ *  Query-level means of one policy's [`Metrics`]; each mean skips the cases where the metric is `None`, and is
+ *  `None` when every case does (booleans count as 0 or 1). So recall and nDCG cover only cases with relevant
+ *  candidates, and `correctly_empty` only cases without.
+ */
+export type Summary_Serialize = {
 	precision: number | null,
 	evidence_recall: number | null,
 	ndcg: number | null,
@@ -1574,22 +2747,7 @@ export type Summary = {
 };
 
 /**  An answer's support, as stored in its trace and shown in Chat and the Inspector. */
-export type Support = {
-	/**  The probability that the quoted or cited passage holds the answer (`None`: not assessed). */
-	probability: number | null,
-	level: SupportLevel,
-	/**  The level in Chat's words. */
-	words: string,
-	basis: SupportBasis,
-	/**  The source number (`[n]`) the support is about. */
-	source: number | null,
-	/**  That source's evidence probability from the judge. */
-	evidence: number | null,
-	/**  The quoted sentence's score (extractive answers). */
-	sentence: number | null,
-	/**  The support model's inputs, in [`SUPPORT_FEATURES`] order (extractive answers; empty otherwise). */
-	signals?: (number | null)[],
-};
+export type Support = Support_Serialize | Support_Deserialize;
 
 /**  Where the probability comes from. */
 export type SupportBasis = 
@@ -1607,47 +2765,123 @@ export type SupportLevel = "well" | "weak" |
 /**  No judge gave probabilities, or the answer cites nothing: no number is shown. */
 "not_assessed";
 
-export type Sweep = {
-	policy: EvalPolicy,
-	top_n: number | null,
-	points: SweepPoint[],
+/**  An answer's support, as stored in its trace and shown in Chat and the Inspector. */
+export type Support_Deserialize = {
+	/**  The probability that the quoted or cited passage holds the answer (`None`: not assessed). */
+	probability?: number | null,
+	level: SupportLevel,
+	/**  The level in Chat's words. */
+	words: string,
+	basis: SupportBasis,
+	/**  The source number (`[n]`) the support is about. */
+	source?: number | null,
+	/**  That source's evidence probability from the judge. */
+	evidence?: number | null,
+	/**  The quoted sentence's score (extractive answers). */
+	sentence?: number | null,
+	/**  The support model's inputs, in [`SUPPORT_FEATURES`] order (extractive answers; empty otherwise). */
+	signals?: number[],
+};
+
+/**  An answer's support, as stored in its trace and shown in Chat and the Inspector. */
+export type Support_Serialize = {
+	/**  The probability that the quoted or cited passage holds the answer (`None`: not assessed). */
+	probability: number | null,
+	level: SupportLevel,
+	/**  The level in Chat's words. */
+	words: string,
+	basis: SupportBasis,
+	/**  The source number (`[n]`) the support is about. */
+	source: number | null,
+	/**  That source's evidence probability from the judge. */
+	evidence: number | null,
+	/**  The quoted sentence's score (extractive answers). */
+	sentence: number | null,
+	/**  The support model's inputs, in [`SUPPORT_FEATURES`] order (extractive answers; empty otherwise). */
+	signals: number[],
+};
+
+export type Sweep = Sweep_Serialize | Sweep_Deserialize;
+
+/**  The filter policy at one threshold: query-level means, as in the summary. */
+export type SweepPoint = SweepPoint_Serialize | SweepPoint_Deserialize;
+
+/**  The filter policy at one threshold: query-level means, as in the summary. */
+export type SweepPoint_Deserialize = {
+	threshold: number,
+	precision: number,
+	/**  `None` when no case has relevant candidates. */
+	evidence_recall?: number | null,
+	/**  Mean number of selected passages per case. */
+	selected_mean: number,
 };
 
 /**  The filter policy at one threshold: query-level means, as in the summary. */
-export type SweepPoint = {
-	threshold: number | null,
-	precision: number | null,
+export type SweepPoint_Serialize = {
+	threshold: number,
+	precision: number,
 	/**  `None` when no case has relevant candidates. */
 	evidence_recall: number | null,
 	/**  Mean number of selected passages per case. */
-	selected_mean: number | null,
+	selected_mean: number,
 };
 
 /**  One value of a sweep, on its neighbour toward the anchor. */
-export type SweepStep = {
+export type SweepStep = SweepStep_Serialize | SweepStep_Deserialize;
+
+/**  One value of a sweep, on its neighbour toward the anchor. */
+export type SweepStep_Deserialize = {
 	/**  This value's selection less what the neighbour's says. */
-	selection: SelectionDelta,
+	selection: SelectionDelta_Deserialize,
 	/**
 	 *  Positions in the decision list whose change against the run's stored selection flipped (a change there
 	 *  now, none at the neighbour, or the other way round), in order.
 	 */
 	toggled: number[],
 	/**  The selection against the run's labels, as in [`ReplayDelta::labels`]. */
-	labels: LabelReport | null,
+	labels?: LabelReport_Deserialize | null,
+};
+
+/**  One value of a sweep, on its neighbour toward the anchor. */
+export type SweepStep_Serialize = {
+	/**  This value's selection less what the neighbour's says. */
+	selection: SelectionDelta_Serialize,
+	/**
+	 *  Positions in the decision list whose change against the run's stored selection flipped (a change there
+	 *  now, none at the neighbour, or the other way round), in order.
+	 */
+	toggled: number[],
+	/**  The selection against the run's labels, as in [`ReplayDelta::labels`]. */
+	labels: LabelReport_Serialize | null,
+};
+
+export type Sweep_Deserialize = {
+	policy: EvalPolicy,
+	top_n?: number | null,
+	points: SweepPoint_Deserialize[],
+};
+
+export type Sweep_Serialize = {
+	policy: EvalPolicy,
+	top_n: number | null,
+	points: SweepPoint_Serialize[],
 };
 
 /**  Everything about one answer. */
-export type Trace = {
+export type Trace = Trace_Serialize | Trace_Deserialize;
+
+/**  Everything about one answer. */
+export type Trace_Deserialize = {
 	run_id: string,
 	created_at: number,
 	query: string,
 	history: ChatMessage[],
 	transformed: StageQuery[],
-	variants: VariantHits[],
-	candidates: Candidate[],
-	judge: JudgeOutcome,
-	policy: PolicyOptions,
-	selection: Selection,
+	variants: VariantHits_Deserialize[],
+	candidates: Candidate_Deserialize[],
+	judge: JudgeOutcome_Deserialize,
+	policy: PolicyOptions_Deserialize,
+	selection: Selection_Deserialize,
 	sources: Source[],
 	/**  The exact prompt sent to the model (empty when no model was asked: extractive or no evidence). */
 	prompt: string,
@@ -1655,7 +2889,7 @@ export type Trace = {
 	/**  Which answer mode produced `answer`. */
 	answered_by?: AnsweredBy,
 	/**  How well the answer is supported (not assessed in runs made before it was kept). */
-	support?: Support,
+	support?: Support_Deserialize,
 	citations: number[],
 	/**  `[n]` citations in the answer that name no source: the model cited something it was not given. */
 	unknown_citations?: number[],
@@ -1663,7 +2897,7 @@ export type Trace = {
 	finish_reason?: FinishReason | null,
 	model: string,
 	usage: Usage,
-	timings_ms: { [key in string]: number | null },
+	timings_ms: { [key in string]: number },
 	/**  sha256 over the original query and the candidates' ids and texts: replay refuses a changed input. */
 	fingerprint: string,
 	/**  Who made the run (the library's `user` setting, else the login name); empty in runs made before. */
@@ -1674,9 +2908,52 @@ export type Trace = {
 	 *  Relevant and baseline ids (from an import, eval cases, or marked by hand): not part of the fingerprint, so
 	 *  they can be set on any run; replay measures the selection against them.
 	 */
-	labels?: RunLabels,
+	labels?: RunLabels_Deserialize,
 	/**  Estimated cost from the configured rates (a part is `None` when its rate is not configured). */
-	cost?: CostEstimate,
+	cost?: CostEstimate_Deserialize,
+};
+
+/**  Everything about one answer. */
+export type Trace_Serialize = {
+	run_id: string,
+	created_at: number,
+	query: string,
+	history: ChatMessage[],
+	transformed: StageQuery[],
+	variants: VariantHits_Serialize[],
+	candidates: Candidate_Serialize[],
+	judge: JudgeOutcome_Serialize,
+	policy: PolicyOptions_Serialize,
+	selection: Selection_Serialize,
+	sources: Source[],
+	/**  The exact prompt sent to the model (empty when no model was asked: extractive or no evidence). */
+	prompt: string,
+	answer: string,
+	/**  Which answer mode produced `answer`. */
+	answered_by: AnsweredBy,
+	/**  How well the answer is supported (not assessed in runs made before it was kept). */
+	support: Support_Serialize,
+	citations: number[],
+	/**  `[n]` citations in the answer that name no source: the model cited something it was not given. */
+	unknown_citations: number[],
+	/**  Why the model stopped (`None` when no model was asked, and in runs made before it was kept). */
+	finish_reason: FinishReason | null,
+	model: string,
+	usage: Usage,
+	timings_ms: { [key in string]: number },
+	/**  sha256 over the original query and the candidates' ids and texts: replay refuses a changed input. */
+	fingerprint: string,
+	/**  Who made the run (the library's `user` setting, else the login name); empty in runs made before. */
+	made_by: string,
+	/**  Where the candidates came from: this library's retrieval, or another retriever's (imported). */
+	origin: RunOrigin,
+	/**
+	 *  Relevant and baseline ids (from an import, eval cases, or marked by hand): not part of the fingerprint, so
+	 *  they can be set on any run; replay measures the selection against them.
+	 */
+	labels: RunLabels_Serialize,
+	/**  Estimated cost from the configured rates (a part is `None` when its rate is not configured). */
+	cost: CostEstimate_Serialize,
 };
 
 export type Usage = {
@@ -1687,7 +2964,36 @@ export type Usage = {
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 /**  What one query variant contributed to a run. */
-export type VariantAblation = {
+export type VariantAblation = VariantAblation_Serialize | VariantAblation_Deserialize;
+
+/**  What one query variant contributed to a run. */
+export type VariantAblation_Deserialize = {
+	/**  The variant's index (0 is the first query searched). */
+	variant: number,
+	/**  The query the variant searched. */
+	query: string,
+	/**  Candidates it found (shared or not). */
+	candidates: number,
+	/**  Candidates no other variant found, in candidate order. */
+	unique_ids: string[],
+	/**  Labelled-relevant candidates it found; `None` when the run has no relevance labels. */
+	relevant_found?: number | null,
+	/**  Labelled-relevant candidates only it found; `None` when the run has no relevance labels. */
+	unique_relevant_ids?: string[] | null,
+	/**  Tokens of every candidate it found. */
+	tokens: number,
+	/**  Tokens of the candidates only it found: what dropping it saves in passages to judge. */
+	unique_tokens: number,
+	/**  Judge tokens (input + output, as recorded in the run) spent on the candidates only it found. */
+	unique_judge_tokens: number,
+	/**  Its own candidates the selection kept, in candidate order. */
+	unique_selected_ids: string[],
+	/**  Their tokens: what it cost in the selected context. */
+	unique_selected_tokens: number,
+};
+
+/**  What one query variant contributed to a run. */
+export type VariantAblation_Serialize = {
 	/**  The variant's index (0 is the first query searched). */
 	variant: number,
 	/**  The query the variant searched. */
@@ -1712,18 +3018,37 @@ export type VariantAblation = {
 	unique_selected_tokens: number,
 };
 
-export type VariantHit = {
+export type VariantHit = VariantHit_Serialize | VariantHit_Deserialize;
+
+export type VariantHit_Deserialize = {
 	chunk_id: string,
 	rank: number,
-	score: number | null,
+	score: number,
+	similarity?: number | null,
+	bm25?: number | null,
+};
+
+export type VariantHit_Serialize = {
+	chunk_id: string,
+	rank: number,
+	score: number,
 	similarity: number | null,
 	bm25: number | null,
 };
 
 /**  What one variant retrieved: chunk ids with rank and scores. */
-export type VariantHits = {
+export type VariantHits = VariantHits_Serialize | VariantHits_Deserialize;
+
+/**  What one variant retrieved: chunk ids with rank and scores. */
+export type VariantHits_Deserialize = {
 	query: string,
-	hits: VariantHit[],
+	hits: VariantHit_Deserialize[],
+};
+
+/**  What one variant retrieved: chunk ids with rank and scores. */
+export type VariantHits_Serialize = {
+	query: string,
+	hits: VariantHit_Serialize[],
 };
 
 /**  A reviewer's yes / no / unclear, for correctness and for ambiguity alike. */

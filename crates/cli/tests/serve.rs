@@ -284,6 +284,53 @@ fn bypass_raise_deadline_and_replay_only() {
     assert!(fresh.requests().is_empty());
 }
 
+/// rag-jev's one semaphore per process: it bounds the upstream calls (one per passage), not the selections, and
+/// the deadline covers the wait for a slot; no call starts after it, so none keeps running (or costing).
+#[test]
+fn one_bound_on_upstream_calls_across_requests_and_none_after_the_deadline() {
+    // Two selections of four passages each, at once, under a bound of 2: both are served, and Jev sees exactly two
+    // calls in flight at the peak (a bound per selection would let one selection send four).
+    let jev = Server::with_handler(|r| Reply::Delayed(Duration::from_millis(150), Box::new(answer(r))));
+    let s = serve(&jev, &[("RAG_JEV_MAX_CONCURRENCY", "2")], &[]);
+    let request = json!({"query": "q", "documents": docs(), "min_relevance": 0.2});
+    std::thread::scope(|scope| {
+        let both: Vec<_> = (0..2).map(|_| scope.spawn(|| select(&s, &request))).collect();
+        for one in both {
+            let (status, v) = one.join().unwrap();
+            assert_eq!((status, v["status"].as_str()), (200, Some("applied")), "{v}");
+        }
+    });
+    assert_eq!(jev.requests().len(), 8);
+    assert_eq!(jev.max_in_flight.load(std::sync::atomic::Ordering::SeqCst), 2);
+
+    // One slot, a 400 ms judge, a 600 ms deadline: two passages are asked, the request is bypassed at the deadline,
+    // and the other two are never sent, then or later.
+    let slow = Server::with_handler(|r| Reply::Delayed(Duration::from_millis(400), Box::new(answer(r))));
+    let s = serve(
+        &slow,
+        &[("RAG_JEV_MAX_CONCURRENCY", "1"), ("RAG_JEV_TIMEOUT_MS", "600")],
+        &[],
+    );
+    let started = Instant::now();
+    let (status, v) = select(&s, &request);
+    assert_eq!(
+        (status, v["status"].as_str(), v["error_code"].as_str()),
+        (200, Some("bypassed"), Some("deadline_exceeded")),
+        "{v}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "the deadline was not kept"
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let asked = slow.requests().len();
+    assert!(
+        (1..=2).contains(&asked),
+        "{asked} calls for a 600 ms budget of 400 ms calls"
+    );
+    assert_eq!(slow.max_in_flight.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
 #[test]
 fn a_slow_client_is_cut_off_while_others_are_served() {
     let jev = Server::with_handler(answer);

@@ -30,8 +30,8 @@ use std::sync::Arc;
 pub struct Service {
     pub workbench: Arc<Workbench>,
     pub options: Options,
-    /// One shared bound on the selections judged at once.
-    judges: Arc<tokio::sync::Semaphore>,
+    /// One shared bound on the judge calls in flight, and each request's deadline.
+    bounds: ragsift_workbench::ServeBounds,
     /// Selections served since start.
     pub served: AtomicU64,
     /// The recording Jev proxy (`--jev-proxy`).
@@ -46,7 +46,10 @@ const PRUNE_EVERY: u64 = 20;
 impl Service {
     pub fn new(workbench: Arc<Workbench>, options: Options) -> Service {
         Service {
-            judges: Arc::new(tokio::sync::Semaphore::new(options.max_concurrency)),
+            bounds: ragsift_workbench::ServeBounds {
+                slots: ragsift_workbench::Slots::new(options.max_concurrency),
+                timeout: options.timeout,
+            },
             proxy: options.jev_proxy.as_deref().map(proxy::Proxy::new),
             workbench,
             options,

@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use ragsift_workbench::eval::select::{bypassed, parse_request, Issue, OnError, SelectRequest, SelectionResult};
-use ragsift_workbench::{JudgeKind, Workbench};
+use ragsift_workbench::{JudgeKind, ServeBounds, Workbench};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -75,7 +75,8 @@ async fn saved(service: &Arc<Service>, request: &SelectRequest) -> Result<Select
     request.with_policy(&policy)
 }
 
-/// The selection, or under `raise` the judge's failure code; the deadline covers waiting for a slot too.
+/// The selection, or under `raise` the judge's failure code. The deadline covers waiting for a judge slot too; the
+/// judge's own calls stop at it, so nothing keeps running (or costing) after the reply.
 async fn judged(service: &Arc<Service>, request: SelectRequest) -> Result<SelectionResult, String> {
     let started = Instant::now();
     let (options, wb) = (&service.options, service.workbench.clone());
@@ -83,24 +84,28 @@ async fn judged(service: &Arc<Service>, request: SelectRequest) -> Result<Select
     // The prompt version, as soon as the judge is built: a bypass at the deadline names it.
     let version = Arc::new(Mutex::new(None::<String>));
     let work = {
-        let (version, request, judges) = (version.clone(), request.clone(), service.judges.clone());
-        async move {
-            let slot = judges.acquire_owned().await.map_err(|_| "provider_error".to_string())?;
-            // The slot goes with the work: a request past its deadline still holds it until its judge returns.
-            tokio::task::spawn_blocking(move || {
-                let _slot = slot;
-                judge_blocking(&wb, &request, kind, on_error, &version)
-            })
-            .await
-            .map_err(|_| "provider_error".to_string())?
-        }
+        let (version, request, bounds) = (version.clone(), request.clone(), service.bounds.clone());
+        tokio::task::spawn_blocking(move || judge_blocking(&wb, &request, kind, on_error, &bounds, &version))
     };
     match tokio::time::timeout(options.timeout, work).await {
-        Ok(Ok(selection)) => Ok(selection),
-        Ok(Err(code)) if on_error == OnError::Raise => Err(code),
-        Ok(Err(code)) => Ok(bypass(&request, &code, &version, started)),
-        Err(_) if on_error == OnError::Raise => Err("deadline_exceeded".into()),
-        Err(_) => Ok(bypass(&request, "deadline_exceeded", &version, started)),
+        Ok(Ok(Ok(selection))) => Ok(selection),
+        Ok(Err(_)) => fail_open(&request, "provider_error".into(), on_error, &version, started),
+        Ok(Ok(Err(code))) => fail_open(&request, code, on_error, &version, started),
+        Err(_) => fail_open(&request, "deadline_exceeded".into(), on_error, &version, started),
+    }
+}
+
+/// Under `raise` the failure's code, under `passthrough` rag-jev's bypass naming it.
+fn fail_open(
+    request: &SelectRequest,
+    code: String,
+    on_error: OnError,
+    version: &Mutex<Option<String>>,
+    started: Instant,
+) -> Result<SelectionResult, String> {
+    match on_error {
+        OnError::Raise => Err(code),
+        OnError::Passthrough => Ok(bypass(request, &code, version, started)),
     }
 }
 
@@ -109,6 +114,7 @@ fn judge_blocking(
     request: &SelectRequest,
     kind: JudgeKind,
     on_error: OnError,
+    bounds: &ServeBounds,
     version: &Mutex<Option<String>>,
 ) -> Result<SelectionResult, String> {
     // A judge that cannot be built (no key, a model file missing) is a provider failure: its code, no detail.
@@ -118,7 +124,7 @@ fn judge_blocking(
     };
     let v = wb.served_prompt_version(kind, request).map_err(failed)?;
     *version.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
-    match wb.select_candidates(request, kind, on_error).map_err(failed)? {
+    match wb.select_served(request, kind, on_error, bounds).map_err(failed)? {
         Ok(selection) => Ok(selection),
         Err(failure) => Err(failure.code),
     }

@@ -2,6 +2,7 @@
 //! selected as `rag-jev select` does, or imported as a run to inspect, replay, regenerate and label; labels on
 //! runs; and runs carried between machines as integrity-checked files.
 
+use super::served::Bounded;
 use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::{Error, Result};
@@ -174,11 +175,29 @@ impl Workbench {
         request: &SelectRequest,
         f: impl FnOnce(&dyn Judge) -> Result<T>,
     ) -> Result<T> {
+        self.with_bounded_judge(kind, request, None, f)
+    }
+
+    /// [`Workbench::with_candidate_judge`] whose Jev calls hold `bounds`' shared slots, each within its deadline.
+    pub(crate) fn with_bounded_judge<T>(
+        &self,
+        kind: JudgeKind,
+        request: &SelectRequest,
+        bounds: Option<&Bounded>,
+        f: impl FnOnce(&dyn Judge) -> Result<T>,
+    ) -> Result<T> {
         match kind.resolve(self.jev_config()?.is_some()) {
             JudgeKind::Jev => {
-                let config = self
+                let mut config = self
                     .jev_config()?
                     .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
+                if let Some(bounds) = bounds {
+                    // Every passage may go at once, as rag-jev's tasks do: only the shared slots bound them.
+                    config.concurrency = bounds.slots.size();
+                    config.slots = Some(bounds.slots.clone());
+                    let left = bounds.deadline.saturating_duration_since(std::time::Instant::now());
+                    config.deadline = left.max(std::time::Duration::from_millis(1));
+                }
                 let judge = JevJudge::with_request(config, request.scoring_strategy.jev_request())?
                     .with_guidance(request.relevance_guidance.clone());
                 f(&judge)

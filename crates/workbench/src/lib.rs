@@ -36,7 +36,7 @@ pub use first_run::{FirstRun, Suggestion, SuggestionKind, SuggestionOpens};
 pub use jobs::Jobs;
 pub use page::{PageChunk, PageView};
 pub use serve_status::{policy_snippets, write_serve_status, ServeSnippet, ServeStatus};
-pub use served::{ProxiedPassage, Retention};
+pub use served::{ProxiedPassage, Retention, ServeBounds};
 
 // The types the workbench's methods take and return, so that a front end (the app, the CLI) needs no other
 // ragsift crate: the pure layers whole (core's plain helpers, the policy, the pipeline's trace, evaluation),
@@ -46,6 +46,7 @@ pub use ragsift_core::{error, fsx, paths, progress, read};
 pub use ragsift_core::{page_range, CancelToken, FieldProblem, JudgeCode, RuntimePaths};
 pub use ragsift_eval as eval;
 pub use ragsift_interfaces::retrieve::SearchMode;
+pub use ragsift_judge::jev::Slots;
 pub use ragsift_judge::JevRequest;
 pub use ragsift_pipeline as pipeline;
 pub use ragsift_policy as policy;

@@ -6,7 +6,8 @@ use super::candidates::candidates_of;
 use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::Result;
-use ragsift_eval::select::{SelectRequest, SelectionResult};
+use ragsift_eval::select::{select_with, OnError, SelectFailure, SelectRequest, SelectionResult};
+use ragsift_judge::jev::Slots;
 use ragsift_judge::Judge;
 use ragsift_pipeline::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
 use ragsift_pipeline::labels::RunLabels;
@@ -16,6 +17,7 @@ use ragsift_policy::{CONTAINS_ANSWER_EVIDENCE, CONTAINS_PROMPT_INJECTION, CONTRA
 use ragsift_policy::{IS_RELEVANT, USEFUL};
 use ragsift_store::sqlite::RunSummary;
 use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// How many served runs are kept: the newest `max_runs`, and none older than `max_days`. Labelled runs (relevance
 /// or baseline labels on the run, or a span label made from it) are kept whatever their age; other runs are never
@@ -26,7 +28,51 @@ pub struct Retention {
     pub max_days: Option<u32>,
 }
 
+/// What a service shares across its requests: one bound on the judge calls in flight (rag-jev's
+/// `RAG_JEV_MAX_CONCURRENCY`), and each request's one total deadline (`RAG_JEV_TIMEOUT_MS`).
+#[derive(Debug, Clone)]
+pub struct ServeBounds {
+    pub slots: Slots,
+    pub timeout: Duration,
+}
+
+/// [`ServeBounds`] for one request: its deadline fixed when it arrived.
+pub(crate) struct Bounded {
+    pub slots: Slots,
+    pub deadline: Instant,
+}
+
 impl Workbench {
+    /// rag-jev's `select` as its service runs it: Jev's calls (one per passage, or one per contextual batch) each
+    /// hold one of the shared slots, and none starts after the request's deadline, so no paid call outlives it. The
+    /// local judge runs in this process and holds one slot for the whole selection. A slot that does not come free
+    /// before the deadline is `deadline_exceeded`.
+    pub fn select_served(
+        &self,
+        request: &SelectRequest,
+        kind: JudgeKind,
+        on_error: OnError,
+        bounds: &ServeBounds,
+    ) -> Result<std::result::Result<SelectionResult, SelectFailure>> {
+        let bounded = Bounded {
+            slots: bounds.slots.clone(),
+            deadline: Instant::now() + bounds.timeout,
+        };
+        let local = kind.resolve(self.jev_config()?.is_some()) != JudgeKind::Jev;
+        let _slot = match local.then(|| bounded.slots.acquire_until(bounded.deadline)) {
+            Some(None) => {
+                return Ok(Err(SelectFailure {
+                    code: "deadline_exceeded".into(),
+                    message: "no judge came free before the deadline".into(),
+                }))
+            }
+            held => held.flatten(),
+        };
+        self.with_bounded_judge(kind, request, Some(&bounded), |judge| {
+            Ok(select_with(judge, request, on_error))
+        })
+    }
+
     /// The prompt version the judge of `kind` scores `request` with (what a `bypassed` result names when the
     /// deadline passes before the judge answers).
     pub fn served_prompt_version(&self, kind: JudgeKind, request: &SelectRequest) -> Result<String> {

@@ -17,7 +17,9 @@ use std::collections::{HashMap, HashSet};
 /// rag-jev's `RunView.token_estimator` text.
 pub const RUN_VIEW_TOKEN_ESTIMATOR: &str = "cl100k_base estimate; actual prompt usage appears after generation";
 
-/// rag-jev's `Policy`: the selection options a replay applies to a recorded run.
+/// rag-jev's `Policy`: the selection options a replay applies to a recorded run. The same fields open
+/// [`SelectRequest`] (rag-jev's request extends its policy); they are declared twice because serde cannot refuse
+/// unknown fields through `flatten`, and rag-jev refuses them. `policy_request` maps one onto the other.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {

@@ -201,6 +201,15 @@ impl JevClient {
         .map_err(|e| JevError::InvalidRequest {
             message: format!("serialising the request: {e}"),
         })?;
+        // The shared bound: one slot for this passage's call and its retries, waited for within the deadline.
+        let _slot = match &self.config.slots {
+            Some(slots) => Some(
+                slots
+                    .acquire_until(deadline)
+                    .ok_or_else(|| self.deadline_error(0, None))?,
+            ),
+            None => None,
+        };
         let started = Instant::now();
         let mut attempts = 0u32;
         loop {

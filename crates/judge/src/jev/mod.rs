@@ -18,6 +18,7 @@ mod client;
 mod error;
 mod questions;
 pub mod ragjev;
+mod slots;
 // Without `http` only `wire_form` (the proxy's comparison) uses it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod wire;
@@ -29,6 +30,7 @@ mod tests;
 pub use client::JevClient;
 pub use error::{JevError, PassageJudgment, ValidationIssue};
 pub use questions::{default_questions, filter_questions, useful_question, JudgeQuestion};
+pub use slots::{Slot, Slots};
 
 use std::fmt;
 use std::time::Duration;
@@ -98,6 +100,10 @@ pub struct JevConfig {
     /// A `retry-after-ms` / `retry-after` header from the server takes precedence.
     pub backoff_min: Duration,
     pub backoff_max: Duration,
+    /// A bound on the calls in flight shared with other clients (a service's `RAG_JEV_MAX_CONCURRENCY`): each
+    /// passage's call, retries included, holds one slot, waited for within the deadline. `None`: only
+    /// `concurrency` bounds a batch.
+    pub slots: Option<Slots>,
 }
 
 impl JevConfig {
@@ -114,6 +120,7 @@ impl JevConfig {
             max_retries: 2,
             backoff_min: Duration::from_millis(500),
             backoff_max: Duration::from_secs(5),
+            slots: None,
         }
     }
 
@@ -149,6 +156,7 @@ impl fmt::Debug for JevConfig {
             .field("max_retries", &self.max_retries)
             .field("backoff_min", &self.backoff_min)
             .field("backoff_max", &self.backoff_max)
+            .field("slots", &self.slots)
             .finish()
     }
 }
