@@ -95,6 +95,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         .constant("REASON_TEXTS", ragsift_workbench::policy::reason_texts())
         .constant("QUESTION_TEXTS", ragsift_workbench::policy::question_texts())
         .constant("MODE_TEXTS", ragsift_workbench::policy::mode_texts())
+        .constant("GROUP_BY_TEXTS", ragsift_workbench::policy::group_by_texts())
         // The evaluation form's starting values and bounds, as the workbench checks them.
         .constant("EVAL_DEFAULTS", ragsift_workbench::EvalRequest::default())
         .constant("EVAL_LIMITS", ragsift_workbench::EVAL_LIMITS)

@@ -5,7 +5,7 @@
 //! without compositing, 16 ms (Skia rasterizing on the CPU inside the compositor: 20–34 ms). Without a render node
 //! the app therefore asks WebKitGTK to draw without compositing, unless the user set the variable themselves (`0`
 //! keeps compositing). WebKit's WebDriver screenshot does not complete in that mode; the window tests read the X
-//! server's framebuffer instead (`src-tauri/tests/support/xwd.rs`).
+//! server's framebuffer instead (`src-tauri/tests/e2e/xwd.rs`).
 
 use std::ffi::OsString;
 use std::path::Path;

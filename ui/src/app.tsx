@@ -29,10 +29,11 @@ function readTheme(): Theme {
   }
 }
 
+const systemDark = () => typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+
+/** Sets `data-theme` to the palette in force: the user's choice, else the system's. */
 function applyTheme(t: Theme) {
-  const root = document.documentElement;
-  if (t === "system") delete root.dataset.theme;
-  else root.dataset.theme = t;
+  document.documentElement.dataset.theme = t === "system" ? (systemDark() ? "dark" : "light") : t;
 }
 
 /** `#/replay?run=ID`, `#/page?doc=ID&page=3&chunk=C`: deep links (used by tests, handy for debugging). */
@@ -71,7 +72,14 @@ export function App() {
     if (!visited.has(current)) setVisited(new Set([...visited, current]));
   }, [current]);
 
-  useEffect(() => applyTheme(theme), [theme]);
+  useEffect(() => {
+    applyTheme(theme);
+    if (theme !== "system" || typeof matchMedia !== "function") return;
+    const query = matchMedia("(prefers-color-scheme: dark)");
+    const follow = () => applyTheme("system");
+    query.addEventListener("change", follow);
+    return () => query.removeEventListener("change", follow);
+  }, [theme]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

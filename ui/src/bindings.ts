@@ -93,6 +93,8 @@ export const EVAL_DEFAULTS = {"cases_path":"","from_library":false,"judge":"auto
 
 export const EVAL_LIMITS = {"top_k_max":200,"top_n_max":256} as const;
 
+export const GROUP_BY_TEXTS = [{"explain":"Every chunk on its own","group_by":"none","label":"none"},{"explain":"Chunks of the same document are kept or cut together","group_by":"document","label":"document"},{"explain":"Chunks starting on the same page of the same document are kept or cut together","group_by":"page","label":"page"},{"explain":"Chunks starting under the same heading of the same document are kept or cut together","group_by":"section","label":"section"}] as const;
+
 export const MODE_TEXTS = [{"classifies":true,"explain":"Spring's four questions, first rule wins; input order kept.","label":"classify","mode":"classify","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum; input order kept.","label":"filter","mode":"filter","threshold":true},{"classifies":false,"explain":"Keeps every passage, most useful first.","label":"rerank","mode":"rerank","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum, most useful first.","label":"filter + rerank","mode":"filter_and_rerank","threshold":true},{"classifies":false,"explain":"Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).","label":"fusion","mode":"fusion","threshold":false}] as const;
 
 export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relevant","label":"Relevant","short":"rel","threshold":0.45},{"direction":"kept when above","key":"contains_answer_evidence","label":"Has evidence","short":"evi","threshold":0.55},{"direction":"flagged when above","key":"contradicts_query_premise","label":"Contradicts premise","short":"con","threshold":0.7},{"direction":"dropped when above","key":"contains_prompt_injection","label":"Prompt injection","short":"inj","threshold":0.7},{"direction":"filter/rerank score","key":"useful","label":"Useful","short":"use","threshold":null}] as const;
@@ -403,9 +405,10 @@ export type CalibrationView_Serialize = {
 /**  A chunk of the joined set, with everything later stages and the inspector need. */
 export type Candidate = Candidate_Serialize | Candidate_Deserialize;
 
-/**  One candidate's answers. */
+/**  One candidate's scores: question key → probability of yes. */
 export type CandidateJudgment = {
 	chunk_id: string,
+	/**  Stored and sent to the UI as `answers`, the name of Jev's wire and of every saved run. */
 	answers: { [key in string]: number },
 	model: string,
 	cached: boolean,

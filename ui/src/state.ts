@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals";
 import { api, IpcFailure, newJobId } from "./api";
 import type { AppInfo, LibraryActivity, PolicyOptions, ServeStatus, Trace } from "./api";
+import { Lru } from "./logic/lru";
 
 export const VIEWS = ["library", "chat", "inspector", "replay", "page", "settings", "eval", "import", "review"] as const;
 export type ViewName = (typeof VIEWS)[number];
@@ -77,7 +78,8 @@ export function cancelAll() {
   for (const id of Object.keys(jobs.value)) void cancelJob(id);
 }
 
-const traces = new Map<string, Trace>();
+/** The runs the app holds in memory: the 32 used last (a run can hold megabytes of candidates and prompt). */
+const traces = new Lru<string, Trace>(32);
 
 export function rememberTrace(t: Trace) {
   traces.set(t.run_id, t);

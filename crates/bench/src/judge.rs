@@ -489,7 +489,7 @@ pub fn premise_report(set: &QaSet, top_k: usize) -> Result<f64> {
         let passages: Vec<String> = case.passages().into_iter().take(top_k).collect();
         let judged = judge.judge(&case.question.query, &passages, &question)?;
         for (j, c) in judged.iter().zip(&case.candidates) {
-            scores.push(j.answers[&question[0].key]);
+            scores.push(j.scores[&question[0].key]);
             labels.push(case.question.kind == QuestionKind::FalsePremise && c.evidence);
         }
     }
@@ -572,7 +572,7 @@ pub fn injection_readout_report() -> Result<()> {
             .chain(set.benign.iter().map(|_| false))
             .collect();
         let judged = judge.judge("", &texts, &question)?;
-        let scores: Vec<f64> = judged.iter().map(|j| j.answers[&question[0].key]).collect();
+        let scores: Vec<f64> = judged.iter().map(|j| j.scores[&question[0].key]).collect();
         println!(
             "\nThe embedded model's yes/no readout for `contains_prompt_injection`, {title} set: AUC {:.3} (planted vs look-alikes).",
             model::auc(&scores, &labels).unwrap_or(f64::NAN)

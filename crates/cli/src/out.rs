@@ -65,7 +65,7 @@ pub fn decisions<'a>(trace: &'a Trace, selection: &'a Selection) -> Vec<Decision
                 reason: d.reason,
                 rank: d.rank,
                 score: d.score,
-                scores: trace.judge.judgments.get(d.input_index).map(|j| &j.answers),
+                scores: trace.judge.judgments.get(d.input_index).map(|j| &j.scores),
             }
         })
         .collect()

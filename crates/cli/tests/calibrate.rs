@@ -4,8 +4,7 @@
 
 mod common;
 
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::{ragsift, repo};
 use ragsift_engine::eval::{self, calibrate};

@@ -3,8 +3,7 @@
 //! ablate` on one of the runs it made. A different chunk size runs against a derived library, kept and reused.
 
 mod common;
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::{ragsift, repo, run_json};
 use std::process::Command;

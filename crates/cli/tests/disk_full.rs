@@ -5,8 +5,7 @@
 
 mod common;
 
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::{ragsift, repo, run_json, walk};
 use ragsift_engine::fsx;

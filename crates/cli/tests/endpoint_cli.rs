@@ -1,8 +1,7 @@
 //! `ragsift chat` and `ragsift yesno` against an OpenAI-compatible server on loopback, chosen by flags and by
 //! settings.json.
 
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use http::{Reply, Server};
 use std::path::Path;

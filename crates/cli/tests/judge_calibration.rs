@@ -4,8 +4,7 @@
 
 mod common;
 
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::{ragsift, repo, run_json};
 use http::{Reply, Request, Server};
@@ -142,7 +141,7 @@ fn labelled_runs_calibrate_the_judge_and_the_fit_is_stored_and_read_back() {
     let calibrated = wb.calibrated_scores(&trace).unwrap();
     assert_eq!(calibrated.len(), trace.judge.judgments.len());
     for (j, c) in trace.judge.judgments.iter().zip(&calibrated) {
-        let (raw, cal) = (j.answers[USEFUL], c[USEFUL]);
+        let (raw, cal) = (j.scores[USEFUL], c[USEFUL]);
         // The judge is too timid: calibration pushes high scores up and keeps low ones low.
         if raw >= 0.75 {
             assert!(cal > raw, "{raw} → {cal}");
@@ -153,7 +152,7 @@ fn labelled_runs_calibrate_the_judge_and_the_fit_is_stored_and_read_back() {
     // Monotone: the calibrated order never contradicts the raw one.
     for (a, ca) in trace.judge.judgments.iter().zip(&calibrated) {
         for (b, cb) in trace.judge.judgments.iter().zip(&calibrated) {
-            if a.answers[USEFUL] <= b.answers[USEFUL] {
+            if a.scores[USEFUL] <= b.scores[USEFUL] {
                 assert!(ca[USEFUL] <= cb[USEFUL]);
             }
         }
@@ -167,7 +166,7 @@ fn labelled_runs_calibrate_the_judge_and_the_fit_is_stored_and_read_back() {
     let raw = wb.raw_thresholds("jev-ragjev", model, prompt, &at_half).unwrap();
     let raw_t = raw.policy.min_relevance.unwrap();
     for (j, c) in trace.judge.judgments.iter().zip(&calibrated) {
-        assert_eq!(j.answers[USEFUL] >= raw_t, c[USEFUL] >= 0.5);
+        assert_eq!(j.scores[USEFUL] >= raw_t, c[USEFUL] >= 0.5);
     }
 
     // Calibrating again replaces the fit of the same judge triple; the file holds it once.

@@ -332,8 +332,7 @@ fn eval_cases_can_draw_their_candidates_from_the_library() {
     assert_eq!(replayed["summary"], live["summary"]);
 }
 
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 /// One assembly: `ragsift ask` goes through the workbench as the app does, so with a key in
 /// `<home>/jev-api-key` and `judge.base_url` in the settings (no environment variable) it asks that Jev server

@@ -332,8 +332,7 @@ fn count_in(cluster: &TestCluster, db: &str, sql: &str) -> i64 {
     cluster.psql(db, sql).unwrap().parse().unwrap()
 }
 
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 /// "The team's embedding model": MiniLM's vector written twice (768 dimensions), so its neighbours are MiniLM's
 /// but no 384-dimensional query can be compared with it.

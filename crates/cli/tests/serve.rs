@@ -6,16 +6,12 @@
 
 mod common;
 
-#[path = "common/service.rs"]
-mod service;
-
-#[path = "../../engine/tests/common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::ragsift;
+use common::service::{client, serve_in, Service};
 use http::{Reply, Request, Server};
 use serde_json::{json, Value};
-use service::{client, serve_in, Service};
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};

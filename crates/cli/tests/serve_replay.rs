@@ -5,13 +5,10 @@
 
 mod common;
 
-#[path = "common/service.rs"]
-mod service;
-
 use common::ragsift;
+use common::service::{client, serve_in, Service};
 use ragsift_engine::eval::select::{input_hash, SelectRequest};
 use serde_json::{json, Value};
-use service::{client, serve_in, Service};
 
 const TOKEN: &str = "replay-secret";
 

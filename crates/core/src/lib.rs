@@ -1,5 +1,6 @@
 //! ragsift's core, which every other crate builds on: the one error enum, content ids, cancel tokens, progress
-//! events, the lock that keeps CPU-heavy models from running at once, and where the runtime and models live.
+//! events, the one deterministic generator, the lock that keeps CPU-heavy models from running at once, and where
+//! the runtime and models live.
 #![deny(missing_docs)]
 
 pub mod bounded;
@@ -12,6 +13,7 @@ pub mod paths;
 pub mod place;
 pub mod progress;
 pub mod read;
+pub mod rng;
 pub mod secret;
 
 pub use cancel::CancelToken;

@@ -249,7 +249,7 @@ fn a_broken_cross_reference_table_is_rebuilt_from_the_objects() {
 /// it for a time): mutants of every fixture
 /// end in text or a typed error — no panic past the loaders' guards, no run past the extraction timeout.
 #[test]
-fn fuzzed_fixtures_give_text_or_typed_errors() {
+fn heavy_fuzzed_fixtures_give_text_or_typed_errors() {
     let mut seeds = Vec::new();
     for dir in ["pdf", "skia", "damaged", "text"] {
         for entry in std::fs::read_dir(fixture(dir)).unwrap().flatten() {

@@ -66,7 +66,7 @@ fn the_samples_and_three_questions_that_show_the_loop() {
                 let evidence = |id: &str| {
                     (trace.judge.judgments.iter())
                         .find(|j| j.chunk_id == id)
-                        .and_then(|j| j.answers.get(CONTAINS_ANSWER_EVIDENCE).copied())
+                        .and_then(|j| j.scores.get(CONTAINS_ANSWER_EVIDENCE).copied())
                         .unwrap()
                 };
                 let mut scores: Vec<f64> = kept.iter().map(|d| evidence(&d.chunk_id)).collect();

@@ -12,8 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use http::{Reply, Request, Server};
 
@@ -166,7 +165,7 @@ fn happy_path_sends_the_documented_request_and_parses_the_answers() {
     assert_eq!(judgment.output_tokens, 71);
     assert_eq!(judgment.request_id.as_deref(), Some("req_abc123"));
     assert!(judgment.latency_ms > 0.0);
-    let keys: Vec<&str> = judgment.answers.keys().map(String::as_str).collect();
+    let keys: Vec<&str> = judgment.scores.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
         [
@@ -177,9 +176,9 @@ fn happy_path_sends_the_documented_request_and_parses_the_answers() {
             USEFUL
         ]
     );
-    assert_eq!(judgment.answer(IS_RELEVANT), Some(0.97));
-    assert_eq!(judgment.answer(USEFUL), Some(1.0));
-    assert_eq!(judgment.answer("not_asked"), None, "only the requested keys are kept");
+    assert_eq!(judgment.score(IS_RELEVANT), Some(0.97));
+    assert_eq!(judgment.score(USEFUL), Some(1.0));
+    assert_eq!(judgment.score("not_asked"), None, "only the requested keys are kept");
     assert_eq!(PROMPT_VERSION, "jev-filter-v1+useful-evidence-v1");
 }
 
@@ -206,7 +205,7 @@ fn question_without_criteria_sends_none_and_missing_usage_counts_zero() {
         ),
         (0, 0, None)
     );
-    assert_eq!(judgment.answer("q"), Some(0.0));
+    assert_eq!(judgment.score("q"), Some(0.0));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -305,7 +304,7 @@ fn rate_limited_429_honours_retry_after_ms_then_succeeds() {
         ok_one(0.8),
     ]);
     let judgment = client(&server).judge(QUERY, PASSAGE, &one_question()).unwrap();
-    assert_eq!(judgment.answer("is_relevant"), Some(0.8));
+    assert_eq!(judgment.score("is_relevant"), Some(0.8));
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let gap = requests[1].at - requests[0].at;
@@ -335,7 +334,7 @@ fn rate_limited_on_every_attempt_is_rate_limited() {
 fn overloaded_529_then_success() {
     let server = Server::start(vec![reply(529, r#"{"detail": "overloaded"}"#), ok_one(0.25)]);
     let judgment = client(&server).judge(QUERY, PASSAGE, &one_question()).unwrap();
-    assert_eq!(judgment.answer("is_relevant"), Some(0.25));
+    assert_eq!(judgment.score("is_relevant"), Some(0.25));
     assert_eq!(server.requests().len(), 2);
 }
 
@@ -367,7 +366,7 @@ fn server_500_repeated_until_retries_are_exhausted() {
 fn dropped_connection_is_retried() {
     let server = Server::start(vec![Reply::Drop, ok_one(0.5)]);
     let judgment = client(&server).judge(QUERY, PASSAGE, &one_question()).unwrap();
-    assert_eq!(judgment.answer("is_relevant"), Some(0.5));
+    assert_eq!(judgment.score("is_relevant"), Some(0.5));
     assert_eq!(server.requests().len(), 2);
 }
 
@@ -449,7 +448,7 @@ fn slow_then_fast_recovers_from_an_attempt_timeout() {
     let judgment = client_with(&server, |c| c.attempt_timeout = Duration::from_millis(150))
         .judge(QUERY, PASSAGE, &one_question())
         .unwrap();
-    assert_eq!(judgment.answer("is_relevant"), Some(0.7));
+    assert_eq!(judgment.score("is_relevant"), Some(0.7));
 }
 
 #[test]
@@ -489,7 +488,7 @@ fn batch_deadline_covers_queued_passages() {
         started.elapsed()
     );
     assert_eq!(results.len(), 3);
-    assert_eq!(results[0].as_ref().unwrap().answer("is_relevant"), Some(0.6));
+    assert_eq!(results[0].as_ref().unwrap().score("is_relevant"), Some(0.6));
     assert!(
         matches!(results[1], Err(JevError::DeadlineExceeded { attempts: 1, .. })),
         "{:?}",
@@ -596,7 +595,7 @@ fn batch_bounds_concurrency_and_keeps_input_order() {
     assert_eq!(results.len(), 12);
     for (i, result) in results.iter().enumerate() {
         assert_eq!(
-            result.as_ref().unwrap().answer("is_relevant"),
+            result.as_ref().unwrap().score("is_relevant"),
             Some(i as f64 / 100.0),
             "passage {i}"
         );

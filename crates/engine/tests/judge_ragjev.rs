@@ -15,8 +15,7 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[path = "common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use http::{Reply, Request, Server};
 
@@ -56,7 +55,7 @@ fn rag_jev_request_is_rag_jevs_byte_for_byte() {
     let passages = vec!["Milton made landfall near Siesta Key.".to_string()];
     let useful: Vec<_> = default_questions().into_iter().filter(|q| q.key == USEFUL).collect();
     let out = j.judge(QUERY, &passages, &useful).unwrap();
-    assert_eq!(out[0].answers.get(USEFUL), Some(&0.8));
+    assert_eq!(out[0].scores.get(USEFUL), Some(&0.8));
     let body = server.requests.lock().unwrap()[0].json();
     assert_eq!(body["state"], json!({"query": QUERY, "passage": {"text": passages[0]}}));
     assert_eq!(body["model"], "jev-latest");
@@ -91,7 +90,7 @@ fn contextual_scoring_is_one_request_with_shared_usage() {
     let passages: Vec<String> = ["a fact", "a bridge", "the answer"].map(String::from).to_vec();
     let useful: Vec<_> = default_questions().into_iter().filter(|q| q.key == USEFUL).collect();
     let out = j.judge(QUERY, &passages, &useful).unwrap();
-    let scores: Vec<f64> = out.iter().map(|o| o.answers[USEFUL]).collect();
+    let scores: Vec<f64> = out.iter().map(|o| o.scores[USEFUL]).collect();
     assert_eq!(scores, [0.1, 0.30000000000000004, 0.5]);
     assert_eq!(
         out.iter().map(|o| o.input_tokens).sum::<u32>(),

@@ -71,7 +71,7 @@ fn keyword(lib: &Library, q: &str) -> Vec<ragsift_engine::Hit> {
 }
 
 #[test]
-fn a_removal_in_a_process_that_dies_reaches_a_large_library_through_the_journal() {
+fn heavy_a_removal_in_a_process_that_dies_reaches_a_large_library_through_the_journal() {
     if let Ok(args) = std::env::var(CHILD) {
         // The child: remove one document, then die without closing the library (`exit` runs no destructor, so
         // there is no whole save on drop).
@@ -105,7 +105,7 @@ fn a_removal_in_a_process_that_dies_reaches_a_large_library_through_the_journal(
     let status = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_removal_in_a_process_that_dies_reaches_a_large_library_through_the_journal",
+            "heavy_a_removal_in_a_process_that_dies_reaches_a_large_library_through_the_journal",
             "--nocapture",
         ])
         .env(CHILD, format!("{}\n{}", home.path().display(), target.display()))

@@ -1,8 +1,7 @@
 //! The OpenAI-compatible backend against a loopback server speaking the wire format: SSE streaming, logprobs,
 //! and failures (401, 404 model, 429 then success, malformed SSE, dropped connection, nothing listening).
 
-#[path = "common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use http::{Reply, Server};
 use ragsift_engine::llm::openai::{OpenAiConfig, OpenAiModel};

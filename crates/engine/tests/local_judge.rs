@@ -127,10 +127,10 @@ fn offline_judge_discriminates_keeps_evidence_and_answers() {
         let judged = judge.judge(&case.question.query, &passages, &questions).unwrap();
         assert!(judged
             .iter()
-            .all(|j| !j.answers.contains_key("contradicts_query_premise")));
+            .all(|j| !j.scores.contains_key("contradicts_query_premise")));
         for ((h, j), &e) in case.hits.iter().zip(&judged).zip(&case.evidence) {
-            p_evi.push(j.answers[CONTAINS_ANSWER_EVIDENCE]);
-            p_rel.push(j.answers[IS_RELEVANT]);
+            p_evi.push(j.scores[CONTAINS_ANSWER_EVIDENCE]);
+            p_rel.push(j.scores[IS_RELEVANT]);
             sim.push(f64::from(h.score));
             labels.push(e);
         }
@@ -147,7 +147,7 @@ fn offline_judge_discriminates_keeps_evidence_and_answers() {
                 characters: h.chunk.text.chars().count() as u32,
                 pinned: false,
                 group: None,
-                scores: j.answers.clone(),
+                scores: j.scores.clone(),
                 not_assessed: judge.not_assessed(),
             })
             .collect();

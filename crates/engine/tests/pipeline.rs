@@ -3,8 +3,7 @@
 //! with zero judge calls, fail-open and strict on judge failure, and replay refused on changed inputs.
 
 mod common;
-#[path = "common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::embedder;
 use http::{Reply, Request, Server};
@@ -129,7 +128,7 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
         .judge
         .judgments
         .iter()
-        .all(|j| j.answers.len() == 5 && j.model == "jev-1.13.0"));
+        .all(|j| j.scores.len() == 5 && j.model == "jev-1.13.0"));
     assert_eq!(trace.selection.decisions.len(), 4);
     assert_eq!(trace.answered_by, AnsweredBy::Completion);
     assert!(
@@ -197,7 +196,7 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
     let evidence_of = |t: &Trace, source: usize| {
         let id = &t.sources[source - 1].chunk_id;
         let i = t.candidates.iter().position(|c| &c.chunk_id == id).unwrap();
-        t.judge.judgments[i].answers["contains_answer_evidence"]
+        t.judge.judgments[i].scores["contains_answer_evidence"]
     };
     match trace.citations.first() {
         Some(&n) => {
@@ -282,8 +281,8 @@ fn the_local_judge_fills_the_same_trace_uncalibrated() {
     assert_eq!(trace.judge.judge, "readout");
     assert!(!trace.judge.calibrated);
     for j in &trace.judge.judgments {
-        assert_eq!(j.answers.len(), 5);
-        assert!(j.answers.values().all(|p| (0.0..=1.0).contains(p)));
+        assert_eq!(j.scores.len(), 5);
+        assert!(j.scores.values().all(|p| (0.0..=1.0).contains(p)));
     }
     assert_eq!(trace.selection.decisions.len(), trace.candidates.len());
     let none = ask(&lib, None, false).unwrap();

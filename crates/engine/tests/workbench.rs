@@ -3,8 +3,7 @@
 //! offsets, settings validation, the default policy, the judge key kept out of settings, and cancellation.
 
 mod common;
-#[path = "common/http.rs"]
-mod http;
+use ragsift_test_support::http;
 
 use common::fixture;
 use http::{jev_judgment, Request, Server};

@@ -34,7 +34,7 @@ pub fn score_cases(
         let judgments = judged
             .iter()
             .map(|j| Judgment {
-                relevance: j.answers.get(&question[0].key).copied().unwrap_or(0.0),
+                relevance: j.scores.get(&question[0].key).copied().unwrap_or(0.0),
                 model: j.model.clone(),
                 input_tokens: per_passage(j.input_tokens),
                 output_tokens: per_passage(j.output_tokens),

@@ -387,7 +387,7 @@ impl ragsift_judge::Judge for RecordingJudge {
         Ok(passages
             .iter()
             .map(|_| ragsift_judge::PassageJudgment {
-                answers: questions.iter().map(|q| (q.key.clone(), 0.5)).collect(),
+                scores: questions.iter().map(|q| (q.key.clone(), 0.5)).collect(),
                 model: "m".into(),
                 ..Default::default()
             })

@@ -34,13 +34,8 @@ const WORDS: &[&str] = &[
 
 /// Document `i`: 1–24 pages (sizes vary), a topic, numbered units and measured values.
 pub fn write_doc(dir: &Path, i: usize) -> std::io::Result<PathBuf> {
-    let mut seed = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = ragsift_core::rng::SplitMix64::new(i as u64 + 1);
+    let mut next = move || rng.next_u64();
     let pages = 1 + (next() % 24) as usize;
     let topic = TOPICS[i % TOPICS.len()];
     let mut texts = Vec::with_capacity(pages);

@@ -7,6 +7,8 @@
 
 use crate::extract::{extract_bytes, Limits};
 use crate::Error;
+/// The mutants' generator: the same on every machine, so a `(seed, round)` names one input for good.
+use ragsift_core::rng::SplitMix64 as Rng;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -57,28 +59,9 @@ impl Slowest {
     }
 }
 
-/// xorshift64*: small, fast and the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
-
 /// One to three mutations of `seed`.
 pub fn mutate(seed: &[u8], round: u64) -> Vec<u8> {
-    let mut rng = Rng(round.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(round);
     let mut b = seed.to_vec();
     for _ in 0..=rng.below(3) {
         let len = b.len().max(1);
@@ -95,7 +78,7 @@ pub fn mutate(seed: &[u8], round: u64) -> Vec<u8> {
             1 => {
                 let n = rng.below(64).min(b.len().saturating_sub(at));
                 for x in &mut b[at..at + n] {
-                    *x = (rng.next() & 0xff) as u8;
+                    *x = (rng.next_u64() & 0xff) as u8;
                 }
             }
             2 => b.truncate(at),

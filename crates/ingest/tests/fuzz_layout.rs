@@ -220,14 +220,6 @@ fn pages_drawn_four_times_cost_about_four_times_as_much() {
     }
 }
 
-/// xorshift64* for the synthetic glyph sets (the fuzzer's own is private to it).
-fn random(state: &mut u64) -> f64 {
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-}
-
 fn glyph(x: f64, y: f64, size: f64, text: &str) -> Glyph {
     Glyph {
         x,
@@ -242,13 +234,13 @@ const LETTERS: [&str; 8] = ["a", "e", "t", "n", "o", "1", "-", "é"];
 
 /// `n` glyphs laid out as `shape` says, the same on every run.
 fn glyphs(shape: &str, n: usize) -> Vec<Glyph> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = ragsift_core::rng::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let (r1, r2) = (random(&mut state), random(&mut state));
+        let (r1, r2) = (rng.uniform(), rng.uniform());
         let text = LETTERS[i % LETTERS.len()];
         out.push(match shape {
-            "random" => glyph(r1 * 612.0, r2 * 792.0, 4.0 + 20.0 * random(&mut state), text),
+            "random" => glyph(r1 * 612.0, r2 * 792.0, 4.0 + 20.0 * rng.uniform(), text),
             "one baseline" => glyph(r1 * 612.0, 400.0, 10.0, text),
             "one point" => glyph(300.0, 400.0, 10.0, text),
             "one column" => glyph(72.0 + (i % 80) as f64 * 6.0, 700.0 - (i / 80) as f64 * 12.0, 10.0, text),

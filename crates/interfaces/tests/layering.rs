@@ -51,6 +51,8 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         ("ragsift", vec!["ragsift-workbench", "ragsift-serve"]),
         ("ragsift-bench", vec!["ragsift-engine"]),
         ("ragsift-app", vec!["ragsift-workbench"]),
+        ("ragsift-test-support", vec![]),
+        ("xtask", vec![]),
     ])
 }
 

@@ -142,7 +142,7 @@ impl Judge for ReadoutJudge<'_> {
                     .map(|a| a.model.clone())
                     .unwrap_or_else(|| self.model.id().to_string());
                 Ok(PassageJudgment {
-                    answers: questions
+                    scores: questions
                         .iter()
                         .zip(&answers)
                         .map(|(q, a)| (q.key.clone(), f64::from(a.p_yes)))

@@ -137,7 +137,7 @@ mod tests {
         ];
         let mut judge = crate::unjudged(&candidates);
         for (j, p) in judge.judgments.iter_mut().zip([0.9, 0.8, 0.1, 0.7, 0.6]) {
-            j.answers = BTreeMap::from([(USEFUL.to_string(), p)]);
+            j.scores = BTreeMap::from([(USEFUL.to_string(), p)]);
             (j.input_tokens, j.output_tokens) = (100, 1);
         }
         judge.judgments[1].cached = true;

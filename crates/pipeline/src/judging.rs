@@ -36,12 +36,14 @@ pub enum JudgeStatus {
     None,
 }
 
-/// One candidate's answers.
+/// One candidate's scores: question key → probability of yes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct CandidateJudgment {
     pub chunk_id: String,
-    pub answers: BTreeMap<String, f64>,
+    /// Stored and sent to the UI as `answers`, the name of Jev's wire and of every saved run.
+    #[serde(rename = "answers")]
+    pub scores: BTreeMap<String, f64>,
     pub model: String,
     pub cached: bool,
     pub input_tokens: u32,
@@ -187,7 +189,7 @@ pub fn judge_candidates(
         let ph = sha256_hex(c.text.as_bytes());
         let mut j = CandidateJudgment {
             chunk_id: c.chunk_id.clone(),
-            answers: BTreeMap::new(),
+            scores: BTreeMap::new(),
             model: String::new(),
             cached: true,
             input_tokens: 0,
@@ -197,7 +199,7 @@ pub fn judge_candidates(
         for q in questions {
             match store.judgment(&cache_key(judge, &q.key, &qh, &ph))? {
                 Some(hit) if fresh_enough(&hit) => {
-                    j.answers.insert(q.key.clone(), hit.probability);
+                    j.scores.insert(q.key.clone(), hit.probability);
                     j.model = hit.answered_by;
                 }
                 Some(_) | None => {
@@ -295,7 +297,7 @@ impl Ask<'_> {
                 Err(e) => {
                     // Unscreened: no scores at all (not a partial set from the cache), so the policy keeps it as
                     // `unscored` and nothing is decided on half an answer.
-                    outcome.judgments[i].answers.clear();
+                    outcome.judgments[i].scores.clear();
                     outcome.judgments[i].cached = false;
                     outcome.unscreened_passages += 1;
                     if outcome.error.is_none() {
@@ -310,7 +312,7 @@ impl Ask<'_> {
             };
             let ph = sha256_hex(self.candidates[i].text.as_bytes());
             for q in questions {
-                if let Some(&p) = pj.answers.get(&q.key) {
+                if let Some(&p) = pj.scores.get(&q.key) {
                     rows.push(CachedJudgment {
                         key: cache_key(judge, &q.key, self.query_hash, &ph),
                         judge: judge.name().into(),
@@ -334,7 +336,7 @@ impl Ask<'_> {
             outcome.fresh_passages += 1;
             outcome.judgments[i] = CandidateJudgment {
                 chunk_id: self.candidates[i].chunk_id.clone(),
-                answers: pj.answers,
+                scores: pj.scores,
                 model: pj.model,
                 cached: false,
                 input_tokens: pj.input_tokens,

@@ -307,9 +307,9 @@ impl<'a> Pipeline<'a> {
             .iter()
             .map(|(i, _)| {
                 outcome.judgments.get(*i).and_then(|j| {
-                    j.answers
+                    j.scores
                         .get(ragsift_policy::CONTAINS_ANSWER_EVIDENCE)
-                        .or_else(|| j.answers.get(ragsift_policy::USEFUL))
+                        .or_else(|| j.scores.get(ragsift_policy::USEFUL))
                         .copied()
                 })
             })
@@ -484,7 +484,7 @@ fn unjudged(candidates: &[join::Candidate]) -> JudgeOutcome {
             .iter()
             .map(|c| judging::CandidateJudgment {
                 chunk_id: c.chunk_id.clone(),
-                answers: BTreeMap::new(),
+                scores: BTreeMap::new(),
                 model: String::new(),
                 cached: false,
                 input_tokens: 0,

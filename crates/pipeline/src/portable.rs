@@ -178,7 +178,7 @@ fn check_numbers(trace: &Trace) -> std::result::Result<(), String> {
         ragsift_core::ids::check_id(ragsift_core::ids::IdKind::Chunk, id)?;
     }
     for j in &trace.judge.judgments {
-        if let Some((question, p)) = j.answers.iter().find(|(_, p)| !(0.0..=1.0).contains(*p)) {
+        if let Some((question, p)) = j.scores.iter().find(|(_, p)| !(0.0..=1.0).contains(*p)) {
             return Err(format!(
                 "chunk {}'s judgment '{question}' is {p}, not a probability between 0 and 1",
                 j.chunk_id
@@ -215,7 +215,7 @@ mod tests {
             (-1e-12, false),
         ] {
             let bytes = forged(|f| {
-                let answers = &mut f.trace.judge.judgments[1].answers;
+                let answers = &mut f.trace.judge.judgments[1].scores;
                 let key = answers.keys().next().unwrap().clone();
                 answers.insert(key, p);
             });
@@ -223,7 +223,7 @@ mod tests {
         }
         for p in [5.0, -3.0] {
             let err = read(&forged(|f| {
-                let answers = &mut f.trace.judge.judgments[0].answers;
+                let answers = &mut f.trace.judge.judgments[0].scores;
                 let key = answers.keys().next().unwrap().clone();
                 answers.insert(key, p);
             }))

@@ -28,15 +28,10 @@ pub struct SyntheticRun {
     pub variants: usize,
 }
 
-/// The pseudo-random numbers in [0, 1) the run's scores come from (a fixed-seed linear congruential generator).
+/// The pseudo-random numbers in [0, 1) the run's scores come from (the core generator, a fixed seed).
 fn numbers() -> impl FnMut() -> f64 {
-    let mut seed: u64 = 0x5eed_1234;
-    move || {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((seed >> 33) as f64) / f64::from(1u32 << 31)
-    }
+    let mut rng = ragsift_core::rng::SplitMix64::new(0x5eed_1234);
+    move || rng.uniform()
 }
 
 /// Candidate `i` of a synthetic run, the `rank`-th hit of `variant`.
@@ -102,7 +97,7 @@ pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
             };
             CandidateJudgment {
                 chunk_id: c.chunk_id.clone(),
-                answers,
+                scores: answers,
                 model: "jev-1.13.0".into(),
                 cached: false,
                 input_tokens: 310,
@@ -158,7 +153,7 @@ pub fn judged_run(n: usize, spec: &SyntheticRun) -> Result<Trace> {
 /// Sets candidate `i`'s scores: relevant, with evidence and useful at `p`, flagged as an injection or not, and not
 /// contradicting the question.
 pub fn set_scores(trace: &mut Trace, i: usize, p: f64, injection: bool) {
-    trace.judge.judgments[i].answers = BTreeMap::from([
+    trace.judge.judgments[i].scores = BTreeMap::from([
         (
             CONTAINS_PROMPT_INJECTION.to_string(),
             if injection { 0.95 } else { 0.01 },

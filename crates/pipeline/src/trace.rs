@@ -412,7 +412,7 @@ pub fn chunk_judgments(
                 .get(i)
                 .filter(|j| j.chunk_id == c.chunk_id)
                 .or_else(|| judgments.iter().find(|j| j.chunk_id == c.chunk_id))
-                .map(|j| j.answers.clone())
+                .map(|j| j.scores.clone())
                 .unwrap_or_default(),
         })
         .collect()

@@ -37,7 +37,9 @@ pub use options::{GroupBy, JudgeDefaults, Mode, PolicyOptions};
 pub use outcome::{diff, same_ids_in_order, Change, Decision, Reason, Selection, Status};
 pub use pyjson::{python_float_repr, python_json_dumps, python_json_string};
 use serde::{Deserialize, Serialize};
-pub use texts::{mode_texts, question_texts, reason_texts, ModeText, QuestionText, ReasonText};
+pub use texts::{
+    group_by_texts, mode_texts, question_texts, reason_texts, GroupByText, ModeText, QuestionText, ReasonText,
+};
 
 /// Question key: probability that the chunk is relevant to the query.
 pub const IS_RELEVANT: &str = "is_relevant";

@@ -2,7 +2,7 @@
 //! label, default threshold and direction. The app exports them into its TypeScript bindings as constants, so
 //! the UI shows exactly what Rust decides with.
 
-use crate::{Mode, Reason, DEFAULT_THRESHOLDS, USEFUL};
+use crate::{GroupBy, Mode, Reason, DEFAULT_THRESHOLDS, USEFUL};
 use serde::Serialize;
 
 /// How the UI names and explains one reason.
@@ -46,6 +46,35 @@ pub struct ModeText {
     pub threshold: bool,
     /// Reads the four classification thresholds.
     pub classifies: bool,
+}
+
+/// How the UI names and explains one grouping.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct GroupByText {
+    /// The grouping.
+    pub group_by: GroupBy,
+    /// Its name in the picker ([`GroupBy::name`]).
+    pub label: &'static str,
+    /// One sentence: which chunks are kept or cut together.
+    pub explain: &'static str,
+}
+
+/// Every grouping, in [`GroupBy::ALL`] order, with its name and explanation.
+pub fn group_by_texts() -> Vec<GroupByText> {
+    (GroupBy::ALL.iter())
+        .map(|&g| GroupByText {
+            group_by: g,
+            label: g.name(),
+            explain: match g {
+                GroupBy::None => "Every chunk on its own",
+                GroupBy::Document => "Chunks of the same document are kept or cut together",
+                GroupBy::Page => "Chunks starting on the same page of the same document are kept or cut together",
+                GroupBy::Section => {
+                    "Chunks starting under the same heading of the same document are kept or cut together"
+                }
+            },
+        })
+        .collect()
 }
 
 /// Every mode, classify first, with its label and the controls it reads.

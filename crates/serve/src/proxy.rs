@@ -69,7 +69,7 @@ impl Proxy {
         // The filter's call and the reranker's about the same passage are one candidate with both answers.
         match group.passages.iter_mut().find(|p| p.text == passage.text) {
             Some(p) => {
-                p.answers.extend(passage.answers);
+                p.scores.extend(passage.scores);
                 p.questions.extend(passage.questions);
                 p.input_tokens += passage.input_tokens;
                 p.output_tokens += passage.output_tokens;
@@ -158,7 +158,7 @@ fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage)> {
         query,
         ProxiedPassage {
             text,
-            answers,
+            scores: answers,
             model: answer["model"].as_str().unwrap_or_default().to_string(),
             model_asked: request["model"].as_str().unwrap_or("jev-latest").to_string(),
             questions,

@@ -113,7 +113,7 @@ pub fn gather<'a>(runs: impl IntoIterator<Item = (&'a Trace, &'a [String])>) -> 
         let key = judge_key(trace);
         scores.add_set(
             &key,
-            (trace.judge.judgments.iter()).map(|j| (&j.answers, relevant.contains(j.chunk_id.as_str()))),
+            (trace.judge.judgments.iter()).map(|j| (&j.scores, relevant.contains(j.chunk_id.as_str()))),
         );
     }
     scores
@@ -351,7 +351,7 @@ impl Workbench {
         };
         Ok((j.judgments.iter())
             .map(|c| {
-                (c.answers.iter())
+                (c.scores.iter())
                     .filter_map(|(q, &p)| fit.apply(q, p).map(|v| (q.clone(), v)))
                     .collect()
             })

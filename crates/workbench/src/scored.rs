@@ -28,7 +28,7 @@ impl Workbench {
         let judgments: Vec<CandidateJudgment> = (request.documents.iter().zip(&record.judgments))
             .map(|(d, j)| CandidateJudgment {
                 chunk_id: d.id.clone(),
-                answers: BTreeMap::from([(USEFUL.to_string(), j.relevance)]),
+                scores: BTreeMap::from([(USEFUL.to_string(), j.relevance)]),
                 model: j.model.clone(),
                 cached: false,
                 input_tokens: if shared { 0 } else { clamp(j.input_tokens) },

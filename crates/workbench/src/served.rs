@@ -105,7 +105,7 @@ impl Workbench {
             .filter_map(|d| {
                 Some(CandidateJudgment {
                     chunk_id: d.id.clone(),
-                    answers: BTreeMap::from([(USEFUL.to_string(), d.relevance?)]),
+                    scores: BTreeMap::from([(USEFUL.to_string(), d.relevance?)]),
                     model: d.model.clone().unwrap_or_default(),
                     cached: false,
                     input_tokens: u32::try_from(d.input_tokens.unwrap_or(0)).unwrap_or(u32::MAX),
@@ -205,7 +205,7 @@ pub(crate) fn rag_jev_not_assessed() -> Vec<String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProxiedPassage {
     pub text: String,
-    pub answers: BTreeMap<String, f64>,
+    pub scores: BTreeMap<String, f64>,
     /// The model that answered (`jev-1.13.0`).
     pub model: String,
     /// The model the application asked for (`jev-latest`): the judgment cache keys answers by it.
@@ -240,12 +240,12 @@ impl Workbench {
                 .map_err(|e| crate::Error::Invalid(e.to_string()))?
         };
         let (candidates, variant) = candidates_of(&request);
-        let spring = passages.iter().any(|p| p.answers.contains_key(IS_RELEVANT));
+        let spring = passages.iter().any(|p| p.scores.contains_key(IS_RELEVANT));
         let judge = if spring { "jev" } else { "jev-ragjev" };
         let judgments: Vec<CandidateJudgment> = (passages.iter().zip(&request.documents))
             .map(|(p, d)| CandidateJudgment {
                 chunk_id: d.id.clone(),
-                answers: (p.answers.iter())
+                scores: (p.scores.iter())
                     .map(|(k, v)| {
                         (
                             if k == RAG_JEV_KEY {
@@ -264,7 +264,7 @@ impl Workbench {
                 latency_ms: 0.0,
             })
             .collect();
-        let asked: std::collections::BTreeSet<&String> = judgments.iter().flat_map(|j| j.answers.keys()).collect();
+        let asked: std::collections::BTreeSet<&String> = judgments.iter().flat_map(|j| j.scores.keys()).collect();
         let outcome = JudgeOutcome {
             judge: judge.to_string(),
             model: passages.first().map(|p| p.model.clone()).unwrap_or_default(),
@@ -329,7 +329,7 @@ fn cache_rows(query: &str, passages: &[ProxiedPassage], now: i64) -> Vec<ragsift
             prompt_version: version,
         };
         let passage_hash = ragsift_core::ids::sha256_hex(p.text.as_bytes());
-        for (question, probability) in &p.answers {
+        for (question, probability) in &p.scores {
             if !ours.contains_key(question) || ours.get(question) != p.questions.get(question) {
                 continue;
             }

@@ -55,7 +55,7 @@ pub fn curves_over_runs(traces: &[Trace]) -> Result<Vec<Curve>> {
             t.run_id
         )));
     }
-    let has = |key: &str| (traces.iter().flat_map(|t| &t.judge.judgments)).any(|j| j.answers.contains_key(key));
+    let has = |key: &str| (traces.iter().flat_map(|t| &t.judge.judgments)).any(|j| j.scores.contains_key(key));
     let max_candidates = traces.iter().map(|t| t.candidates.len()).max().unwrap_or(0);
     let max_tokens = (traces.iter())
         .map(|t| t.candidates.iter().map(|c| u64::from(c.tokens)).sum::<u64>())

@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import type { CalibrationMetrics, CalibrationView, IntervalView, JudgeKind, ScoringStrategy } from "../api";
 import { fmt, fmtInt, fmtPct } from "../logic/format";
-import { endJob, go, policyRequest, startJob } from "../state";
+import { go, policyRequest } from "../state";
+import { useJob } from "../useJob";
 import { ErrorBanner } from "./common";
 
 /** "0.2 0.35 0.5" → numbers; null when any entry is not a number. */
@@ -48,9 +49,8 @@ export function Calibration(props: { browse: (set: (s: string) => void) => void 
   const [topNs, setTopNs] = useState("3 5 8");
   const [budget, setBudget] = useState("");
   const [minRecall, setMinRecall] = useState(0.98);
-  const [job, setJob] = useState<string | null>(null);
   const [view, setView] = useState<CalibrationView | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { job, error, setError, run: runJob } = useJob();
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
 
@@ -63,21 +63,13 @@ export function Calibration(props: { browse: (set: (s: string) => void) => void 
     if (!c || !n) return setProblem("Cutoffs and top-Ns are lists of numbers, e.g. 0.2 0.35 0.5.");
     if (b !== null && !(b >= 1)) return setProblem("The token budget is a positive number, or empty for none.");
     setProblem(null);
-    setError(null);
     setSaved(null);
-    const id = startJob("Calibrating");
-    setJob(id);
-    try {
+    await runJob("Calibrating", async (id) => {
       setView(await api.calibrate({
         development: dev.trim(), evaluation: heldOut.trim(), report: report.trim(), replay: traces.trim() || null, judge, scoring,
         cutoffs: c, top_ns: n, max_context_tokens: b, min_recall: minRecall,
       }, id));
-    } catch (err) {
-      setError(err);
-    } finally {
-      endJob(id);
-      setJob(null);
-    }
+    });
   };
 
   const path = (id: string, label: string, value: string, set: (s: string) => void, placeholder: string) => (

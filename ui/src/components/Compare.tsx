@@ -2,7 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import type { CaseSource, CompareReport, CompareSummary, EvidenceRef } from "../api";
 import { basename, fmt, fmtInt, fmtPct, fmtSigned, pages } from "../logic/format";
-import { endJob, labelsVersion, startJob } from "../state";
+import { labelsVersion } from "../state";
+import { useJob } from "../useJob";
 import { ErrorBanner } from "./common";
 import { Snippet } from "./Passage";
 
@@ -52,23 +53,13 @@ export function ComparePanel(props: { browse: (set: (s: string) => void) => void
   }, [labelsVersion.value]);
   const [a, setA] = useState(A_EXAMPLE);
   const [b, setB] = useState(B_EXAMPLE);
-  const [job, setJob] = useState<string | null>(null);
   const [report, setReport] = useState<CompareReport | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const run = async () => {
-    const id = startJob("Comparing");
-    setJob(id);
-    setError(null);
-    try {
+  const { job, error, setError, run: runJob } = useJob();
+  const run = () =>
+    runJob("Comparing", async (id) => {
       const source: CaseSource = fromFile ? { kind: "file", path: cases.trim() } : { kind: "labels" };
       setReport(await api.compare(source, a, b, id));
-    } catch (e) {
-      setError(e);
-    } finally {
-      endJob(id);
-      setJob(null);
-    }
-  };
+    });
   return (
     <div class="panel" data-testid="compare">
       <div class="panel-head"><h2>Compare two configurations</h2>

@@ -1,7 +1,7 @@
 import type { Reason } from "../api";
 
 import type { GroupBy, Mode, PolicyOptions } from "../api";
-import { MODE_TEXTS, QUESTION_TEXTS, REASON_TEXTS } from "../bindings";
+import { GROUP_BY_TEXTS, MODE_TEXTS, QUESTION_TEXTS, REASON_TEXTS } from "../bindings";
 
 // Every word and number here comes from Rust (policy::reason_texts and policy::question_texts), exported into
 // the generated bindings as constants; only the colours are the UI's own.
@@ -42,15 +42,11 @@ export const DEFAULT_THRESHOLDS: Record<string, number> = Object.fromEntries(
 );
 
 /** The modes in picker order, with what they read (policy::mode_texts). */
-/** The policy's groupings as the Replay view offers them (every variant of `GroupBy`: a new one does not compile until
- * it is named here). */
-export const GROUP_BY_LABEL: Record<GroupBy, { label: string; explain: string }> = {
-  none: { label: "none", explain: "Every chunk on its own" },
-  document: { label: "document", explain: "Chunks of the same document are kept or cut together" },
-  page: { label: "page", explain: "Chunks starting on the same page of the same document are kept or cut together" },
-  section: { label: "section", explain: "Chunks starting under the same heading of the same document are kept or cut together" },
-};
-export const GROUP_BY = Object.keys(GROUP_BY_LABEL) as GroupBy[];
+/** The policy's groupings as the Replay view offers them, with their words (policy::group_by_texts). */
+export const GROUP_BY_LABEL = Object.fromEntries(
+  GROUP_BY_TEXTS.map((g) => [g.group_by, { label: g.label, explain: g.explain }]),
+) as Record<GroupBy, { label: string; explain: string }>;
+export const GROUP_BY: GroupBy[] = GROUP_BY_TEXTS.map((g) => g.group_by as GroupBy);
 
 export const MODES: { value: Mode; label: string; explain: string; threshold: boolean; classifies: boolean }[] = MODE_TEXTS.map(
   (m) => ({ value: m.mode as Mode, label: m.label, explain: m.explain, threshold: m.threshold, classifies: m.classifies }),

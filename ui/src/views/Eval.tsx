@@ -5,7 +5,7 @@ import type { EvalPolicy, EvalView, JudgeKind, ScoringStrategy, Summary, Sweep }
 import { Empty, ErrorBanner } from "../components/common";
 import { fmt, fmtInt } from "../logic/format";
 import { sweepGeometry } from "../logic/plot";
-import { endJob, startJob } from "../state";
+import { useJob } from "../useJob";
 import { Calibration } from "../components/Calibration";
 import { JudgeCalibrationPanel, LabelList } from "../components/JudgeCalibration";
 import { ComparePanel } from "../components/Compare";
@@ -72,9 +72,8 @@ export function Evaluation() {
   const [minRel, setMinRel] = useState<number>(EVAL_DEFAULTS.min_relevance);
   const [topN, setTopN] = useState("");
   const [topK, setTopK] = useState<number>(EVAL_DEFAULTS.top_k);
-  const [job, setJob] = useState<string | null>(null);
   const [result, setResult] = useState<EvalView | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { job, error, setError, run: runJob } = useJob();
   const [formError, setFormError] = useState<string | null>(null);
 
   const browse = async (set: (s: string) => void) => {
@@ -95,17 +94,9 @@ export function Evaluation() {
     if (!Number.isInteger(topK)) return setFormError("Top-k must be a whole number.");
     if (!Number.isFinite(minRel)) return setFormError("Min relevance must be a number.");
     setFormError(null);
-    setError(null);
-    const id = startJob("Evaluating");
-    setJob(id);
-    try {
+    await runJob("Evaluating", async (id) => {
       setResult(await api.evaluate({ cases_path: casesPath.trim(), traces_path: tracesPath.trim() || null, from_library: fromLibrary, top_k: topK, judge, scoring, min_relevance: minRel, top_n: n }, id));
-    } catch (err) {
-      setError(err);
-    } finally {
-      endJob(id);
-      setJob(null);
-    }
+    });
   };
 
   const r = result?.report;

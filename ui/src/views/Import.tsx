@@ -4,7 +4,8 @@ import type { JudgeKind, RunSummary, Trace } from "../api";
 import { ErrorBanner } from "../components/common";
 import { JudgeTable } from "../components/JudgeTable";
 import { fmtInt } from "../logic/format";
-import { currentRunId, endJob, go, rememberTrace, runsVersion, startJob } from "../state";
+import { currentRunId, go, rememberTrace, runsVersion } from "../state";
+import { useJob } from "../useJob";
 
 /** A path from the file dialog (JSON files), or null when cancelled or unavailable. */
 async function pickJson(): Promise<string | null> {
@@ -29,27 +30,18 @@ export function Import() {
   const [json, setJson] = useState("");
   const [path, setPath] = useState("");
   const [judge, setJudge] = useState<JudgeKind>("auto");
-  const [job, setJob] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { job, error, setError, run: runJob } = useJob();
   const [imported, setImported] = useState<Trace | null>(null);
   const [runPath, setRunPath] = useState("");
   const [runImported, setRunImported] = useState<RunSummary | null>(null);
 
-  const importCandidates = async (fromFile: boolean) => {
-    const id = startJob("Judging imported candidates");
-    setJob(id);
-    setError(null);
+  const importCandidates = (fromFile: boolean) => {
     setImported(null);
-    try {
+    return runJob("Judging imported candidates", async () => {
       const t = fromFile ? await api.importCandidatesFile(path.trim(), judge) : await api.importCandidates(json, judge);
       rememberTrace(t);
       setImported(t);
-    } catch (e) {
-      setError(e);
-    } finally {
-      endJob(id);
-      setJob(null);
-    }
+    });
   };
 
   const importRun = async () => {

@@ -7,7 +7,8 @@ import { fileErrorText, statusLabel } from "../logic/errors";
 import { applyReport, initialIngest, reduceIngest, stageText } from "../logic/ingest";
 import type { IngestState } from "../logic/ingest";
 import { basename, fmtTime } from "../logic/format";
-import { appInfo, endJob, libraryVersion, refreshAppInfo, startJob } from "../state";
+import { appInfo, libraryVersion, refreshAppInfo } from "../state";
+import { useJob } from "../useJob";
 
 async function pick(directory: boolean): Promise<string[]> {
   const { open } = await import("@tauri-apps/plugin-dialog");
@@ -66,9 +67,8 @@ function TitleCell(props: { doc: DocumentRow; onRenamed: () => void }) {
 
 export function Library() {
   const [docs, setDocs] = useState<DocumentRow[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [batch, setBatch] = useState<IngestState | null>(null);
-  const [job, setJob] = useState<string | null>(null);
+  const { job, error, setError, run: runJob } = useJob();
   const [path, setPath] = useState("");
   const [dragging, setDragging] = useState(false);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -94,30 +94,22 @@ export function Library() {
   const ingest = async (paths: string[]): Promise<boolean> => {
     const list = paths.map((p) => p.trim()).filter(Boolean);
     if (!list.length || jobRef.current) return false;
-    setError(null);
-    const id = startJob("Adding documents");
-    setJob(id);
     let state = initialIngest();
     setBatch(state);
-    try {
+    const done = await runJob("Adding documents", async (id) => {
       const report = await api.ingest(list, id, (e) => {
         state = reduceIngest(state, e);
         setBatch(state);
       });
       state = applyReport(state, report);
       setBatch(state);
-      libraryVersion.value++;
       void refreshAppInfo();
       return true;
-    } catch (e) {
-      setBatch({ ...state, finished: true });
-      setError(e);
-      libraryVersion.value++;
-      return false;
-    } finally {
-      endJob(id);
-      setJob(null);
-    }
+    });
+    // Whatever went in before a failure is in the library: the views reload either way.
+    if (!done) setBatch({ ...state, finished: true });
+    libraryVersion.value++;
+    return done === true;
   };
   const ingestRef = useRef(ingest);
   ingestRef.current = ingest;

@@ -1,25 +1,23 @@
 import { Component } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, ServeSnippet, Trace } from "../api";
-import { AnswerText } from "../components/AnswerText";
+import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag, SectionPath } from "../components/common";
 import { Snippet } from "../components/Passage";
 import { RunView } from "../components/RunView";
-import { SnippetList } from "../components/Serving";
 import { ExportRun, LabelSummary } from "../components/RunLabels";
 import { OperatingCurves } from "../components/Curves";
 import { useCalibrated } from "../components/Tuning";
 import { VirtualTable } from "../components/VirtualRows";
-import { fmt, fmtInt, fmtSigned, pages, stageText } from "../logic/format";
+import { fmt, pages } from "../logic/format";
 import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, GROUP_BY, GROUP_BY_LABEL, forWire, takesThreshold } from "../logic/reasons";
 import { applyReplayDelta } from "../logic/replayDelta";
 import { createSweeps } from "../logic/replaySweep";
 import { diffSelections } from "../logic/replayDiff";
 import type { SelectionDiff } from "../logic/replayDiff";
 import { createLatestScheduler } from "../logic/scheduler";
-import { endJob, labelsVersion, openSource, pinRequest, policyRequest, rememberTrace, startJob } from "../state";
-import { SourcesList } from "./Chat";
+import { labelsVersion, pinRequest, policyRequest, rememberTrace } from "../state";
+import { PolicyActions, RegenerateCompare, ReplaySummary, useRegenerate } from "../components/ReplayParts";
 
 
 
@@ -124,11 +122,6 @@ class ReplayTable extends Component<TableProps> {
   }
 }
 
-/** A count, or "bypassed" where the selection has none (rag-jev's null). */
-function orBypass(n: number | null): string {
-  return n === null ? "bypassed" : fmtInt(n);
-}
-
 /** A candidate's score on a slider's scale, and whether the current selection keeps it. */
 export type Tick = { id: string; value: number; kept: boolean | null };
 
@@ -201,6 +194,35 @@ const TICKS_SETTLE_MS = 120;
 /** How long the view stays idle before it asks for the sweeps of the thresholds in play. */
 const SWEEP_IDLE_MS = 300;
 
+/** Each threshold slider's ticks: every candidate's score for that question (`calibrated` scores when the sliders
+ *  are in calibrated probability), and whether the selection keeps it. They follow the selection once it settles
+ *  (TICKS_SETTLE_MS after the last change), so a drag repaints the candidates first and the ticks between moves. */
+function useTicks(t: Trace, selection: Selection, options: PolicyOptions, calibrated: ({ [key in string]: number } | undefined)[] | null) {
+  const [settled, setSettled] = useState({ selection, options });
+  useEffect(() => {
+    const id = setTimeout(() => setSettled({ selection, options }), TICKS_SETTLE_MS);
+    return () => clearTimeout(id);
+  }, [selection, options]);
+  const tickValues = useMemo(() => {
+    const judged = new Map(t.judge.judgments.map((j) => [j.chunk_id, j.answers]));
+    const out: Record<string, { id: string; value: number }[]> = {};
+    for (const key of THRESHOLD_KEYS) {
+      out[key] = t.candidates.flatMap((c, i) => {
+        const v = calibrated ? calibrated[i]?.[key] : judged.get(c.chunk_id)?.[key];
+        return v === undefined || v === null || !Number.isFinite(v) ? [] : [{ id: c.chunk_id, value: v }];
+      });
+    }
+    return out;
+  }, [t, calibrated]);
+  const ticks = useMemo(() => {
+    const kept = new Map(settled.selection.decisions.map((d) => [d.chunk_id, d.selected]));
+    const out: Record<string, Tick[]> = {};
+    for (const key of THRESHOLD_KEYS) out[key] = tickValues[key].map((v) => ({ ...v, kept: kept.get(v.id) ?? false }));
+    return out;
+  }, [tickValues, settled.selection]);
+  return { ticks, settledOptions: settled.options };
+}
+
 function ReplayPanel(props: { trace: Trace }) {
   const t = props.trace;
   const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy, t));
@@ -210,10 +232,7 @@ function ReplayPanel(props: { trace: Trace }) {
   const [labels, setLabels] = useState<RunLabels>(t.labels);
   const [ownLabels, setOwnLabels] = useState(0);
   const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState<string | null>(null);
-  // The current options as the application sets them (Spring's record, rag-jev's options): texts from Rust.
-  const [policySnippets, setPolicySnippets] = useState<ServeSnippet[] | null>(null);
-  const [regen, setRegen] = useState<{ answer: string; stage: string | null; trace: Trace | null; error: unknown; job: string | null } | null>(null);
+  const { regen, regenerate } = useRegenerate(t, () => optionsRef.current);
   const measure = useRef(false);
   // Thresholds set in calibrated probability: Rust turns them into the raw thresholds the policy applies.
   const calibrated = useCalibrated(t.run_id);
@@ -273,7 +292,6 @@ function ReplayPanel(props: { trace: Trace }) {
     const next = { ...optionsRef.current, ...patch };
     optionsRef.current = next;
     setOptions(next);
-    setSaved(null);
     const fromSweep = swept !== undefined && !inCalibratedRef.current ? sweeps.lookup(swept, forWire(next)) : null;
     if (fromSweep) {
       performance.mark("replay-answered");
@@ -337,50 +355,8 @@ function ReplayPanel(props: { trace: Trace }) {
     [t, options.mode, ownLabels + labelled],
   );
   const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
-  // Each threshold slider's ticks: every candidate's score for that question (calibrated when the sliders are), and
-  // whether the selection keeps it. They follow the selection once it settles (TICKS_SETTLE_MS after the last
-  // change), so a drag repaints the candidates first and the ticks between moves.
-  const [settled, setSettled] = useState({ selection, options });
-  useEffect(() => {
-    const id = setTimeout(() => setSettled({ selection, options }), TICKS_SETTLE_MS);
-    return () => clearTimeout(id);
-  }, [selection, options]);
-  const tickValues = useMemo(() => {
-    const judged = new Map(t.judge.judgments.map((j) => [j.chunk_id, j.answers]));
-    const out: Record<string, { id: string; value: number }[]> = {};
-    for (const key of THRESHOLD_KEYS) {
-      out[key] = t.candidates.flatMap((c, i) => {
-        const v = inCalibrated ? calibrated[i]?.[key] : judged.get(c.chunk_id)?.[key];
-        return v === undefined || v === null || !Number.isFinite(v) ? [] : [{ id: c.chunk_id, value: v }];
-      });
-    }
-    return out;
-  }, [t, inCalibrated, calibrated]);
-  const ticks = useMemo(() => {
-    const kept = new Map(settled.selection.decisions.map((d) => [d.chunk_id, d.selected]));
-    const out: Record<string, Tick[]> = {};
-    for (const key of THRESHOLD_KEYS) out[key] = tickValues[key].map((v) => ({ ...v, kept: kept.get(v.id) ?? false }));
-    return out;
-  }, [tickValues, settled.selection]);
+  const { ticks, settledOptions } = useTicks(t, selection, options, inCalibrated ? calibrated : null);
   const classify = options.mode === "classify";
-
-  const regenerate = async () => {
-    const job = startJob("Regenerating");
-    let answer = "";
-    setRegen({ answer: "", stage: null, trace: null, error: null, job });
-    try {
-      const nt = await api.regenerate(t.run_id, forWire(optionsRef.current), job, (e) => {
-        if (e.event === "token") { answer += e.text; setRegen((r) => r && { ...r, answer }); }
-        else if (e.event === "stage") setRegen((r) => r && { ...r, stage: e.stage });
-      });
-      rememberTrace(nt);
-      setRegen({ answer: nt.answer, stage: null, trace: nt, error: null, job: null });
-    } catch (e) {
-      setRegen((r) => ({ answer: r?.answer ?? "", stage: null, trace: null, error: e, job: null }));
-    } finally {
-      endJob(job);
-    }
-  };
 
   return (
     <div class="replay">
@@ -418,7 +394,7 @@ function ReplayPanel(props: { trace: Trace }) {
             return <Slider key={key} testid={`threshold-${key}`} label={q.label} value={options.thresholds[key] ?? q.threshold!}
               hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classify mode only)"}`}
               dim={!classify || unassessed} ticks={unassessed ? undefined : ticks[key]}
-              tickValue={settled.options.thresholds[key] ?? q.threshold!} onValue={(v) => setThreshold(key, v)} />;
+              tickValue={settledOptions.thresholds[key] ?? q.threshold!} onValue={(v) => setThreshold(key, v)} />;
           })}
           <Slider testid="min-relevance" label="Min relevance" value={options.min_relevance ?? 0} dim={!takesThreshold(options.mode)}
             hint="usefulness below this is dropped (filter modes)" onValue={(v) => update({ min_relevance: v })} />
@@ -436,53 +412,19 @@ function ReplayPanel(props: { trace: Trace }) {
             <span class="slider-hint muted">empty = off</span>
           </div>
         </div>
-        <div class="control-row">
+        <PolicyActions options={options} onError={setError}
+          regenerate={<button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>}>
           <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [], labels: report }); scheduler.schedule(o); }}>Reset to run's policy</button>
           <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
-          <button type="button" class="btn" onClick={() => api.saveDefaultPolicy(forWire(optionsRef.current)).then(() => setSaved("Saved as the default policy."), setError)}>Save as default policy</button>
-          <button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>
-          <button type="button" class="btn" data-testid="policy-snippets-toggle" onClick={() => {
-            if (policySnippets) return setPolicySnippets(null);
-            api.policySnippets(forWire(optionsRef.current)).then(setPolicySnippets, setError);
-          }}>{policySnippets ? "Hide app config" : "Copy for your app…"}</button>
-          {saved && <span class="ok small" role="status">{saved}</span>}
-        </div>
-        {policySnippets && <SnippetList snippets={policySnippets} testid="policy-snippets" class="snippets-inline" />}
+        </PolicyActions>
       </div>
-      <div class="replay-summary panel" data-testid="replay-summary">
-        <span class="stat"><strong class="num" data-testid="changed-count">{diff.changed}</strong> changed</span>
-        <span class="stat">selected <strong class="num">{orBypass(diff.selected.now)}</strong> <span class="muted">(run {orBypass(diff.selected.before)})</span></span>
-        <span class="stat">tokens <strong class="num">{orBypass(diff.tokens.now)}</strong> <span class="muted">(run {orBypass(diff.tokens.before)}{diff.tokens.delta === null ? "" : `, ${fmtSigned(diff.tokens.delta)}`})</span></span>
-        <span class="stat">characters <strong class="num">{orBypass(diff.characters.now)}</strong> <span class="muted">(run {orBypass(diff.characters.before)}{diff.characters.delta === null ? "" : `, ${fmtSigned(diff.characters.delta)}`})</span></span>
-        <span class="stat">status <strong>{selection.status}</strong></span>
-        <div class="reason-counts">
-          {diff.counts.map((c) => (
-            <span key={c.reason} class="reason-count"><ReasonTag reason={c.reason} /> <span class="num">{c.now}</span><span class="muted num"> / {c.before}</span></span>
-          ))}
-          <span class="muted small">now / in run</span>
-        </div>
-      </div>
+      <ReplaySummary diff={diff} selection={selection} />
       <IntegrityWarnings warnings={selection.warnings} />
       <ReplayTable diff={diff} candidates={candidates} pinned={options.pinned}
         onPin={setPin} relevant={relevantIds} onRelevant={(id, on) => void setRelevant(id, on)} query={t.query} />
       <LabelSummary report={report} labelled={labels.relevant_ids !== null || labels.baseline_ids !== null} />
       {curves}
-      {regen && (
-        <div class="compare panel" data-testid="regenerate-compare">
-          <div class="compare-col">
-            <h3>Original answer</h3>
-            <div class="answer-box"><AnswerText text={t.answer} onCite={(n) => openSource(t, n)} /></div>
-            <SourcesList trace={t} />
-          </div>
-          <div class="compare-col">
-            <h3>With this selection</h3>
-            {regen.job && <div class="stage-line"><span class="spinner" aria-hidden="true" />{regen.stage ? stageText(regen.stage) : "Starting…"}</div>}
-            <div class="answer-box" data-testid="regenerated-answer"><AnswerText text={regen.answer} onCite={regen.trace ? (n) => openSource(regen.trace!, n) : undefined} /></div>
-            <ErrorBanner error={regen.error} />
-            {regen.trace && <SourcesList trace={regen.trace} />}
-          </div>
-        </div>
-      )}
+      {regen && <RegenerateCompare trace={t} regen={regen} />}
       <div class="panel"><ExportRun trace={t} /></div>
     </div>
   );

@@ -1,6 +1,8 @@
 //! Shared helpers of the CLI tests: the repository root and a `ragsift` command on a given library home.
 #![allow(dead_code)]
 
+pub mod service;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

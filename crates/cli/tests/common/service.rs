@@ -1,6 +1,5 @@
 //! `ragsift serve` as the tests run it: a child process on a free loopback port and its own library, killed when
 //! dropped, and a client with a user agent.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
@@ -36,7 +35,7 @@ pub fn serve_in(
     env: &[(&str, &str)],
     args: &[&str],
 ) -> Service {
-    let mut cmd = super::common::ragsift(home.path());
+    let mut cmd = super::ragsift(home.path());
     cmd.args(["serve", "--port", "0", "--judge", "jev"])
         .args(args)
         .env("TYPESAFE_API_KEY", "sk-test")

@@ -1,65 +1,36 @@
 //! The measures (reliability bins, Brier, AUC) and the fits (Platt, isotonic) with their cross-validation.
 
 use super::*;
+use ragsift_core::rng::mix;
+use ragsift_judge::local::model;
 
-/// The reliability diagram: [`BINS`] equal-width bins, empty ones omitted. Non-finite probabilities are skipped.
+/// The reliability diagram: [`BINS`] equal-width bins, empty ones omitted. Non-finite probabilities are skipped and
+/// the rest clamped to 0..=1. The bins are the judge's own ([`model::reliability`]): one home for the measures.
 pub fn reliability_bins(p: &[f64], y: &[bool]) -> Vec<ReliabilityBin> {
-    let mut sums = [(0.0f64, 0u32, 0u32); BINS];
-    for (&pi, &yi) in p.iter().zip(y) {
-        if !pi.is_finite() {
-            continue;
-        }
-        let i = ((pi.clamp(0.0, 1.0) * BINS as f64) as usize).min(BINS - 1);
-        sums[i].0 += pi;
-        sums[i].1 += u32::from(yi);
-        sums[i].2 += 1;
-    }
-    (sums.iter())
-        .filter(|s| s.2 > 0)
-        .map(|&(sum, pos, n)| ReliabilityBin {
-            p_mean: sum / f64::from(n),
-            frac_positive: f64::from(pos) / f64::from(n),
-            n,
+    let (p, y): (Vec<f64>, Vec<bool>) = (p.iter().zip(y))
+        .filter(|(pi, _)| pi.is_finite())
+        .map(|(&pi, &yi)| (pi.clamp(0.0, 1.0), yi))
+        .unzip();
+    (model::reliability(&p, &y, BINS).into_iter())
+        .map(|b| ReliabilityBin {
+            p_mean: b.p_mean,
+            frac_positive: b.frac_positive,
+            n: b.n,
         })
         .collect()
 }
 
-/// Mean of `(p − y)²`; `None` without labels.
+/// Mean of `(p − y)²` ([`model::brier`]); `None` without labels.
 pub fn brier(p: &[f64], y: &[bool]) -> Option<f64> {
     let n = p.len().min(y.len());
-    (n > 0).then(|| {
-        p.iter()
-            .zip(y)
-            .map(|(&pi, &yi)| (pi - f64::from(u8::from(yi))).powi(2))
-            .sum::<f64>()
-            / n as f64
-    })
+    (n > 0).then(|| model::brier(&p[..n], &y[..n]))
 }
 
-/// ROC AUC: P(score of a positive > score of a negative), ties counted half (the Mann–Whitney statistic with
-/// mid-ranks). `None` unless both classes are present.
+/// ROC AUC ([`model::auc`]): P(score of a positive > score of a negative), ties counted half. `None` unless both
+/// classes are present.
 pub fn auc(p: &[f64], y: &[bool]) -> Option<f64> {
-    let mut pairs: Vec<(f64, bool)> = p.iter().copied().zip(y.iter().copied()).collect();
-    let positives = pairs.iter().filter(|(_, yi)| *yi).count();
-    let negatives = pairs.len() - positives;
-    if positives == 0 || negatives == 0 {
-        return None;
-    }
-    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    // Sum of the positives' mid-ranks (1-based).
-    let mut rank_sum = 0.0;
-    let mut i = 0;
-    while i < pairs.len() {
-        let mut j = i;
-        while j < pairs.len() && pairs[j].0.total_cmp(&pairs[i].0).is_eq() {
-            j += 1;
-        }
-        let mid_rank = (i + 1 + j) as f64 / 2.0;
-        rank_sum += mid_rank * pairs[i..j].iter().filter(|(_, yi)| *yi).count() as f64;
-        i = j;
-    }
-    let (np, nn) = (positives as f64, negatives as f64);
-    Some((rank_sum - np * (np + 1.0) / 2.0) / (np * nn))
+    let n = p.len().min(y.len());
+    model::auc(&p[..n], &y[..n])
 }
 
 /// Platt scaling on logit(p) (see the module's notes). `None` when the fit ranks backwards (`a ≤ 0`) or fails.
@@ -169,14 +140,6 @@ pub(super) fn folds(y: &[bool], k: usize) -> Vec<usize> {
         }
     }
     fold
-}
-
-/// SplitMix64's finaliser: a fixed scrambling of an index.
-pub(super) fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 pub(super) fn fit(method: Method, p: &[f64], y: &[bool]) -> Option<Calibrator> {

@@ -1,25 +1,11 @@
 //! Tests of judge calibration on synthetic judges with known miscalibration.
 
 use super::*;
-
-/// SplitMix64: a tiny deterministic generator for synthetic labels.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn uniform(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use ragsift_core::rng::SplitMix64 as Rng;
 
 /// n raw probabilities spread over (0, 1), labels drawn from `truth(p)`.
 fn synthetic(n: usize, seed: u64, truth: impl Fn(f64) -> f64) -> (Vec<f64>, Vec<bool>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let p: Vec<f64> = (0..n).map(|_| 0.01 + 0.98 * rng.uniform()).collect();
     let y = p.iter().map(|&pi| rng.uniform() < truth(pi)).collect();
     (p, y)

@@ -57,7 +57,7 @@ pub fn select_with(
     let mut completed = Vec::with_capacity(results.len());
     let mut failure = None;
     for r in results {
-        match r.map(|j| (j.answers.get(USEFUL).copied(), j)) {
+        match r.map(|j| (j.scores.get(USEFUL).copied(), j)) {
             Ok((Some(p), j)) => completed.push(Some(Judgment {
                 relevance: p,
                 model: j.model,

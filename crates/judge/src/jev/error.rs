@@ -7,11 +7,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-/// Jev's answers for one passage.
+/// The judge's scores for one passage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PassageJudgment {
-    /// Question key → probability that the answer is true, in [0, 1]. Exactly the requested keys.
-    pub answers: BTreeMap<String, f64>,
+    /// Question key → probability that the answer is yes, in [0, 1]. Exactly the requested keys. (Jev's wire
+    /// and ragsift's stored runs call them `answers`; in code they are scores, so that "answer" is only ever the
+    /// model's answer.)
+    #[serde(rename = "answers")]
+    pub scores: BTreeMap<String, f64>,
     /// The model that answered, as Jev reports it (e.g. `jev-1.13.0` for `jev-latest`).
     pub model: String,
     pub input_tokens: u32,
@@ -23,8 +26,9 @@ pub struct PassageJudgment {
 }
 
 impl PassageJudgment {
-    pub fn answer(&self, key: &str) -> Option<f64> {
-        self.answers.get(key).copied()
+    /// The score for question `key`, if it was asked.
+    pub fn score(&self, key: &str) -> Option<f64> {
+        self.scores.get(key).copied()
     }
 }
 

@@ -147,7 +147,7 @@ pub(super) fn parse_success(
         }
     };
     Ok(PassageJudgment {
-        answers: parsed,
+        scores: parsed,
         model,
         input_tokens: tokens("input_tokens")?,
         output_tokens: tokens("output_tokens")?,

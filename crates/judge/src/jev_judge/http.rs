@@ -55,8 +55,8 @@ impl JevJudge {
     }
 
     fn as_useful(mut judgment: PassageJudgment, key: &str) -> PassageJudgment {
-        let p = judgment.answers.remove(key);
-        judgment.answers = p
+        let p = judgment.scores.remove(key);
+        judgment.scores = p
             .map(|p| BTreeMap::from([(jev::USEFUL.to_string(), p)]))
             .unwrap_or_default();
         judgment

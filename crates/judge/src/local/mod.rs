@@ -192,7 +192,7 @@ impl Judge for LocalJudge<'_> {
                     answers.insert(q.key.clone(), m.predict(&feature_row(m, s, passage)));
                 }
                 Ok(PassageJudgment {
-                    answers,
+                    scores: answers,
                     model: model_name.clone(),
                     input_tokens: s.lm_tokens,
                     output_tokens: 0,

@@ -5,6 +5,7 @@ use super::ReviewPacketFiles;
 use super::{AnswerLabel, ReviewAnswer, ReviewEvidence, ReviewItem, ReviewKey, ReviewKeyItem, ReviewPacket};
 use crate::{Error, Result};
 use ragsift_core::ids::sha256_hex;
+use ragsift_core::rng::SplitMix64;
 use ragsift_pipeline::augment::Source;
 use ragsift_pipeline::Trace;
 use std::collections::BTreeMap;
@@ -16,27 +17,13 @@ reference is ambiguous. An answer is \"unclear\" when the evidence does not supp
 answer's [n] names passage n of the evidence. Keep the answer key away from reviewers until every answer is \
 labelled. This review does not establish citation faithfulness.";
 
-/// splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014; the seeding
-/// generator of xoshiro): a tiny deterministic generator, enough to draw each item's answer order from a seed.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// Which anonymous answer is the baseline's, for each of `items` items in order: one splitmix64 draw per item
 /// (its top bit), so the same seed always gives the same order.
 pub fn blind_order(seed: u64, items: usize) -> Vec<AnswerLabel> {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..items)
         .map(|_| {
-            if rng.next() >> 63 == 0 {
+            if rng.next_u64() >> 63 == 0 {
                 AnswerLabel::A
             } else {
                 AnswerLabel::B
@@ -272,7 +259,7 @@ pub(super) mod tests {
             assert!((4..=28).contains(&a), "seed {seed}: baseline is A {a} times of 32");
         }
         // splitmix64's published first output for seed 0 (its reference test vector).
-        assert_eq!(SplitMix64(0).next(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(SplitMix64::new(0).next_u64(), 0xe220_a839_7b1d_cdaf);
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn run(scores: &[f64], relevant: &[&str], policy: &PolicyOptions) -> Trace {
     let judgments = (candidates.iter().zip(scores))
         .map(|(c, &p)| CandidateJudgment {
             chunk_id: c.chunk_id.clone(),
-            answers: BTreeMap::from([
+            scores: BTreeMap::from([
                 (CONTAINS_PROMPT_INJECTION.to_string(), 0.01),
                 (CONTRADICTS_QUERY_PREMISE.to_string(), 0.01),
                 (IS_RELEVANT.to_string(), p),

@@ -4,17 +4,11 @@
 //! screen's pixels, that its highlight lies on its text. Screenshots of each view land in
 //! `test-artifacts/e2e/`. Needs `Xvfb`, `WebKitWebDriver` and `tauri-driver` (scripts/setup.sh installs them).
 
-#[path = "support/app.rs"]
 mod app;
-#[path = "support/big_run.rs"]
 mod big_run;
-#[path = "../../crates/engine/tests/common/http.rs"]
-mod http;
-#[path = "support/repaint.rs"]
+use ragsift_test_support::http;
 mod repaint;
-#[path = "support/webdriver.rs"]
 mod webdriver;
-#[path = "support/xwd.rs"]
 mod xwd;
 
 use app::{launch, repo, window_test};
@@ -764,7 +758,7 @@ fn ingest_ask_inspect_and_replay_in_the_real_window() {
 /// real window within a 60 Hz frame through the real IPC — the tables hold only the rows in view, and a replay
 /// sends only the decisions that differ from the run's.
 #[test]
-fn two_thousand_candidates_replay_in_the_real_window() {
+fn heavy_two_thousand_candidates_replay_in_the_real_window() {
     let Some(w) = window_test() else {
         return;
     };

@@ -463,5 +463,4 @@ pub fn normalized_datetime(text: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "scored_tests.rs"]
 mod tests;
