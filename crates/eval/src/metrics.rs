@@ -98,22 +98,11 @@ pub struct Summary {
     pub answer_correct: Option<f64>,
 }
 
-/// Mean of the present values with Neumaier-compensated summation, so that it agrees with Python's exact
-/// `statistics.mean` to the last bit in ordinary cases (three cases of 2/3 and one of 1/2 average to 0.5, not
-/// 0.4999999999999999).
+/// Mean of the present values with Neumaier-compensated summation ([`crate::calibrate::mean`]), so that it agrees
+/// with Python's exact `statistics.mean` to the last bit in ordinary cases (three cases of 2/3 and one of 1/2
+/// average to 0.5, not 0.4999999999999999).
 fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    let (mut sum, mut compensation, mut n) = (0.0f64, 0.0f64, 0usize);
-    for v in values.flatten() {
-        let t = sum + v;
-        compensation += if sum.abs() >= v.abs() {
-            (sum - t) + v
-        } else {
-            (v - t) + sum
-        };
-        sum = t;
-        n += 1;
-    }
-    (n > 0).then(|| (sum + compensation) / n as f64)
+    crate::calibrate::mean(values.flatten())
 }
 
 fn flag(b: bool) -> f64 {

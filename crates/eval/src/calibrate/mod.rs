@@ -48,7 +48,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::{python_json_dumps, EvalCase, EvalError, RagJevTrace, ScoringStrategy};
+use crate::{python_json_dumps, EvalCase, RagJevTrace, ScoringStrategy};
 use crate::{Error, Result};
 use ragsift_policy::PolicyOptions;
 
@@ -184,10 +184,6 @@ pub fn frozen_policy_options(frozen: &Value) -> Result<Option<PolicyOptions>> {
     }
 }
 
-fn invalid(e: EvalError) -> Error {
-    Error::Invalid(e.to_string())
-}
-
 /// Writes `value` as indented JSON to a file that must not exist yet (never overwrites, even in a race).
 fn write_new(path: &Path, value: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(e.to_string()))? + "\n";
@@ -269,8 +265,8 @@ pub fn run(
             options.min_recall
         )));
     }
-    check_split(development, evaluation).map_err(invalid)?;
-    let policies = grid(&options.cutoffs, &options.top_ns, options.max_context_tokens).map_err(invalid)?;
+    check_split(development, evaluation)?;
+    let policies = grid(&options.cutoffs, &options.top_ns, options.max_context_tokens)?;
     if let Some(path) = artifacts.existing() {
         return Err(exists(path));
     }
@@ -306,9 +302,9 @@ pub fn run(
     // Development: every policy, the choice, the frozen file.
     let dev_traces = obtain(Split::Development, development)?;
     let strategy = options.scoring_strategy;
-    let dev_prepared = grid::prepare(development, &dev_traces, strategy).map_err(invalid)?;
+    let dev_prepared = grid::prepare(development, &dev_traces, strategy)?;
     let dev_results = grid::grid_on(&dev_prepared, &policies);
-    let choice = choose(&dev_results, options.min_recall).map_err(invalid)?;
+    let choice = choose(&dev_results, options.min_recall)?;
     let frozen = Frozen {
         eligible: choice.eligible,
         policy: choice.policy.clone(),
@@ -334,7 +330,7 @@ pub fn run(
 
     // Held out: baseline, every policy (descriptive), the frozen policy against the baseline.
     let eval_traces = obtain(Split::Evaluation, evaluation)?;
-    let prepared = grid::prepare(evaluation, &eval_traces, strategy).map_err(invalid)?;
+    let prepared = grid::prepare(evaluation, &eval_traces, strategy)?;
     let baseline = grid::assess_prepared(&prepared, None);
     let held_out = grid::grid_on(&prepared, &policies);
     let chosen = choice

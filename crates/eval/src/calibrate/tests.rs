@@ -1,7 +1,7 @@
 //! Unit tests of the calibration: split checks, the grid, the choice rule, the bootstrap and the driver's order.
 
 use super::*;
-use crate::{fingerprint, Document, Judgment, PROMPT_VERSION};
+use crate::{fingerprint, Document, EvalError, Judgment, PROMPT_VERSION};
 use ragsift_policy::Mode;
 
 fn case(id: &str, query: &str, docs: &[(&str, &str)], relevant: &[&str], family: Option<&str>) -> EvalCase {
@@ -534,4 +534,16 @@ fn replay_without_a_qualifying_policy_freezes_none_and_reports_no_interval() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&artifacts.report).unwrap()).unwrap();
     assert!(report.get("context_token_difference").is_none());
     assert_eq!(report["eligible"], false);
+}
+
+#[test]
+fn a_trace_of_changed_input_reads_as_stale_not_invalid() {
+    let tmp = scratch();
+    let artifacts = Artifacts::next_to(&tmp.path().join("report.json"));
+    let ((dev, mut all), (eval, eval_traces)) = (development(), heldout());
+    all.extend(eval_traces);
+    all[0].input_hash = "0".repeat(64);
+    let err = run(&dev, &eval, &options(), &artifacts, Traces::Replay(all)).unwrap_err();
+    assert!(matches!(err, Error::Stale(_)), "{err:?}");
+    assert!(!artifacts.frozen.exists());
 }
