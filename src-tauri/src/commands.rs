@@ -17,7 +17,7 @@ use ragsift_workbench::tuning::{CaseSource, CompareReport, RunAblation};
 use ragsift_workbench::FirstRun;
 use ragsift_workbench::{
     AppInfo, AskEvent, AskRequest, CalibrateForm, CalibrationView, EvalRequest, EvalView, JudgeInfo, JudgeKind,
-    LibraryActivity, PageView, ServeSnippet, Workbench,
+    LibraryActivity, PageView, PolicyForm, ServeSnippet, Workbench,
 };
 use ragsift_workbench::{DocumentRow, RunSummary};
 use ragsift_workbench::{IngestReport, Settings};
@@ -156,6 +156,13 @@ pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
 #[specta::specta]
 pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<ReplayDelta> {
     blocking(&wb, move |wb| wb.replay_delta(&run_id, &options)).await
+}
+
+/// `options` as the replay form shows them for a run, with the run's judge's defaults beside them.
+#[tauri::command]
+#[specta::specta]
+pub async fn policy_form(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<PolicyForm> {
+    blocking(&wb, move |wb| wb.policy_form(&run_id, &options)).await
 }
 
 /// The run's replays over every value of one threshold's slider, chained (`ReplaySweep`): a drag over that slider

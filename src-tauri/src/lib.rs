@@ -59,6 +59,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::run,
             commands::replay,
             commands::replay_sweep,
+            commands::policy_form,
             commands::regenerate,
             commands::settings,
             commands::check_settings,

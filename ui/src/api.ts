@@ -86,6 +86,8 @@ export const api = {
    * logic/replaySweep.ts. */
   replaySweep: (runId: string, options: PolicyOptions, key: string, values: number[]) =>
     unwrap<T.ReplaySweep>(() => commands.replaySweep(runId, options, key, values)),
+  /** `options` as the replay form shows them (every threshold filled from the run's judge), with the judge's own defaults. */
+  policyForm: (runId: string, options: PolicyOptions) => unwrap<T.PolicyForm>(() => commands.policyForm(runId, options)),
   regenerate: (runId: string, options: PolicyOptions, job: string, onEvent: (e: AskEvent) => void) =>
     unwrap<T.Trace>(() => commands.regenerate(runId, options, job, channel(onEvent) as never)),
   settings: () => unwrap<T.Settings>(() => commands.settings()),

@@ -38,6 +38,8 @@ export const commands = {
 	 *  then replays without a round trip per move.
 	 */
 	replaySweep: (runId: string, options: PolicyOptions_Deserialize, key: string, values: number[]) => typedError<ReplaySweep_Serialize, IpcError>(__TAURI_INVOKE("replay_sweep", { runId, options, key, values })),
+	/**  `options` as the replay form shows them for a run, with the run's judge's defaults beside them. */
+	policyForm: (runId: string, options: PolicyOptions_Deserialize) => typedError<PolicyForm_Serialize, IpcError>(__TAURI_INVOKE("policy_form", { runId, options })),
 	regenerate: (runId: string, options: PolicyOptions_Deserialize, job: string, onEvent: Channel<AskEvent>) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("regenerate", { runId, options, job, onEvent })),
 	settings: () => __TAURI_INVOKE<Settings_Serialize>("settings"),
 	/**  Every problem with a draft of the settings, by field: the Settings form shows Rust's rules, never a copy. */
@@ -186,8 +188,6 @@ export type AskOptions_Deserialize = {
 	variants: number,
 	/**  Hits per variant. */
 	top_k: number,
-	/**  Vector, keyword or hybrid search. */
-	mode: SearchMode,
 	/**  Longest answer, in tokens. */
 	max_tokens: number,
 	/**  Hits below this similarity are dropped. */
@@ -202,7 +202,15 @@ export type AskOptions_Deserialize = {
 	answer_mode: AnswerMode,
 	/**  The selection policy. */
 	policy: PolicyOptions_Deserialize,
-};
+} & ({
+	/**  Vector, keyword or hybrid search (`mode` in settings written before the rename). */
+	search_mode: SearchMode,
+	mode?: never,
+} | {
+	/**  Vector, keyword or hybrid search (`mode` in settings written before the rename). */
+	mode: SearchMode,
+	search_mode?: never,
+});
 
 /**
  *  How one answer is made; [`Workbench::ask_defaults`] gives the saved settings, which the app and the CLI
@@ -215,8 +223,8 @@ export type AskOptions_Serialize = {
 	variants: number,
 	/**  Hits per variant. */
 	top_k: number,
-	/**  Vector, keyword or hybrid search. */
-	mode: SearchMode,
+	/**  Vector, keyword or hybrid search (`mode` in settings written before the rename). */
+	search_mode: SearchMode,
 	/**  Longest answer, in tokens. */
 	max_tokens: number,
 	/**  Hits below this similarity are dropped. */
@@ -1871,19 +1879,44 @@ export type PipelineDefaults_Deserialize = {
 	rewrite?: boolean,
 	/**  Multi-query variants besides the original (0 = none). */
 	variants?: number,
-	mode?: SearchMode,
 	/**  How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative. */
 	answer_mode?: AnswerMode,
-};
+} & ({
+	/**  Vector, keyword or hybrid search (`mode` in settings written before the rename). */
+	search_mode?: SearchMode,
+} & {
+	/**  Vector, keyword or hybrid search (`mode` in settings written before the rename). */
+	mode?: SearchMode,
+});
 
 /**  Pre-retrieval stages and search mode for new answers. */
 export type PipelineDefaults_Serialize = {
 	rewrite: boolean,
 	/**  Multi-query variants besides the original (0 = none). */
 	variants: number,
-	mode: SearchMode,
+	/**  Vector, keyword or hybrid search (`mode` in settings written before the rename). */
+	search_mode: SearchMode,
 	/**  How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative. */
 	answer_mode: AnswerMode,
+};
+
+/**  A policy as the replay form shows it, with the run's judge's own defaults beside it. */
+export type PolicyForm = PolicyForm_Serialize | PolicyForm_Deserialize;
+
+/**  A policy as the replay form shows it, with the run's judge's own defaults beside it. */
+export type PolicyForm_Deserialize = {
+	/**  The options asked about, every threshold and the minimum relevance filled. */
+	options: PolicyOptions_Deserialize,
+	/**  The same options with the judge's thresholds and minimum relevance instead of their own. */
+	judge_defaults: PolicyOptions_Deserialize,
+};
+
+/**  A policy as the replay form shows it, with the run's judge's own defaults beside it. */
+export type PolicyForm_Serialize = {
+	/**  The options asked about, every threshold and the minimum relevance filled. */
+	options: PolicyOptions_Serialize,
+	/**  The same options with the judge's thresholds and minimum relevance instead of their own. */
+	judge_defaults: PolicyOptions_Serialize,
 };
 
 /**  Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`]. */

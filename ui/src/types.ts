@@ -78,6 +78,7 @@ export type PageChunk = G.PageChunk;
 export type PageView = G.PageView;
 export type PipelineDefaults = G.PipelineDefaults_Serialize;
 export type PolicyOptions = G.PolicyOptions_Serialize;
+export type PolicyForm = G.PolicyForm_Serialize;
 export type Provenance = G.Provenance;
 export type QuestionCalibration = G.QuestionCalibration_Serialize;
 export type RawThresholds = G.RawThresholds_Serialize;

@@ -137,7 +137,7 @@ pub fn measure(
         _ => None,
     };
     pipeline.options.top_k = top_k;
-    pipeline.options.mode = search;
+    pipeline.options.search_mode = search;
     pipeline.options.answer_mode = match mode {
         "extractive" => AnswerMode::Extractive,
         "completion" => AnswerMode::Generative,

@@ -18,6 +18,8 @@ pub struct Options {
     pub lm: bool,
     /// Write the fitted judge to the engine's `fit.json`.
     pub refit: bool,
+    /// Replace only the sentence model in the shipped `fit.json`.
+    pub refit_sentence: bool,
     /// Also measure the embedded model's readout for the contradicted premise.
     pub premise: bool,
     /// Time both judges on this many questions (0 = skip).
@@ -87,7 +89,12 @@ pub fn run(o: &Options) -> Result<()> {
     if o.speed > 0 {
         speed_report(&set, &embedder, o.speed)?;
     }
-    if o.refit {
+    if o.refit || o.refit_sentence {
+        let fit = if o.refit {
+            fit
+        } else {
+            crate::judge_fit::with_sentence(ragsift_engine::judge::local::shipped_fit(), fit.sentence)
+        };
         let path = crate::repo_root().join("crates/judge/src/local/fit.json");
         let json = serde_json::to_string_pretty(&fit).unwrap_or_default();
         std::fs::write(&path, json + "\n")

@@ -139,6 +139,10 @@ enum Command {
         /// Write the fitted judge to crates/judge/src/local/fit.json.
         #[arg(long)]
         refit: bool,
+        /// Replace only the extractive answer's sentence model in fit.json (the judge's models and thresholds
+        /// stay as shipped).
+        #[arg(long, conflicts_with = "refit")]
+        refit_sentence: bool,
         /// Also measure the embedded model's yes/no readout for the contradicted premise.
         #[arg(long)]
         premise: bool,
@@ -258,6 +262,7 @@ fn main() {
             dump,
             lm,
             refit,
+            refit_sentence,
             premise,
             speed,
             mode,
@@ -267,6 +272,7 @@ fn main() {
             dump,
             lm,
             refit,
+            refit_sentence,
             premise,
             speed,
             mode,
@@ -286,6 +292,7 @@ fn main() {
                     dump: None,
                     lm: false,
                     refit: false,
+                    refit_sentence: false,
                     premise: true,
                     speed: 16,
                     mode: Default::default(),

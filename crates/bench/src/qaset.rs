@@ -3,7 +3,6 @@
 //! evidence located in it, and each question's retrieved candidates labelled by span overlap.
 
 use ragsift_engine::eval::qa::{load_questions, locate_evidence, LocatedEvidence, QaQuestion, QuestionKind};
-use ragsift_engine::eval::spans::ChunkExtent;
 use ragsift_engine::retrieve::Hit;
 use ragsift_engine::{FastEmbedder, Library, LibraryConfig, LibraryRetriever, Result, Retriever, SearchRequest};
 use std::path::PathBuf;
@@ -106,12 +105,7 @@ pub fn load_with(embedder: &FastEmbedder, top_k: usize, mode: ragsift_engine::re
 }
 
 fn label(hit: Hit, ev: &LocatedEvidence) -> Candidate {
-    let extent = ChunkExtent {
-        page_start: hit.chunk.page_start,
-        page_end: hit.chunk.page_end,
-        char_start: hit.chunk.char_start,
-        char_end: hit.chunk.char_end,
-    };
+    let extent = hit.chunk.place();
     Candidate {
         evidence: ev.holds(&hit.chunk.document_id, &extent),
         answer_page: ev.on_answer_page(&hit.chunk.document_id, &extent),

@@ -4,7 +4,6 @@
 
 use crate::qaset;
 use ragsift_engine::eval::qa::{load_questions, locate_evidence, DocKind, QaQuestion, QuestionKind};
-use ragsift_engine::eval::spans::ChunkExtent;
 use ragsift_engine::retrieve::SearchMode;
 use ragsift_engine::{LibraryConfig, LibraryRetriever, Result, Retriever, SearchRequest};
 use std::time::Instant;
@@ -82,17 +81,7 @@ pub fn run(o: &Options) -> Result<()> {
                     ..SearchRequest::new(q.query.clone())
                 })?;
                 characters += hits.iter().map(|h| h.chunk.text.chars().count()).sum::<usize>();
-                found[i] = hits.iter().any(|h| {
-                    ev.holds(
-                        &h.chunk.document_id,
-                        &ChunkExtent {
-                            page_start: h.chunk.page_start,
-                            page_end: h.chunk.page_end,
-                            char_start: h.chunk.char_start,
-                            char_end: h.chunk.char_end,
-                        },
-                    )
-                });
+                found[i] = hits.iter().any(|h| ev.holds(&h.chunk.document_id, &h.chunk.place()));
             }
             let ms = t.elapsed().as_secs_f64() * 1e3 / questions.len().max(1) as f64;
             let cells: Vec<String> = groups

@@ -18,7 +18,7 @@ pub struct AblateArgs {
 pub fn run(home: &Path, args: AblateArgs) -> Result<ExitCode, Error> {
     let ablation = Workbench::open(Some(home))?.ablate(&args.run_id)?;
     if args.json {
-        print_json(&serde_json::to_value(&ablation).map_err(|e| Error::Invalid(e.to_string()))?);
+        print_json(&ablation);
         return Ok(ExitCode::SUCCESS);
     }
     println!(

@@ -144,7 +144,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     o.rewrite |= args.rewrite;
     o.variants = args.variants.unwrap_or(o.variants);
     o.top_k = args.top_k.unwrap_or(o.top_k);
-    o.mode = args.search_mode.unwrap_or(o.mode);
+    o.search_mode = args.search_mode.unwrap_or(o.search_mode);
     o.similarity_threshold = args.similarity_threshold.unwrap_or(o.similarity_threshold);
     o.max_tokens = args.max_tokens.unwrap_or(o.max_tokens);
     o.judge = args.judge.unwrap_or(o.judge);

@@ -133,7 +133,7 @@ fn judge(home: &Path, args: &CalibrateArgs) -> Result<ExitCode, Error> {
         }
     };
     if args.json {
-        print_json(&serde_json::to_value(&report).map_err(|e| Error::Invalid(e.to_string()))?);
+        print_json(&report);
     } else {
         print_judge_report(&report);
     }

@@ -119,7 +119,7 @@ pub fn chat(home: &Path, args: ChatArgs) -> Result<ExitCode, Error> {
         &cancel,
     )?;
     if json {
-        print_json(&serde_json::to_value(&done).unwrap_or_default());
+        print_json(&done);
     } else {
         println!();
         eprintln!(

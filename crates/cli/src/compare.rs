@@ -34,10 +34,6 @@ pub struct CompareArgs {
     json: bool,
 }
 
-fn invalid(e: impl std::fmt::Display) -> Error {
-    Error::Invalid(e.to_string())
-}
-
 pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
     let [a, b] = args.configs.as_slice() else {
         return Err(Error::Invalid(format!(
@@ -65,7 +61,7 @@ pub fn run(home: &Path, args: CompareArgs) -> Result<ExitCode, Error> {
     // A side with another chunk size brings its derived library up to date first: say so on stderr.
     let report = wb.compare_with_progress(&request, "cli-compare", &|line| eprintln!("{line}"))?;
     if args.json {
-        print_json(&serde_json::to_value(&report).map_err(invalid)?);
+        print_json(&report);
         return Ok(ExitCode::SUCCESS);
     }
     let f = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());

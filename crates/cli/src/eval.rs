@@ -2,7 +2,7 @@
 //! traces, metrics per policy, and an optional threshold sweep as JSON and CSV.
 
 use crate::chat::ModelArgs;
-use crate::print_json;
+use crate::{print_json, write_json};
 use ragsift_workbench::eval;
 use ragsift_workbench::Error;
 use ragsift_workbench::{EvalRequest, EvalView, JudgeKind};
@@ -56,10 +56,6 @@ pub struct EvalArgs {
     json: bool,
 }
 
-fn invalid(e: impl std::fmt::Display) -> Error {
-    Error::Invalid(e.to_string())
-}
-
 pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
     let defaults = EvalRequest::default();
     let request = EvalRequest {
@@ -79,10 +75,10 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
     }
     let evaluation = wb.evaluation(&request, "eval")?;
     if let Some(path) = &args.save_cases {
-        write(path, &serde_json::to_string_pretty(&evaluation.cases).map_err(invalid)?)?;
+        write_json(path, &evaluation.cases)?;
     }
     if let Some(path) = &args.save_traces {
-        write(path, &eval::traces_json(&evaluation.traces).map_err(invalid)?)?;
+        write(path, &eval::traces_json(&evaluation.traces)?)?;
     }
     let EvalView { mut report, sweep } = evaluation.view;
     if args.sweep || args.csv.is_some() {
@@ -92,7 +88,7 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
         report.sweep = Some(sweep);
     }
     if let Some(path) = &args.output {
-        write(path, &serde_json::to_string_pretty(&report).map_err(invalid)?)?;
+        write_json(path, &report)?;
     }
     if args.json {
         print_json(&report);
@@ -101,17 +97,23 @@ pub fn run(home: &Path, args: EvalArgs) -> Result<ExitCode, Error> {
             "{:<18} {:>9} {:>9} {:>7} {:>9} {:>10}",
             "policy", "precision", "recall", "nDCG", "empty ok", "characters"
         );
-        let value = serde_json::to_value(&report).map_err(invalid)?;
-        for p in ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"] {
-            let s = &value["summary"][p];
-            let f = |k: &str| s[k].as_f64().map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
+        let s = &report.summary;
+        let rows = [
+            ("baseline", &s.baseline),
+            ("filter", &s.filter),
+            ("rerank", &s.rerank),
+            ("filter_and_rerank", &s.filter_and_rerank),
+            ("fusion", &s.fusion),
+        ];
+        let f = |x: Option<f64>| x.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
+        for (p, s) in rows {
             println!(
                 "{p:<18} {:>9} {:>9} {:>7} {:>9} {:>10}",
-                f("precision"),
-                f("evidence_recall"),
-                f("ndcg"),
-                f("correctly_empty"),
-                s["characters"].as_f64().map(|x| format!("{x:.0}")).unwrap_or_default()
+                f(s.precision),
+                f(s.evidence_recall),
+                f(s.ndcg),
+                f(s.correctly_empty),
+                s.characters.map(|x| format!("{x:.0}")).unwrap_or_default()
             );
         }
         if let Some(sweep) = &report.sweep {

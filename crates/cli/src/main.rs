@@ -203,6 +203,12 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
     }
 }
 
+/// Writes `value` as pretty JSON, with a final newline, to `path` (atomically: a reader never sees half a file).
+pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| Error::Invalid(format!("JSON: {e}")))? + "\n";
+    workbench::fsx::write_atomic(path, text.as_bytes(), workbench::fsx::Access::Shared)
+}
+
 fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCode, Error> {
     let name = file.display().to_string();
     // The same step as ingest: pages without text read by OCR when it is on and Tesseract is installed.

@@ -2,7 +2,7 @@
 //! anonymous answer pairs and its separate key, then the reviewers' labels checked and, with the key, unblinded.
 
 use crate::chat::ModelArgs;
-use crate::print_json;
+use crate::{print_json, write_json};
 use ragsift_workbench::review::{review_results, ReviewKey, ReviewPacket, ReviewResults, ReviewStatus};
 use ragsift_workbench::Error;
 use serde::de::DeserializeOwned;
@@ -99,7 +99,7 @@ fn packet(home: &Path, args: PacketArgs) -> Result<ExitCode, Error> {
     // The packet before its key: a key without its packet would be an orphan.
     match &args.output {
         Some(out) => write_new(out, &files.packet)?,
-        None => print_json(&to_value(&files.packet)?),
+        None => print_json(&files.packet),
     }
     write_new(&key_path, &files.key)?;
     eprintln!(
@@ -116,13 +116,11 @@ fn results(args: ResultsArgs) -> Result<ExitCode, Error> {
     let key: Option<ReviewKey> = args.key.as_deref().map(|k| read_json(k, "a review key")).transpose()?;
     let labels = ragsift_workbench::read::read_text(&args.labels, ragsift_workbench::read::JSON_MAX_MB)?;
     let r = review_results(&packet, &labels, key.as_ref())?;
-    let value = to_value(&r)?;
     if let Some(out) = &args.output {
-        let text = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
-        ragsift_workbench::fsx::write_atomic(out, text.as_bytes(), ragsift_workbench::fsx::Access::Shared)?;
+        write_json(out, &r)?;
     }
     if args.json {
-        print_json(&value);
+        print_json(&r);
     } else {
         print_summary(&r);
     }
@@ -231,10 +229,6 @@ fn refuse_existing(path: &Path) -> Result<(), Error> {
         )));
     }
     Ok(())
-}
-
-fn to_value(v: &impl serde::Serialize) -> Result<serde_json::Value, Error> {
-    serde_json::to_value(v).map_err(|e| Error::Invalid(format!("JSON: {e}")))
 }
 
 /// Writes `value` as JSON to a file that must not exist yet.

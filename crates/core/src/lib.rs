@@ -19,4 +19,4 @@ pub mod secret;
 pub use cancel::CancelToken;
 pub use error::{DbError, Error, FieldProblem, JudgeCode, NoTextOcr, Result};
 pub use paths::RuntimePaths;
-pub use place::{page_range, PageBox};
+pub use place::{page_range, ChunkPlace, PageBox};

@@ -14,7 +14,7 @@ pub use ragsift_store::{backend, config as library_config, index, library, locat
 pub use ragsift_workbench as workbench;
 pub use ragsift_workbench::settings;
 
-pub use ragsift_core::{page_range, CancelToken, Error, JudgeCode, Result, RuntimePaths};
+pub use ragsift_core::{page_range, CancelToken, ChunkPlace, Error, JudgeCode, Result, RuntimePaths};
 pub use ragsift_interfaces as interfaces;
 pub use ragsift_models::{ChatMessage, Embedder, FastEmbedder, GenerateOptions, LanguageModel};
 pub use ragsift_store::{

@@ -9,7 +9,7 @@ mod common;
 
 use common::{embedder, repo};
 use ragsift_engine::eval::qa::{load_questions, locate_evidence, QaQuestion, QuestionKind};
-use ragsift_engine::eval::spans::{contains, ChunkExtent};
+use ragsift_engine::eval::spans::contains;
 use ragsift_engine::judge::local::model::{auc, cross_validate};
 use ragsift_engine::judge::local::signals::FEATURES;
 use ragsift_engine::judge::local::{shipped_fit, LocalJudge};
@@ -26,7 +26,7 @@ const PAPERS: [&str; 3] = ["TLSH_CTC_final.pdf", "bdb_usenix.pdf", "gputils.pdf"
 const TABLE_RATE: f64 = 0.45;
 /// The offline defaults: hybrid search, 12 hits (the pipeline's and the library's).
 fn retrieval_defaults() -> (usize, ragsift_engine::SearchMode) {
-    (LibraryConfig::default().top_k, PipelineOptions::default().mode)
+    (LibraryConfig::default().top_k, PipelineOptions::default().search_mode)
 }
 
 struct Case {
@@ -85,15 +85,7 @@ fn build() -> Fixture {
                 .unwrap();
             let evidence = hits
                 .iter()
-                .map(|h| {
-                    let extent = ChunkExtent {
-                        page_start: h.chunk.page_start,
-                        page_end: h.chunk.page_end,
-                        char_start: h.chunk.char_start,
-                        char_end: h.chunk.char_end,
-                    };
-                    ev.holds(&h.chunk.document_id, &extent)
-                })
+                .map(|h| ev.holds(&h.chunk.document_id, &h.chunk.place()))
                 .collect();
             Case {
                 question,
@@ -229,7 +221,10 @@ fn extractive_answers_hold_the_phrase_and_never_echo() {
     let mut pipeline = Pipeline::new(f.library.store(), f.library.user(), &retriever, common::gemma());
     pipeline.judge = Some(&judge);
     pipeline.embedder = Some(embedder());
-    assert_eq!((pipeline.options.top_k, pipeline.options.mode), retrieval_defaults());
+    assert_eq!(
+        (pipeline.options.top_k, pipeline.options.search_mode),
+        retrieval_defaults()
+    );
     let (mut hits, mut answerable, mut abstained) = (0, 0, (0, 0));
     // Questions a table cell answers: (answer phrase found, asked).
     let mut table = (0, 0);

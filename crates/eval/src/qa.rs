@@ -3,7 +3,7 @@
 //! reads (rag-jev's case fields plus `kind` and `evidence`); here the quotes are located in a library's pages
 //! and retrieved chunks are labelled by span overlap, so the labels survive re-chunking.
 
-use super::spans::{locate, ChunkExtent, Span};
+use super::spans::{locate, ChunkPlace, Covers, Span};
 use crate::{Error, Result};
 use ragsift_interfaces::store::LibraryStore;
 use serde::{Deserialize, Serialize};
@@ -123,14 +123,14 @@ pub struct LocatedEvidence {
 
 impl LocatedEvidence {
     /// Whether a chunk of `document_id` at `extent` holds any of the evidence.
-    pub fn holds(&self, document_id: &str, extent: &ChunkExtent) -> bool {
+    pub fn holds(&self, document_id: &str, extent: &ChunkPlace) -> bool {
         self.spans
             .get(document_id)
             .is_some_and(|s| s.iter().any(|sp| extent.holds(sp)))
     }
 
     /// Whether the chunk lies on a page that states the answer (the coarser label: "answer page").
-    pub fn on_answer_page(&self, document_id: &str, extent: &ChunkExtent) -> bool {
+    pub fn on_answer_page(&self, document_id: &str, extent: &ChunkPlace) -> bool {
         self.spans
             .get(document_id)
             .is_some_and(|s| s.iter().any(|sp| extent.on_page(sp.page)))

@@ -200,16 +200,16 @@ pub fn is_rag_jev_version(version: &str) -> bool {
 
 /// Traces as rag-jev's JSON, refusing a set whose judgments were made with different prompt versions (one judge's
 /// answers are never passed off as another's).
-pub fn traces_json(traces: &[RagJevTrace]) -> Result<String, String> {
+pub fn traces_json(traces: &[RagJevTrace]) -> Result<String, EvalError> {
     if let Some(first) = traces.first() {
         if let Some(other) = traces.iter().find(|t| t.prompt_version != first.prompt_version) {
-            return Err(format!(
+            return Err(EvalError::Invalid(format!(
                 "traces mix prompt versions `{}` and `{}`: write each judge's traces to its own file",
                 first.prompt_version, other.prompt_version
-            ));
+            )));
         }
     }
-    serde_json::to_string_pretty(traces).map_err(|e| e.to_string())
+    serde_json::to_string_pretty(traces).map_err(|e| EvalError::Invalid(e.to_string()))
 }
 
 impl RagJevTrace {

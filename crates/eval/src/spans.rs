@@ -14,45 +14,27 @@ pub struct Span {
     pub end: u32,
 }
 
-/// Where a chunk sits: from `char_start` on page `page_start` to `char_end` (exclusive) on page `page_end`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkExtent {
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: u32,
-    pub char_end: u32,
-}
+pub use ragsift_core::ChunkPlace;
 
 /// Share of a span's characters a chunk must cover to count as holding it.
 pub const MIN_COVER: f64 = 0.6;
 
-impl ChunkExtent {
-    /// The characters of `span` this chunk covers.
-    pub fn covered(&self, span: &Span) -> u32 {
-        if span.page < self.page_start || span.page > self.page_end {
-            return 0;
-        }
-        let lo = if span.page == self.page_start {
-            self.char_start
-        } else {
-            0
-        };
-        let hi = if span.page == self.page_end {
-            self.char_end
-        } else {
-            u32::MAX
-        };
-        span.end.min(hi).saturating_sub(span.start.max(lo))
-    }
-
+/// A chunk's place measured against evidence spans.
+pub trait Covers {
+    /// The characters of `span` the chunk covers.
+    fn covered_span(&self, span: &Span) -> u32;
     /// Whether the chunk covers at least [`MIN_COVER`] of `span`.
-    pub fn holds(&self, span: &Span) -> bool {
-        let len = span.end.saturating_sub(span.start).max(1);
-        f64::from(self.covered(span)) >= MIN_COVER * f64::from(len)
+    fn holds(&self, span: &Span) -> bool;
+}
+
+impl Covers for ChunkPlace {
+    fn covered_span(&self, span: &Span) -> u32 {
+        self.covered(span.page, span.start, span.end)
     }
 
-    pub fn on_page(&self, page: u32) -> bool {
-        (self.page_start..=self.page_end).contains(&page)
+    fn holds(&self, span: &Span) -> bool {
+        let len = span.end.saturating_sub(span.start).max(1);
+        f64::from(self.covered_span(span)) >= MIN_COVER * f64::from(len)
     }
 }
 
@@ -149,22 +131,22 @@ mod tests {
             start: 100,
             end: 200,
         };
-        let whole = ChunkExtent {
+        let whole = ChunkPlace {
             page_start: 2,
             page_end: 3,
             char_start: 500,
             char_end: 400,
         };
         assert!(whole.holds(&span));
-        let edge = ChunkExtent {
+        let edge = ChunkPlace {
             page_start: 3,
             page_end: 3,
             char_start: 150,
             char_end: 900,
         };
-        assert_eq!(edge.covered(&span), 50);
+        assert_eq!(edge.covered_span(&span), 50);
         assert!(!edge.holds(&span));
-        let other_page = ChunkExtent {
+        let other_page = ChunkPlace {
             page_start: 4,
             page_end: 5,
             char_start: 0,

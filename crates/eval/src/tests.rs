@@ -437,7 +437,7 @@ fn live_traces_carry_the_judges_own_version_and_are_never_mixed() {
     live[1].prompt_version = PROMPT_VERSION.into();
     let err = evaluate(&cases, &live, &opts(0.5, None)).unwrap_err();
     assert!(matches!(err, EvalError::PromptVersionMismatch { .. }), "{err}");
-    let err = traces_json(&live).unwrap_err();
+    let err = traces_json(&live).unwrap_err().to_string();
     assert!(err.contains("`v` and `useful-evidence-v1`"), "{err}");
 }
 

@@ -36,8 +36,8 @@ fn main() {
         println!(
             "chunk {} p{}-{} [{}] {} boxes: {}…",
             c.index,
-            c.page_start,
-            c.page_end,
+            c.place.page_start,
+            c.place.page_end,
             c.section.join(" › "),
             c.boxes.len(),
             words.join(" ")

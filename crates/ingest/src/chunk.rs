@@ -6,19 +6,18 @@
 use crate::extract::{PageText, Table};
 use crate::structure::{Heading, PageBox, SectionPath};
 use crate::{Error, Result};
+use ragsift_core::ChunkPlace;
 use serde::Serialize;
 use std::path::Path;
 
 /// A chunk before it is stored: its text, position in the document and where it sits in its pages.
-/// `char_start` is a character offset into page `page_start`'s text, `char_end` (exclusive) into `page_end`'s.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ChunkDraft {
     pub index: usize,
     pub text: String,
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: usize,
-    pub char_end: usize,
+    /// Its pages and character offsets (flattened in JSON: `page_start`, `page_end`, `char_start`, `char_end`).
+    #[serde(flatten)]
+    pub place: ChunkPlace,
     pub tokens: usize,
     /// The heading path in force where the chunk starts ("3 Method", "3.2 Training"); empty before the first
     /// heading and for documents without detected headings.
@@ -99,18 +98,14 @@ impl Chunker for TokenChunker {
             let (start_b, end_b) = (toks[i].0, toks[end - 1].1);
             let text = doc.text[start_b..end_b].trim().to_string();
             if !text.is_empty() {
-                let (page_start, char_start) = doc.locate(start_b);
-                let (page_end, char_end) = doc.locate(end_b);
+                let place = doc.place(start_b, end_b);
                 let section = doc.section_at(start_b);
                 let boxes = doc.boxes(start_b, end_b);
                 starts.push(start_b);
                 chunks.push(ChunkDraft {
                     index: chunks.len(),
                     text,
-                    page_start,
-                    page_end,
-                    char_start,
-                    char_end,
+                    place,
                     tokens: end - i,
                     section,
                     boxes,
@@ -128,17 +123,13 @@ impl Chunker for TokenChunker {
         for (base, table) in &doc.tables {
             for (start, end, text) in self.table_parts(table)? {
                 let (start, end) = (base + start, base + end);
-                let (page_start, char_start) = doc.locate(start);
-                let (page_end, char_end) = doc.locate(end);
+                let place = doc.place(start, end);
                 starts.push(start);
                 chunks.push(ChunkDraft {
                     index: 0,
                     tokens: self.count_tokens(&text)?,
                     text,
-                    page_start,
-                    page_end,
-                    char_start,
-                    char_end,
+                    place,
                     section: doc.section_at(start),
                     boxes: doc.boxes(start, end),
                 });
@@ -257,10 +248,24 @@ impl DocText {
     }
 
     /// (page number, character offset within that page) of a byte position.
-    fn locate(&self, byte: usize) -> (u32, usize) {
+    /// The page a byte of the joined text is on, and its character offset in that page's text.
+    fn locate(&self, byte: usize) -> (u32, u32) {
         let idx = self.starts.partition_point(|(s, _)| *s <= byte).saturating_sub(1);
         let (start, page) = self.starts[idx];
-        (page, self.text[start..byte].chars().count())
+        let chars = self.text[start..byte].chars().count();
+        (page, u32::try_from(chars).unwrap_or(u32::MAX))
+    }
+
+    /// Where the bytes `[start, end)` of the joined text sit in the pages.
+    fn place(&self, start: usize, end: usize) -> ChunkPlace {
+        let (page_start, char_start) = self.locate(start);
+        let (page_end, char_end) = self.locate(end);
+        ChunkPlace {
+            page_start,
+            page_end,
+            char_start,
+            char_end,
+        }
     }
 
     fn is_page_break(&self, byte: usize) -> bool {

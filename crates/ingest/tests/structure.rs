@@ -45,17 +45,18 @@ fn mid_sentence_jumps(page: &PageText) -> Vec<(usize, Vec<String>)> {
 
 /// Whether the chunk holds the jump at byte `at` of page `page` (`text` is the page's text).
 fn holds(chunk: &ChunkDraft, page: u32, text: &str, at: usize) -> bool {
-    let start = if chunk.page_start == page {
-        byte_at(text, chunk.char_start)
+    let place = &chunk.place;
+    let start = if place.page_start == page {
+        byte_at(text, place.char_start as usize)
     } else {
         0
     };
-    let end = if chunk.page_end == page {
-        byte_at(text, chunk.char_end)
+    let end = if place.page_end == page {
+        byte_at(text, place.char_end as usize)
     } else {
         text.len()
     };
-    chunk.page_start <= page && page <= chunk.page_end && start < at && at < end
+    place.on_page(page) && start < at && at < end
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! with the rows they exchange, and the vector index. SQLite and PostgreSQL (with usearch or pgvector) implement
 //! them in `ragsift-store`; the rest of ragsift sees only `&dyn LibraryStore`.
 
-use ragsift_core::{PageBox, Result};
+use ragsift_core::{ChunkPlace, PageBox, Result};
 use serde::{Deserialize, Serialize};
 
 /// Which engine holds a library, and where (never with a password).
@@ -222,6 +222,18 @@ pub struct ChunkRow {
     pub boxes: Vec<PageBox>,
 }
 
+impl ChunkRow {
+    /// Where the chunk sits in its document.
+    pub fn place(&self) -> ChunkPlace {
+        ChunkPlace {
+            page_start: self.page_start,
+            page_end: self.page_end,
+            char_start: self.char_start,
+            char_end: self.char_end,
+        }
+    }
+}
+
 /// A chunk ready to be written: its text and place, and its vector.
 #[derive(Debug, Clone)]
 pub struct NewChunk {
@@ -229,10 +241,8 @@ pub struct NewChunk {
     pub id: String,
     pub index: usize,
     pub text: String,
-    pub page_start: u32,
-    pub page_end: u32,
-    pub char_start: usize,
-    pub char_end: usize,
+    /// Its pages and character offsets.
+    pub place: ChunkPlace,
     pub tokens: usize,
     /// The heading path in force where the chunk starts (empty before the first heading).
     pub section: Vec<String>,

@@ -128,7 +128,21 @@ pub const SENTENCE_FEATURES: &[&str] = &[
     "s_novel",
     "s_meta",
     "s_fragment",
+    "s_coverage_gap",
+    "s_window_gap",
+    "s_bm25_gap",
+    "s_evidence_gap",
+    "s_source_rank",
+    "s_position",
+    "s_prev_coverage",
+    "s_next_coverage",
+    "s_table_row",
 ];
+
+/// The features measured against the question's best sentence: (the feature, its gap), by index in
+/// [`SENTENCE_FEATURES`]. A gap is the sentence's value less the best value among all the question's sentences,
+/// so a fit can tell "the best of these" from "good in absolute terms".
+const GAPS: [(usize, usize); 5] = [(0, 1), (2, 12), (3, 13), (4, 14), (6, 15)];
 
 /// Sentences about the document rather than its content ("In this section we describe…").
 const META_CUES: &[&str] = &[
@@ -156,6 +170,13 @@ fn is_meta(sentence: &str) -> bool {
     META_CUES.iter().any(|c| s.contains(c))
 }
 
+/// Whether a "sentence" is a table row as the chunker writes it, its cells keyed by their headers ("Mode: Narrow;
+/// Beamwidth: 0.75°"): a fact without a verb, which the fragment rule alone would hold against it.
+fn is_table_row(sentence: &str) -> bool {
+    let cells: Vec<&str> = sentence.split("; ").collect();
+    cells.len() >= 2 && cells.iter().filter(|c| c.contains(": ")).count() >= 2
+}
+
 /// Whether a sentence is a fragment: a chunk that starts mid-sentence, a heading, a caption without a verb-length.
 fn is_fragment(sentence: &str) -> bool {
     let t = sentence.trim();
@@ -167,7 +188,9 @@ fn is_fragment(sentence: &str) -> bool {
 /// Ranks every sentence of `sources` as an answer to `query`: its cosine to the question (and to the best
 /// sentence's), the IDF-weighted share of the question's content words in it and in its neighbourhood, its
 /// BM25, whether it has the expected answer's shape, its passage's evidence probability, whether it is its
-/// passage's best match, and its length — combined by the fitted sentence model when there is one, else by
+/// passage's best match, its length; those measured against the question's best sentence (gaps), its passage's
+/// rank and its place in the passage, its neighbours' coverage, and whether it is a table row — combined by the
+/// fitted sentence model when there is one (a model fitted on fewer signals reads the first of them), else by
 /// cosine (by word coverage without an embedder).
 pub fn rank_sentences(
     query: &str,
@@ -213,6 +236,7 @@ pub fn rank_sentences_with(
             .map(|k| q.iter().zip(&vectors[at + k]).map(|(a, b)| a * b).sum())
             .collect();
         let first = rank_desc(&cosines).first().copied();
+        let coverage: Vec<f64> = stems.iter().map(|st| f64::from(lexicon.coverage(st))).collect();
         for (k, text) in sents.iter().enumerate() {
             let window: Vec<String> = stems[k.saturating_sub(1)..(k + 2).min(sents.len())].concat();
             let novel = if stems[k].is_empty() {
@@ -229,7 +253,7 @@ pub fn rank_sentences_with(
             let x = vec![
                 f64::from(cosines[k]),
                 0.0, // s_cos_gap, below
-                f64::from(lexicon.coverage(&stems[k])),
+                coverage[k],
                 f64::from(lexicon.coverage(&window)),
                 f64::from(lexicon.bm25(&stems[k])),
                 f64::from(u8::from(fits_kind(text, kind))),
@@ -239,16 +263,27 @@ pub fn rank_sentences_with(
                 novel,
                 f64::from(u8::from(is_meta(text))),
                 f64::from(u8::from(is_fragment(text))),
+                0.0, // the gaps, below
+                0.0,
+                0.0,
+                0.0,
+                (1.0 + si as f64).ln(),
+                k as f64 / sents.len().max(1) as f64,
+                k.checked_sub(1).map_or(0.0, |p| coverage[p]),
+                coverage.get(k + 1).copied().unwrap_or(0.0),
+                f64::from(u8::from(is_table_row(text))),
             ];
             rows.push((si, text.clone(), x));
         }
         at += sents.len();
     }
-    let best_cos = rows.iter().map(|r| r.2[0]).fold(f64::NEG_INFINITY, f64::max);
+    let best = GAPS.map(|(of, _)| rows.iter().map(|r| r.2[of]).fold(f64::NEG_INFINITY, f64::max));
     let mut out: Vec<(Candidate, Vec<f64>)> = rows
         .into_iter()
         .map(|(source, text, mut x)| {
-            x[1] = x[0] - best_cos;
+            for ((of, gap), top) in GAPS.into_iter().zip(best) {
+                x[gap] = x[of] - top;
+            }
             let score = match model {
                 Some(m) if embedder.is_some() => m.predict(&x),
                 _ if embedder.is_some() => x[0],
@@ -363,6 +398,40 @@ mod tests {
             "“The window is five bytes wide.” [2] (p. 2)"
         );
         assert_eq!(extractive(&[], &sources), NO_EVIDENCE_ANSWER);
+    }
+
+    #[test]
+    fn table_rows_are_told_from_sentences() {
+        assert!(is_table_row("Mode: Narrow; Beamwidth: 0.75°; Range: 40 m"));
+        assert!(is_table_row(
+            "Implementation: Rcpp sugar; Time in millisec.: 145; Relative to R API: 0.67"
+        ));
+        assert!(!is_table_row(
+            "The beamwidth is 0.75° in narrow mode; it widens to 2° otherwise."
+        ));
+        assert!(!is_table_row("Note: see the manual."));
+    }
+
+    #[test]
+    fn every_sentence_has_every_feature() {
+        let sources = [
+            source(1, "The port is 8080. Mode: Narrow; Beamwidth: 0.75°"),
+            source(2, "Nothing here."),
+        ];
+        let ranked = rank_sentences_with("Which port?", &sources, &[Some(0.9), Some(0.1)], None, None, None).unwrap();
+        assert_eq!(ranked.len(), 3);
+        for (c, x) in &ranked {
+            assert_eq!(x.len(), SENTENCE_FEATURES.len(), "{}", c.text);
+            assert!(x.iter().all(|v| v.is_finite()), "{}: {x:?}", c.text);
+        }
+        let row = ranked.iter().find(|(c, _)| c.text.starts_with("Mode")).unwrap();
+        assert_eq!(row.1[SENTENCE_FEATURES.len() - 1], 1.0, "the table row is marked");
+        let gap = |name: &str| SENTENCE_FEATURES.iter().position(|f| *f == name).unwrap();
+        let best_evidence = ranked
+            .iter()
+            .map(|(_, x)| x[gap("s_evidence_gap")])
+            .fold(f64::MIN, f64::max);
+        assert_eq!(best_evidence, 0.0, "the best sentence's gap is zero");
     }
 
     #[test]

@@ -47,6 +47,18 @@ pub struct Candidate {
     pub section: Vec<String>,
 }
 
+impl Candidate {
+    /// Where the chunk sits in its document.
+    pub fn place(&self) -> ragsift_core::ChunkPlace {
+        ragsift_core::ChunkPlace {
+            page_start: self.page_start,
+            page_end: self.page_end,
+            char_start: self.char_start,
+            char_end: self.char_end,
+        }
+    }
+}
+
 /// A joiner stage.
 pub trait Joiner: Send + Sync {
     fn name(&self) -> &'static str;

@@ -71,7 +71,9 @@ pub struct PipelineOptions {
     pub variants: usize,
     pub top_k: usize,
     pub similarity_threshold: f32,
-    pub mode: SearchMode,
+    /// Vector, keyword or hybrid search (`mode` before the rename).
+    #[serde(alias = "mode")]
+    pub search_mode: SearchMode,
     /// Raise instead of failing open when the judge fails.
     pub strict: bool,
     pub policy: PolicyOptions,
@@ -93,7 +95,7 @@ impl Default for PipelineOptions {
             variants: 0,
             top_k: 12,
             similarity_threshold: 0.0,
-            mode: SearchMode::Hybrid,
+            search_mode: SearchMode::Hybrid,
             strict: false,
             policy: PolicyOptions::default(),
             allow_empty_context: false,
@@ -408,7 +410,7 @@ impl<'a> Pipeline<'a> {
                         query: v.text.clone(),
                         top_k: o.top_k,
                         threshold: o.similarity_threshold,
-                        mode: o.mode,
+                        mode: o.search_mode,
                     };
                     s.spawn(move || self.retriever.retrieve(&req))
                 })

@@ -247,6 +247,26 @@ impl PolicyOptions {
         }
         out
     }
+
+    /// These options as a form shows them: every threshold resolved ([`PolicyOptions::resolved`]), and a minimum
+    /// relevance in every mode (the options' own, else the judge's, else 0), so a switch to a filter mode starts
+    /// from the value the judge would use.
+    pub fn for_form(&self, defaults: &JudgeDefaults) -> PolicyOptions {
+        let mut out = self.resolved(defaults);
+        out.min_relevance = Some(self.min_relevance.or(defaults.min_relevance).unwrap_or(0.0));
+        out
+    }
+
+    /// The judge's own defaults, as a form shows them: these options with their thresholds and minimum relevance
+    /// cleared, then filled from `defaults` ([`PolicyOptions::for_form`]); mode, limits, pins and groups stay.
+    pub fn judge_form(&self, defaults: &JudgeDefaults) -> PolicyOptions {
+        PolicyOptions {
+            thresholds: BTreeMap::new(),
+            min_relevance: None,
+            ..self.clone()
+        }
+        .for_form(defaults)
+    }
 }
 
 /// The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted

@@ -776,6 +776,58 @@ fn a_rule_the_judge_does_not_assess_is_a_note_not_a_warning() {
 }
 
 /// Expected rag-jev policy versions (see [`policy_version_is_rag_jevs`]).
+
+#[test]
+fn the_form_fills_every_threshold_and_keeps_a_minimum_relevance_in_every_mode() {
+    let local = JudgeDefaults {
+        source: "local-test".into(),
+        thresholds: [(IS_RELEVANT.to_string(), 0.42)].into_iter().collect(),
+        min_relevance: Some(0.3),
+        ..JudgeDefaults::default()
+    };
+    let own = options(r#"{"mode":"rerank","thresholds":{"contains_prompt_injection":0.9},"top_n":2}"#);
+    let form = own.for_form(&local);
+    assert_eq!(form.thresholds.len(), DEFAULT_THRESHOLDS.len(), "every key is shown");
+    assert_eq!(
+        form.thresholds[CONTAINS_PROMPT_INJECTION], 0.9,
+        "the options' own first"
+    );
+    assert_eq!(form.thresholds[IS_RELEVANT], 0.42, "then the judge's");
+    let spring = DEFAULT_THRESHOLDS
+        .iter()
+        .find(|(k, _)| *k == CONTAINS_ANSWER_EVIDENCE)
+        .unwrap()
+        .1;
+    assert_eq!(form.thresholds[CONTAINS_ANSWER_EVIDENCE], spring, "then Spring's");
+    assert_eq!(
+        form.min_relevance,
+        Some(0.3),
+        "rerank takes none, but the form keeps the judge's for a switch"
+    );
+    assert_eq!(
+        own.resolved(&local).min_relevance,
+        None,
+        "resolution itself is unchanged"
+    );
+    assert_eq!(
+        options(r#"{"mode":"filter","min_relevance":0.0}"#)
+            .for_form(&local)
+            .min_relevance,
+        Some(0.0)
+    );
+    assert_eq!(
+        own.for_form(&JudgeDefaults::default()).min_relevance,
+        Some(0.0),
+        "no default: 0"
+    );
+    let judge = own.judge_form(&local);
+    assert_eq!(
+        judge.thresholds[CONTAINS_PROMPT_INJECTION], DEFAULT_THRESHOLDS[0].1,
+        "the own value is cleared"
+    );
+    assert_eq!((judge.mode, judge.top_n), (own.mode, own.top_n), "the rest stays");
+}
+
 const RAG_JEV_VERSIONS: &[(&str, &str)] = &[
     (r#"{"mode":"filter","min_relevance":0.2}"#, "dfb5d28bb0aa78cd"),
     (r#"{"mode":"rerank"}"#, "94edc193aa22b7c9"),

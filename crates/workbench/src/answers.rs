@@ -35,8 +35,9 @@ pub struct AskOptions {
     pub variants: u32,
     /// Hits per variant.
     pub top_k: u32,
-    /// Vector, keyword or hybrid search.
-    pub mode: SearchMode,
+    /// Vector, keyword or hybrid search (`mode` in settings written before the rename).
+    #[serde(alias = "mode")]
+    pub search_mode: SearchMode,
     /// Longest answer, in tokens.
     pub max_tokens: u32,
     /// Hits below this similarity are dropped.
@@ -52,6 +53,16 @@ pub struct AskOptions {
     pub answer_mode: AnswerMode,
     /// The selection policy.
     pub policy: PolicyOptions,
+}
+
+/// A policy as the replay form shows it, with the run's judge's own defaults beside it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct PolicyForm {
+    /// The options asked about, every threshold and the minimum relevance filled.
+    pub options: PolicyOptions,
+    /// The same options with the judge's thresholds and minimum relevance instead of their own.
+    pub judge_defaults: PolicyOptions,
 }
 
 /// What an answer in progress reports.
@@ -84,7 +95,7 @@ impl Workbench {
             rewrite: s.pipeline.rewrite,
             variants: s.pipeline.variants,
             top_k: s.library.top_k as u32,
-            mode: s.pipeline.mode,
+            search_mode: s.pipeline.search_mode,
             max_tokens: ragsift_pipeline::PipelineOptions::default().generate.max_tokens,
             similarity_threshold: s.library.similarity_threshold,
             judge: s.judge.kind,
@@ -104,8 +115,8 @@ impl Workbench {
             (ask.judge, ask.jev_request),
             |pipeline, on_token, cancel| {
                 let o = &mut pipeline.options;
-                (o.rewrite, o.variants, o.top_k, o.mode) =
-                    (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.mode);
+                (o.rewrite, o.variants, o.top_k, o.search_mode) =
+                    (ask.rewrite, ask.variants as usize, ask.top_k as usize, ask.search_mode);
                 o.generate.max_tokens = ask.max_tokens;
                 o.similarity_threshold = ask.similarity_threshold;
                 o.strict = ask.strict;
@@ -114,6 +125,18 @@ impl Workbench {
                 pipeline.ask(&request.question, &request.history, on_token, cancel)
             },
         )
+    }
+
+    /// `options` as the replay form shows them for a run: every threshold and the minimum relevance filled from
+    /// the run's judge's defaults ([`PolicyOptions::for_form`]), and the judge's own defaults beside them
+    /// ([`PolicyOptions::judge_form`]), for the form's reset.
+    pub fn policy_form(&self, run_id: &str, options: &PolicyOptions) -> Result<PolicyForm> {
+        let trace = self.run(run_id)?;
+        let defaults = &trace.judge.defaults;
+        Ok(PolicyForm {
+            options: options.for_form(defaults),
+            judge_defaults: options.judge_form(defaults),
+        })
     }
 
     /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.

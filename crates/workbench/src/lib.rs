@@ -26,7 +26,7 @@ pub mod tuning;
 pub use ragsift_core::{Error, Result};
 pub use settings::{JudgeKind, JudgeSettings, PipelineDefaults, Settings};
 
-pub use answers::{AskEvent, AskOptions, AskRequest, Events};
+pub use answers::{AskEvent, AskOptions, AskRequest, Events, PolicyForm};
 pub use calibration_view::{CalibrateForm, CalibrationView};
 pub use candidates::issues_error;
 pub use doctor::{doctor, Doctor};

@@ -138,7 +138,9 @@ pub struct PipelineDefaults {
     pub rewrite: bool,
     /// Multi-query variants besides the original (0 = none).
     pub variants: u32,
-    pub mode: SearchMode,
+    /// Vector, keyword or hybrid search (`mode` in settings written before the rename).
+    #[serde(alias = "mode")]
+    pub search_mode: SearchMode,
     /// How answers are produced: auto (extractive for base models, chat otherwise), extractive or generative.
     pub answer_mode: ragsift_pipeline::answer::AnswerMode,
 }
@@ -150,7 +152,7 @@ impl Default for PipelineDefaults {
         PipelineDefaults {
             rewrite: false,
             variants: 0,
-            mode: SearchMode::Hybrid,
+            search_mode: SearchMode::Hybrid,
             answer_mode: Default::default(),
         }
     }

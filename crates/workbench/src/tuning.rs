@@ -435,7 +435,7 @@ impl Workbench {
     }
 
     /// A comparison side from a config file's JSON: any [`AskOptions`] field (the saved defaults fill the rest;
-    /// `policy` is taken whole, its own missing fields at their defaults), plus `name` and `chunk_tokens`.
+    /// `policy` is taken whole, its own missing fields at their defaults), plus `name` and `chunk_tokens` (`mode` is read as `search_mode`).
     /// Unknown keys are refused.
     pub fn compare_config(&self, default_name: &str, json: &Value) -> Result<CompareConfig> {
         let bad = |m: String| Error::Invalid(format!("config {default_name}: {m}"));
@@ -458,6 +458,10 @@ impl Workbench {
                         (value.as_u64().and_then(|n| u32::try_from(n).ok()))
                             .ok_or_else(|| bad("`chunk_tokens` must be a positive integer".into()))?,
                     );
+                }
+                // The search's mode, by its name before the rename.
+                "mode" => {
+                    merged.insert("search_mode".into(), value.clone());
                 }
                 k if merged.contains_key(k) => {
                     merged.insert(k.to_string(), value.clone());

@@ -31,15 +31,11 @@ export function reasonTone(r: Reason): Tone {
   return isKept(r) ? "kept" : "dropped";
 }
 
-/** The four judge questions with Spring's default thresholds (DEFAULT_THRESHOLDS), then `useful`. */
+/** The four judge questions with Spring's default thresholds, then `useful`. */
 export const QUESTIONS: { key: string; label: string; short: string; threshold: number | null; direction: string }[] =
   QUESTION_TEXTS.map((q) => ({ ...q }));
 
 export const THRESHOLD_KEYS = QUESTIONS.filter((q) => q.threshold !== null).map((q) => q.key);
-
-export const DEFAULT_THRESHOLDS: Record<string, number> = Object.fromEntries(
-  QUESTIONS.filter((q) => q.threshold !== null).map((q) => [q.key, q.threshold as number]),
-);
 
 /** The modes in picker order, with what they read (policy::mode_texts). */
 /** The policy's groupings as the Replay view offers them, with their words (policy::group_by_texts). */

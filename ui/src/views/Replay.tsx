@@ -1,7 +1,7 @@
 import { Component } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
-import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
+import type { Candidate, Change, GroupBy, LabelReport, Mode, PolicyForm, PolicyOptions, Reason, RunLabels, Selection, Trace } from "../api";
 import { Banner, ErrorBanner, IntegrityWarnings, ReasonTag, SectionPath } from "../components/common";
 import { Snippet } from "../components/Passage";
 import { RunView } from "../components/RunView";
@@ -10,7 +10,7 @@ import { OperatingCurves } from "../components/Curves";
 import { useCalibrated } from "../components/Tuning";
 import { VirtualTable } from "../components/VirtualRows";
 import { fmt, pages } from "../logic/format";
-import { REASON_EXPLAIN, QUESTIONS, DEFAULT_THRESHOLDS, THRESHOLD_KEYS, MODES, GROUP_BY, GROUP_BY_LABEL, forWire, takesThreshold } from "../logic/reasons";
+import { REASON_EXPLAIN, QUESTIONS, THRESHOLD_KEYS, MODES, GROUP_BY, GROUP_BY_LABEL, forWire, takesThreshold } from "../logic/reasons";
 import { applyReplayDelta } from "../logic/replayDelta";
 import { createSweeps } from "../logic/replaySweep";
 import { diffSelections } from "../logic/replayDiff";
@@ -20,21 +20,6 @@ import { labelsVersion, pinRequest, policyRequest, rememberTrace } from "../stat
 import { PolicyActions, RegenerateCompare, ReplaySummary, useRegenerate } from "../components/ReplayParts";
 
 
-
-/** The run's policy with every threshold filled: the run's own, then its judge's defaults, then Spring's. */
-function withDefaults(p: PolicyOptions, t: Trace): PolicyOptions {
-  const judge = t.judge.defaults;
-  return {
-    ...p,
-    thresholds: { ...DEFAULT_THRESHOLDS, ...(judge?.thresholds ?? {}), ...p.thresholds },
-    min_relevance: p.min_relevance ?? judge?.min_relevance ?? 0,
-  };
-}
-
-/** The judge's own defaults (what "Reset to the judge's defaults" restores). */
-function judgeDefaults(t: Trace): PolicyOptions {
-  return withDefaults({ ...t.policy, thresholds: {}, min_relevance: null }, t);
-}
 
 /** Where the default thresholds come from, in words. */
 export function defaultsSource(t: Trace): string {
@@ -223,9 +208,23 @@ function useTicks(t: Trace, selection: Selection, options: PolicyOptions, calibr
   return { ticks, settledOptions: settled.options };
 }
 
-function ReplayPanel(props: { trace: Trace }) {
+/** The replay panel once Rust has filled the run's policy for the form (`api.policyForm`: every threshold and the
+ * minimum relevance, from the run's own, its judge's defaults, then Spring's) and given the judge's own beside it. */
+function ReplayLoaded(props: { trace: Trace }) {
   const t = props.trace;
-  const [options, setOptions] = useState<PolicyOptions>(() => withDefaults(t.policy, t));
+  const [form, setForm] = useState<PolicyForm | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api.policyForm(t.run_id, t.policy).then(setForm, setError);
+  }, [t.run_id]);
+  if (error) return <ErrorBanner error={error} />;
+  return form ? <ReplayPanel trace={t} form={form} /> : null;
+}
+
+function ReplayPanel(props: { trace: Trace; form: PolicyForm }) {
+  const t = props.trace;
+  const runForm = props.form;
+  const [options, setOptions] = useState<PolicyOptions>(runForm.options);
   const optionsRef = useRef(options);
   const [{ selection, changes, labels: report }, setResult] =
     useState<{ selection: Selection; changes: Change[]; labels: LabelReport | null }>({ selection: t.selection, changes: [], labels: null });
@@ -337,12 +336,16 @@ function ReplayPanel(props: { trace: Trace }) {
       setError(e);
     }
   };
+  /** A whole policy from elsewhere (a calibration's frozen choice, a point on a curve), filled by Rust for the form. */
+  const applyPolicy = (o: PolicyOptions) => {
+    api.policyForm(t.run_id, o).then((f) => update(f.options), setError);
+  };
   // A policy sent from elsewhere (a calibration's frozen choice): applied once.
   const wanted = policyRequest.value;
   useEffect(() => {
     if (wanted) {
       policyRequest.value = null;
-      update(withDefaults(wanted, t));
+      applyPolicy(wanted);
     }
   }, [wanted]);
   const setThreshold = (key: string, v: number) => update({ thresholds: { ...optionsRef.current.thresholds, [key]: v } }, key);
@@ -351,7 +354,7 @@ function ReplayPanel(props: { trace: Trace }) {
   // The curves change with the mode and the labels, not with every replay: not re-rendered on each slider move.
   // (`update` reads the current options through refs, so the first one is as good as the latest.)
   const curves = useMemo(
-    () => <OperatingCurves runId={t.run_id} mode={options.mode} version={ownLabels + labelled} onPick={(o) => update(withDefaults(o, t))} />,
+    () => <OperatingCurves runId={t.run_id} mode={options.mode} version={ownLabels + labelled} onPick={applyPolicy} />,
     [t, options.mode, ownLabels + labelled],
   );
   const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
@@ -414,8 +417,8 @@ function ReplayPanel(props: { trace: Trace }) {
         </div>
         <PolicyActions options={options} onError={setError}
           regenerate={<button type="button" class="btn btn-primary" data-testid="regenerate" disabled={!!regen?.job} onClick={regenerate}>Regenerate answer with this selection</button>}>
-          <button type="button" class="btn" onClick={() => { const o = withDefaults(t.policy, t); optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [], labels: report }); scheduler.schedule(o); }}>Reset to run's policy</button>
-          <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(judgeDefaults(t))}>Reset to the judge's defaults</button>
+          <button type="button" class="btn" onClick={() => { const o = runForm.options; optionsRef.current = o; setOptions(o); scheduler.reset(); setResult({ selection: t.selection, changes: [], labels: report }); scheduler.schedule(o); }}>Reset to run's policy</button>
+          <button type="button" class="btn" data-testid="judge-defaults" onClick={() => update(runForm.judge_defaults)}>Reset to the judge's defaults</button>
         </PolicyActions>
       </div>
       <ReplaySummary diff={diff} selection={selection} />
@@ -432,7 +435,7 @@ function ReplayPanel(props: { trace: Trace }) {
 
 export function Replay() {
   return (
-    <RunView name="replay" label="Replay" render={(t) => <ReplayPanel key={t.run_id} trace={t} />}
+    <RunView name="replay" label="Replay" render={(t) => <ReplayLoaded key={t.run_id} trace={t} />}
       empty="Pick a run to re-select its context with other thresholds — no judge call needed." />
   );
 }

@@ -201,8 +201,8 @@ export function Settings() {
           <Field label="Similarity threshold" name="similarity_threshold" errors={errors}>
             <input {...a("similarity_threshold")} class="input input-num" type="number" step={0.01} value={s.similarity_threshold} onInput={(e) => set((d) => (d.similarity_threshold = num(e)))} />
           </Field>
-          <Field label="Search mode" name="pipeline.mode" errors={errors}>
-            <select {...a("pipeline.mode")} class="input" value={s.pipeline.mode} onChange={(e) => set((d) => (d.pipeline.mode = str(e) as SearchMode))}>
+          <Field label="Search mode" name="pipeline.search_mode" errors={errors}>
+            <select {...a("pipeline.search_mode")} class="input" value={s.pipeline.search_mode} onChange={(e) => set((d) => (d.pipeline.search_mode = str(e) as SearchMode))}>
               <option value="vector">vector</option><option value="keyword">keyword</option><option value="hybrid">hybrid</option>
             </select>
           </Field>

@@ -305,6 +305,16 @@
       (window.__MOCK_REPLAY_BYTES__ ||= []).push(json.length);
       return JSON.parse(json);
     },
+    // Rust's PolicyOptions::for_form and judge_form (crates/policy/src/options.rs): every threshold from the options,
+    // then the run's judge's defaults, then Spring's; a minimum relevance in every mode.
+    policy_form: (a) => {
+      const t = runsById()[a.runId];
+      if (!t) throw { code: "not_found", message: `no run '${a.runId}'` };
+      const d = t.judge.defaults ?? {};
+      const spring = { contains_prompt_injection: 0.7, contradicts_query_premise: 0.7, is_relevant: 0.45, contains_answer_evidence: 0.55 };
+      const form = (o) => ({ ...o, thresholds: { ...spring, ...(d.thresholds ?? {}), ...o.thresholds }, min_relevance: o.min_relevance ?? d.min_relevance ?? 0 });
+      return { options: form(a.options), judge_defaults: form({ ...a.options, thresholds: {}, min_relevance: null }) };
+    },
     import_candidates: (a) => {
       const req = JSON.parse(a.json);
       if (!Array.isArray(req.documents)) throw { code: "invalid", message: "invalid candidates: documents: Field required" };

@@ -1,9 +1,8 @@
-//! Shared test helpers: the real embedding model (installed by scripts/setup.sh), an embed-call counter, paths.
+//! Shared test helpers: the real embedding and chat models (installed by scripts/setup.sh), paths.
 #![allow(dead_code)]
 
-use ragsift_engine::{Embedder, FastEmbedder, Result, RuntimePaths};
+use ragsift_engine::{FastEmbedder, RuntimePaths};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 pub fn repo() -> PathBuf {
@@ -11,10 +10,6 @@ pub fn repo() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
-}
-
-pub fn fixture(rel: &str) -> PathBuf {
-    repo().join("fixtures").join(rel)
 }
 
 /// The default model, loaded once per test binary. Tests need the runtime: run ./scripts/setup.sh first.
@@ -25,51 +20,6 @@ pub fn embedder() -> &'static FastEmbedder {
         let runtime = RuntimePaths::discover(&data).expect("runtime missing: run ./scripts/setup.sh");
         FastEmbedder::load(&runtime, ragsift_engine::paths::DEFAULT_EMBEDDING_MODEL, 2, 32).expect("model loads")
     })
-}
-
-/// Wraps an embedder and counts how many texts it was asked to embed.
-pub struct Counting<'a> {
-    pub inner: &'a dyn Embedder,
-    pub texts: AtomicUsize,
-}
-
-impl<'a> Counting<'a> {
-    pub fn new(inner: &'a dyn Embedder) -> Self {
-        Counting {
-            inner,
-            texts: AtomicUsize::new(0),
-        }
-    }
-    pub fn count(&self) -> usize {
-        self.texts.load(Ordering::SeqCst)
-    }
-}
-
-impl Embedder for Counting<'_> {
-    fn id(&self) -> &str {
-        self.inner.id()
-    }
-    fn dimensions(&self) -> usize {
-        self.inner.dimensions()
-    }
-    fn max_tokens(&self) -> usize {
-        self.inner.max_tokens()
-    }
-    fn tokenizer_path(&self) -> &Path {
-        self.inner.tokenizer_path()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.texts.fetch_add(texts.len(), Ordering::SeqCst);
-        self.inner.embed(texts)
-    }
-}
-
-/// Lower-cased alphanumeric words, for comparing texts regardless of spacing.
-pub fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect()
 }
 
 /// Copies files into a fresh temp folder and returns it.

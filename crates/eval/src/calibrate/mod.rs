@@ -290,7 +290,7 @@ pub fn run(
         let score = live.as_mut().ok_or_else(|| Error::Invalid("no trace source".into()))?;
         let scored = score(split, cases)?;
         collected.extend(scored.iter().cloned());
-        let text = crate::traces_json(&collected).map_err(Error::Invalid)? + "\n";
+        let text = crate::traces_json(&collected)? + "\n";
         if split == Split::Development {
             write_new_text(&artifacts.traces, &text)?;
         } else {

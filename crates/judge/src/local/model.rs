@@ -32,18 +32,7 @@ impl Logistic {
     /// bias). Non-finite values must be removed before.
     pub fn fit(features: &[String], x: &[Vec<f64>], y: &[bool], l2: f64) -> Logistic {
         let d = features.len();
-        let n = x.len().max(1) as f64;
-        let mean: Vec<f64> = (0..d).map(|j| x.iter().map(|r| r[j]).sum::<f64>() / n).collect();
-        let scale: Vec<f64> = (0..d)
-            .map(|j| {
-                let var = x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n;
-                if var > 1e-12 {
-                    var.sqrt()
-                } else {
-                    1.0
-                }
-            })
-            .collect();
+        let (mean, scale) = standardise(x, d);
         let z: Vec<Vec<f64>> = x
             .iter()
             .map(|r| {
@@ -89,6 +78,67 @@ impl Logistic {
             bias: beta[0],
         }
     }
+}
+
+impl Logistic {
+    /// Fits a ranking within groups (the sentences of one question): a pairwise logistic regression on the
+    /// differences of standardised rows, each positive against each negative of its group in both orders, then
+    /// Platt scaling of the ranking score to the labels, so that [`Logistic::predict`] is still a probability
+    /// and the order within a group is the one the pairs taught. A group without both classes adds no pair.
+    pub fn fit_ranking(features: &[String], x: &[Vec<f64>], y: &[bool], groups: &[usize], l2: f64) -> Logistic {
+        let d = features.len();
+        let (mean, scale) = standardise(x, d);
+        let z: Vec<Vec<f64>> = (x.iter())
+            .map(|r| (0..d).map(|j| (r[j] - mean[j]) / scale[j]).collect())
+            .collect();
+        let mut members: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+        for (i, &g) in groups.iter().enumerate() {
+            members.entry(g).or_default().push(i);
+        }
+        let (mut pairs, mut order) = (Vec::new(), Vec::new());
+        for rows in members.values() {
+            for &p in rows.iter().filter(|&&i| y[i]) {
+                for &n in rows.iter().filter(|&&i| !y[i]) {
+                    let diff: Vec<f64> = (0..d).map(|j| z[p][j] - z[n][j]).collect();
+                    pairs.push(diff.iter().map(|v| -v).collect());
+                    order.push(false);
+                    pairs.push(diff);
+                    order.push(true);
+                }
+            }
+        }
+        let pairwise = Logistic::fit(features, &pairs, &order, l2);
+        // The ranking score of a row: the pairwise model's linear part on its standardised values.
+        let direction: Vec<f64> = (0..d).map(|j| pairwise.weights[j] / pairwise.scale[j]).collect();
+        let score = |zr: &[f64]| dot(&direction, zr);
+        let scores: Vec<Vec<f64>> = z.iter().map(|zr| vec![score(zr)]).collect();
+        let platt = Logistic::fit(&["rank".to_string()], &scores, y, 0.0);
+        let slope = platt.weights[0] / platt.scale[0];
+        Logistic {
+            features: features.to_vec(),
+            mean,
+            scale,
+            weights: direction.iter().map(|w| slope * w).collect(),
+            bias: platt.bias - slope * platt.mean[0],
+        }
+    }
+}
+
+/// Each column's mean and standard deviation (1 for a constant column), over the first `d` values of each row.
+fn standardise(x: &[Vec<f64>], d: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = x.len().max(1) as f64;
+    let mean: Vec<f64> = (0..d).map(|j| x.iter().map(|r| r[j]).sum::<f64>() / n).collect();
+    let scale = (0..d)
+        .map(|j| {
+            let var = x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n;
+            if var > 1e-12 {
+                var.sqrt()
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    (mean, scale)
 }
 
 pub fn sigmoid(z: f64) -> f64 {
@@ -217,6 +267,35 @@ pub fn cross_validate(features: &[String], x: &[Vec<f64>], y: &[bool], groups: &
     out
 }
 
+/// Out-of-fold predictions of [`Logistic::fit_ranking`]: rows of each fold are predicted by a ranking fitted on
+/// the other folds; `groups` are the ranking's groups (questions), `folds` the held-out units (documents).
+pub fn cross_validate_ranking(
+    features: &[String],
+    x: &[Vec<f64>],
+    y: &[bool],
+    (groups, folds): (&[usize], &[usize]),
+    l2: f64,
+) -> Vec<f64> {
+    let mut out = vec![f64::NAN; x.len()];
+    let mut ids: Vec<usize> = folds.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    for f in ids {
+        let train: Vec<usize> = (0..x.len()).filter(|&i| folds[i] != f).collect();
+        let model = Logistic::fit_ranking(
+            features,
+            &train.iter().map(|&i| x[i].clone()).collect::<Vec<_>>(),
+            &train.iter().map(|&i| y[i]).collect::<Vec<_>>(),
+            &train.iter().map(|&i| groups[i]).collect::<Vec<_>>(),
+            l2,
+        );
+        for i in (0..x.len()).filter(|&i| folds[i] == f) {
+            out[i] = model.predict(&x[i]);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +330,44 @@ mod tests {
         );
         let probs: Vec<f64> = x.iter().map(|r| m.predict(r)).collect();
         assert!(brier(&probs, &y) < brier(&vec![0.5; y.len()], &y));
+    }
+
+    #[test]
+    fn a_ranking_fit_orders_within_groups_and_stays_a_probability() {
+        // In every group the positive has the larger second feature; the first feature only shifts whole
+        // groups (a pointwise fit is misled by it, a ranking within groups is not).
+        let (mut x, mut y, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+        for g in 0..40 {
+            let level = g as f64;
+            for k in 0..5 {
+                let positive = k == (g % 5);
+                let local = if positive { 1.0 } else { 0.1 * k as f64 };
+                x.push(vec![level, local + 0.01 * level]);
+                y.push(positive && (g % 2 == 0 || g < 10));
+                groups.push(g);
+            }
+        }
+        let names = vec!["level".to_string(), "local".to_string()];
+        let m = Logistic::fit_ranking(&names, &x, &y, &groups, 1.0);
+        assert!(
+            m.weights[1] > 0.0,
+            "the within-group signal raises the score: {:?}",
+            m.weights
+        );
+        assert!(
+            m.weights[1].abs() > m.weights[0].abs(),
+            "the between-group shift counts less: {:?}",
+            m.weights
+        );
+        for g in (0..40).filter(|g| g % 2 == 0) {
+            let rows: Vec<usize> = (0..x.len()).filter(|&i| groups[i] == g).collect();
+            let best = (rows.iter().copied()).max_by(|&a, &b| m.predict(&x[a]).total_cmp(&m.predict(&x[b])));
+            assert!(best.is_some_and(|b| y[b]), "group {g}: the positive ranks first");
+        }
+        assert!(x.iter().all(|r| (0.0..=1.0).contains(&m.predict(r))));
+        let folds: Vec<usize> = groups.iter().map(|g| g % 4).collect();
+        let held = cross_validate_ranking(&names, &x, &y, (&groups, &folds), 1.0);
+        assert!(held.iter().all(|p| p.is_finite()));
     }
 
     #[test]

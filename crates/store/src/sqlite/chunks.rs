@@ -66,10 +66,10 @@ pub(super) fn insert_chunks(
             c.index as i64,
             c.text,
             ragsift_core::ids::sha256_hex(c.text.as_bytes()),
-            c.page_start,
-            c.page_end,
-            c.char_start as i64,
-            c.char_end as i64,
+            c.place.page_start,
+            c.place.page_end,
+            c.place.char_start,
+            c.place.char_end,
             c.tokens as i64,
             super::vector_to_blob(&c.embedding),
             to_json(&c.section),
@@ -87,6 +87,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::backend::DocumentStore;
     use crate::sqlite::DocumentRow;
+    use ragsift_core::ChunkPlace;
 
     fn page_box(page: u32, y0: f32) -> PageBox {
         PageBox {
@@ -105,10 +106,12 @@ pub(crate) mod tests {
             id: format!("chunk-{i}"),
             index: i,
             text: format!("Chunk {i} of the inverter manual."),
-            page_start: 1,
-            page_end: 2,
-            char_start: 0,
-            char_end: 30,
+            place: ChunkPlace {
+                page_start: 1,
+                page_end: 2,
+                char_start: 0,
+                char_end: 30,
+            },
             tokens: 8,
             section,
             boxes,

@@ -3,15 +3,6 @@
 
 use super::*;
 
-pub(super) fn extent(c: &Candidate) -> ChunkExtent {
-    ChunkExtent {
-        page_start: c.page_start,
-        page_end: c.page_end,
-        char_start: c.char_start,
-        char_end: c.char_end,
-    }
-}
-
 pub(super) fn span(l: &SpanLabel) -> Span {
     Span {
         page: l.page,
@@ -31,7 +22,7 @@ pub(super) fn chunk_chars(c: &Candidate) -> u64 {
 
 /// The characters of `l` the chunk covers.
 pub(super) fn overlap(c: &Candidate, l: &SpanLabel) -> u64 {
-    u64::from(extent(c).covered(&span(l)))
+    u64::from(c.place().covered_span(&span(l)))
 }
 
 /// Whether the chunk holds relevant span `l`: they share at least half of the shorter of the two.

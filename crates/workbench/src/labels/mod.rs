@@ -14,7 +14,7 @@
 use super::Workbench;
 use crate::{Error, Result};
 use ragsift_eval::ragjev::{Document, EvalCase};
-use ragsift_eval::spans::{locate, ChunkExtent, Span};
+use ragsift_eval::spans::{locate, Covers, Span};
 use ragsift_pipeline::join::Candidate;
 use ragsift_pipeline::labels::RunLabels;
 use ragsift_pipeline::replay_delta::{ReplayDelta, ReplaySweep, MAX_SWEEP_VALUES};

@@ -3,6 +3,7 @@
 use super::*;
 use crate::backend::DocumentStore;
 use crate::sqlite::{DocumentRow, NewChunk, Store};
+use ragsift_core::ChunkPlace;
 
 #[test]
 fn or_query_quotes_content_words() {
@@ -33,12 +34,14 @@ fn library(n: usize) -> (tempfile::TempDir, Store) {
                 key: i as u64 + 1,
                 id: format!("c{i}"),
                 index: i,
-                char_end: text.chars().count(),
+                place: ChunkPlace {
+                    page_start: 1,
+                    page_end: 1,
+                    char_start: 0,
+                    char_end: text.chars().count() as u32,
+                },
                 tokens: 12,
                 text,
-                page_start: 1,
-                page_end: 1,
-                char_start: 0,
                 section: Vec::new(),
                 boxes: Vec::new(),
                 embedding: vec![0.0; 4],

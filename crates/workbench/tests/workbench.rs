@@ -7,10 +7,10 @@ use ragsift_test_support::http;
 
 use common::fixture;
 use http::{jev_judgment, Request, Server};
-use ragsift_engine::policy::{PolicyOptions, Reason};
-use ragsift_engine::progress::IngestEvent;
-use ragsift_engine::workbench::{AskEvent, AskOptions, AskRequest, JudgeKind, Workbench};
-use ragsift_engine::SearchMode;
+use ragsift_core::progress::IngestEvent;
+use ragsift_interfaces::retrieve::SearchMode;
+use ragsift_policy::{PolicyOptions, Reason};
+use ragsift_workbench::{AskEvent, AskOptions, AskRequest, JudgeKind, Workbench};
 use std::sync::{Arc, Mutex};
 
 /// Jev at the HTTP boundary: relevance 0.60 and evidence 0.80 for every passage.
@@ -46,7 +46,7 @@ fn options(wb: &Workbench) -> Option<AskOptions> {
         rewrite: false,
         variants: 0,
         top_k: 3,
-        mode: SearchMode::Vector,
+        search_mode: SearchMode::Vector,
         max_tokens: 16,
         ..wb.ask_defaults()
     })
@@ -238,7 +238,7 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
     let chat = Server::with_handler(|_: &Request| sse(&["Within 30 days [1]", "; see also [7]."]));
     let (_dir, wb) = workbench(&judge);
     let mut s = wb.settings();
-    s.chat.backend = ragsift_engine::llm::ChatBackend::OpenAi;
+    s.chat.backend = ragsift_models::llm::ChatBackend::OpenAi;
     s.chat.endpoint = Some(chat.url.clone());
     s.chat.model_name = Some("m".into());
     s.rates.generation_input_per_million = Some(1.0);
@@ -255,12 +255,9 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
         "relevant_ids": ["refund"], "baseline_ids": ["ship", "refund"], "mode": "filter", "min_relevance": 0.5,
     });
     let run = wb.import_candidates(&request.to_string(), JudgeKind::Auto).unwrap();
-    assert_eq!(run.origin, ragsift_engine::pipeline::trace::RunOrigin::Imported);
+    assert_eq!(run.origin, ragsift_pipeline::trace::RunOrigin::Imported);
     assert_eq!(run.judge.judge, "jev-ragjev");
-    assert_eq!(
-        run.answered_by,
-        ragsift_engine::pipeline::answer::AnsweredBy::NotAnswered
-    );
+    assert_eq!(run.answered_by, ragsift_pipeline::answer::AnsweredBy::NotAnswered);
     assert_eq!(run.selection.selected(), ["refund", "hours"], "the pin is kept");
     assert_eq!(run.candidates[0].group_id.as_deref(), Some("g"));
     assert_eq!(
@@ -278,7 +275,7 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
         run.policy.clone(),
         PolicyOptions::default(),
         PolicyOptions {
-            mode: ragsift_engine::policy::Mode::Rerank,
+            mode: ragsift_policy::Mode::Rerank,
             top_n: Some(2),
             ..PolicyOptions::default()
         },
@@ -304,7 +301,7 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
     assert_eq!(answered.answer, "Within 30 days [1]; see also [7].");
     assert_eq!(answered.citations, [1]);
     assert_eq!(answered.unknown_citations, [7], "[7] names no source");
-    assert_eq!(answered.finish_reason, Some(ragsift_engine::llm::FinishReason::Stop));
+    assert_eq!(answered.finish_reason, Some(ragsift_models::llm::FinishReason::Stop));
     assert!(
         answered.cost.generation.is_some() && answered.cost.judging == Some(0.0),
         "{:?}",
@@ -312,7 +309,7 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
     );
 
     let nothing = PolicyOptions {
-        mode: ragsift_engine::policy::Mode::Filter,
+        mode: ragsift_policy::Mode::Filter,
         min_relevance: Some(1.0),
         ..PolicyOptions::default()
     };
@@ -332,11 +329,8 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
         .regenerate(&none_pinned.run_id, &none_pinned.policy, "job-fixed", Arc::new(|_| {}))
         .unwrap();
     assert!(fixed.selection.selected().is_empty());
-    assert_eq!(
-        fixed.answered_by,
-        ragsift_engine::pipeline::answer::AnsweredBy::NoEvidence
-    );
-    assert_eq!(fixed.answer, ragsift_engine::pipeline::answer::NO_EVIDENCE_ANSWER);
+    assert_eq!(fixed.answered_by, ragsift_pipeline::answer::AnsweredBy::NoEvidence);
+    assert_eq!(fixed.answer, ragsift_pipeline::answer::NO_EVIDENCE_ANSWER);
     assert!(fixed.prompt.is_empty() && fixed.finish_reason.is_none());
     assert_eq!(
         chat.requests().len(),
@@ -387,7 +381,7 @@ fn idle_models_unload_and_reload_on_the_next_ask() {
     assert!(unloaded.embedder && unloaded.language_model, "{unloaded:?}");
     assert_eq!(
         wb.loaded_models(),
-        ragsift_engine::workbench::idle::LoadedModels {
+        ragsift_workbench::idle::LoadedModels {
             embedder: false,
             language_model: false
         }

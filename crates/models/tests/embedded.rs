@@ -1,8 +1,8 @@
 //! Real inference on the Gemma 3 270M GGUF installed by scripts/setup.sh: streaming, cancellation, the yes/no
 //! readout with and without a shared prefix, and bad model files.
 
-use ragsift_engine::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
-use ragsift_engine::llm::{yes_no_prompt, CancelToken, ChatMessage, FinishReason, GenerateOptions, LanguageModel};
+use ragsift_models::llm::embedded::{default_model_path, EmbeddedModel, EmbeddedOptions};
+use ragsift_models::llm::{yes_no_prompt, CancelToken, ChatMessage, FinishReason, GenerateOptions, LanguageModel};
 
 mod common;
 use common::gemma;
@@ -90,7 +90,7 @@ fn yes_no_with_a_shared_prefix_matches_full_evaluation() {
             f.p_yes
         );
     }
-    let order = |v: &[ragsift_engine::llm::YesNo]| {
+    let order = |v: &[ragsift_models::llm::YesNo]| {
         let mut idx: Vec<usize> = (0..v.len()).collect();
         idx.sort_by(|a, b| v[*b].p_yes.total_cmp(&v[*a].p_yes));
         idx
@@ -106,8 +106,8 @@ fn yes_no_with_a_shared_prefix_matches_full_evaluation() {
 
 #[test]
 fn a_prompt_longer_than_the_context_is_refused() {
-    let home = ragsift_engine::paths::data_dir().unwrap();
-    let path = default_model_path(&ragsift_engine::paths::models_dir(&home).unwrap());
+    let home = ragsift_core::paths::data_dir().unwrap();
+    let path = default_model_path(&ragsift_core::paths::models_dir(&home).unwrap());
     let small = EmbeddedModel::load(
         &path,
         &EmbeddedOptions {
@@ -151,8 +151,8 @@ fn missing_and_corrupt_model_files_name_the_file() {
         "{e}"
     );
     // A truncated real file: the header is right, the rest is missing.
-    let home = ragsift_engine::paths::data_dir().unwrap();
-    let real = default_model_path(&ragsift_engine::paths::models_dir(&home).unwrap());
+    let home = ragsift_core::paths::data_dir().unwrap();
+    let real = default_model_path(&ragsift_core::paths::models_dir(&home).unwrap());
     let truncated = dir.path().join("truncated.gguf");
     let bytes = std::fs::read(&real).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
@@ -165,8 +165,8 @@ fn missing_and_corrupt_model_files_name_the_file() {
 
 #[test]
 fn model_loading_reports_progress() {
-    let home = ragsift_engine::paths::data_dir().unwrap();
-    let path = default_model_path(&ragsift_engine::paths::models_dir(&home).unwrap());
+    let home = ragsift_core::paths::data_dir().unwrap();
+    let path = default_model_path(&ragsift_core::paths::models_dir(&home).unwrap());
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let s = seen.clone();
     EmbeddedModel::load(

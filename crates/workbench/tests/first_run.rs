@@ -3,9 +3,9 @@
 //! drops a passage with its reason, a threshold drag changes the selection, and an unanswerable question gets no
 //! supported answer.
 
-use ragsift_engine::pipeline::Trace;
-use ragsift_engine::policy::CONTAINS_ANSWER_EVIDENCE;
-use ragsift_engine::workbench::{AskRequest, SuggestionKind, Workbench};
+use ragsift_pipeline::Trace;
+use ragsift_policy::CONTAINS_ANSWER_EVIDENCE;
+use ragsift_workbench::{AskRequest, SuggestionKind, Workbench};
 use std::sync::Arc;
 
 fn ask(wb: &Workbench, question: &str) -> Trace {

@@ -4,9 +4,9 @@
 mod common;
 
 use common::{fixture, words};
-use ragsift_engine::extract::{extract_file, Limits};
-use ragsift_engine::quality::{char_accuracy, word_similarity};
-use ragsift_engine::Error;
+use ragsift_ingest::extract::{extract_file, Limits};
+use ragsift_ingest::quality::{char_accuracy, word_similarity};
+use ragsift_ingest::Error;
 use std::time::Duration;
 
 const LIMITS: Limits = Limits {
@@ -149,7 +149,7 @@ fn text_and_markdown_are_one_page_each() {
 }
 
 /// True when `phrase` occurs in the page's text as a run of words (spacing and punctuation aside).
-fn reads(ex: &ragsift_engine::extract::Extracted, page: usize, phrase: &str) -> bool {
+fn reads(ex: &ragsift_ingest::extract::Extracted, page: usize, phrase: &str) -> bool {
     let (text, want) = (words(&ex.pages[page - 1].text), words(phrase));
     text.windows(want.len()).any(|w| w == want.as_slice())
 }
@@ -254,7 +254,7 @@ fn heavy_fuzzed_fixtures_give_text_or_typed_errors() {
     for dir in ["pdf", "skia", "damaged", "text"] {
         for entry in std::fs::read_dir(fixture(dir)).unwrap().flatten() {
             let path = entry.path();
-            if ragsift_engine::extract::is_supported(&path) {
+            if ragsift_ingest::extract::is_supported(&path) {
                 seeds.push((path.to_string_lossy().to_string(), std::fs::read(&path).unwrap()));
             }
         }
@@ -264,7 +264,7 @@ fn heavy_fuzzed_fixtures_give_text_or_typed_errors() {
         max_file_mb: 50,
         timeout: Duration::from_secs(20),
     };
-    let report = ragsift_engine::fuzz::run(&seeds, ragsift_engine::fuzz::Budget::Inputs(10_000), limits);
+    let report = ragsift_ingest::fuzz::run(&seeds, ragsift_ingest::fuzz::Budget::Inputs(10_000), limits);
     assert!(
         report.inputs >= seeds.len() && report.errors > 0 && report.text > 0,
         "{report:?}"
@@ -279,13 +279,13 @@ fn scanned_pages_are_read_by_ocr() {
     let pdf = fixture("scanned/scanned.pdf");
     let err = extract_file(&pdf, LIMITS).unwrap_err();
     assert!(matches!(err, Error::NoText { .. }), "{err:?}");
-    let options = ragsift_engine::extract::OcrOptions::default();
+    let options = ragsift_ingest::extract::OcrOptions::default();
     assert!(
-        ragsift_engine::extract::ocr_available(&options.languages),
+        ragsift_ingest::extract::ocr_available(&options.languages),
         "tesseract with English is installed by scripts/setup.sh"
     );
     let seen = std::sync::Mutex::new(Vec::new());
-    let ex = ragsift_engine::extract::extract_file_with_ocr(&pdf, LIMITS, Some(&options), &|k, n| {
+    let ex = ragsift_ingest::extract::extract_file_with_ocr(&pdf, LIMITS, Some(&options), &|k, n| {
         seen.lock().unwrap().push((k, n));
     })
     .unwrap();

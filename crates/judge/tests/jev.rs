@@ -2,7 +2,7 @@
 //! answers and usage, every error status, retries with retry-after, timeouts and the total deadline, malformed
 //! answers, connection refused, bounded batch concurrency, and that the API key never shows in `Debug`.
 
-use ragsift_engine::judge::jev::{
+use ragsift_judge::jev::{
     default_questions, JevClient, JevConfig, JevError, JudgeQuestion, CONTAINS_ANSWER_EVIDENCE,
     CONTAINS_PROMPT_INJECTION, CONTRADICTS_QUERY_PREMISE, IS_RELEVANT, PROMPT_VERSION, USEFUL,
 };

@@ -4,8 +4,8 @@
 use ragsift_test_support::http;
 
 use http::{Reply, Server};
-use ragsift_engine::llm::openai::{OpenAiConfig, OpenAiModel};
-use ragsift_engine::llm::{yes_no_prompt, CancelToken, ChatMessage, FinishReason, GenerateOptions, LanguageModel};
+use ragsift_models::llm::openai::{OpenAiConfig, OpenAiModel};
+use ragsift_models::llm::{yes_no_prompt, CancelToken, ChatMessage, FinishReason, GenerateOptions, LanguageModel};
 use std::time::Duration;
 
 fn model(server: &Server, key: Option<&str>) -> OpenAiModel {
@@ -28,7 +28,7 @@ fn done_events(pieces: &[&str]) -> Vec<String> {
     ev
 }
 
-fn chat(m: &OpenAiModel) -> (ragsift_engine::Result<ragsift_engine::llm::Completion>, Vec<String>) {
+fn chat(m: &OpenAiModel) -> (ragsift_models::Result<ragsift_models::llm::Completion>, Vec<String>) {
     let mut pieces = Vec::new();
     let r = m.chat(
         &[ChatMessage::user("What is a PDF?")],

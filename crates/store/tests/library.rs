@@ -5,10 +5,10 @@
 mod common;
 
 use common::{embedder, fixture, temp_docs, Counting};
-use ragsift_engine::library::INDEX_FILE;
-use ragsift_engine::pg::cluster::TestCluster;
-use ragsift_engine::progress::IngestStatus;
-use ragsift_engine::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
+use ragsift_core::progress::IngestStatus;
+use ragsift_store::library::INDEX_FILE;
+use ragsift_store::pg::cluster::TestCluster;
+use ragsift_store::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ fn assert_consistent(lib: &Library) {
     assert!(lib.store().integrity_check().unwrap().is_empty());
 }
 
-fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_engine::Hit> {
+fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_store::Hit> {
     let req = SearchRequest {
         query: q.into(),
         top_k: 4,
@@ -326,8 +326,8 @@ fn removing_a_document_removes_its_chunks_and_vectors(backend: Backend) {
 /// file in order, and cancelling mid-batch stops the preparing thread, keeps the files done and reports the rest.
 #[test]
 fn a_cancelled_batch_keeps_the_files_done_and_events_stay_in_file_order() {
-    use ragsift_engine::progress::IngestEvent;
-    use ragsift_engine::CancelToken;
+    use ragsift_core::progress::IngestEvent;
+    use ragsift_core::CancelToken;
     let docs = temp_docs(&[
         fixture("pdf/multipage.pdf"),
         fixture("text/notes.md"),
@@ -453,7 +453,7 @@ fn scanned_pages_are_ingested_through_ocr_when_it_is_on(backend: Backend) {
     let events = std::sync::Mutex::new(Vec::new());
     let report = lib
         .ingest(embedder(), &[fixture("scanned/scanned.pdf")], &|e| {
-            if let ragsift_engine::progress::IngestEvent::Ocr { page, pages, .. } = e {
+            if let ragsift_core::progress::IngestEvent::Ocr { page, pages, .. } = e {
                 events.lock().unwrap().push((*page, *pages));
             }
         })
@@ -476,8 +476,8 @@ fn scanned_pages_are_ingested_through_ocr_when_it_is_on(backend: Backend) {
 /// ingest of the unchanged file reports the remembered reason without reading it, `retry_failed` reads it again,
 /// and so does a change of its bytes. The store keeps the memory (SQLite and PostgreSQL alike).
 fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend) {
-    use ragsift_engine::library::{IngestOptions, FAILED_BEFORE};
-    if !ragsift_engine::extract::ocr_available("eng") {
+    use ragsift_store::library::{IngestOptions, FAILED_BEFORE};
+    if !ragsift_ingest::extract::ocr_available("eng") {
         eprintln!("skipped: tesseract-ocr (with English) or poppler-utils is not installed");
         return;
     }
@@ -493,7 +493,7 @@ fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend)
                 embedder(),
                 std::slice::from_ref(&photo),
                 &|_| {},
-                &ragsift_engine::CancelToken::new(),
+                &ragsift_core::CancelToken::new(),
                 IngestOptions { retry_failed },
             )
             .unwrap();
@@ -520,7 +520,7 @@ fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend)
 
     // What the next ingest reports comes from memory, not from reading the file: a marked reason shows it.
     lib.store()
-        .put_failed_file(&ragsift_engine::sqlite::FailedFile {
+        .put_failed_file(&ragsift_store::sqlite::FailedFile {
             reason: "remembered".into(),
             ..remembered.clone()
         })
@@ -544,7 +544,7 @@ fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend)
 
     // Changed bytes: read again without being asked.
     lib.store()
-        .put_failed_file(&ragsift_engine::sqlite::FailedFile {
+        .put_failed_file(&ragsift_store::sqlite::FailedFile {
             reason: "remembered".into(),
             ..remembered
         })
@@ -577,7 +577,7 @@ fn postgres_going_away_mid_ingest_loses_nothing_and_the_next_run_resumes() {
     let lib = env.open();
     let report = lib
         .ingest(embedder(), &[docs.path().to_path_buf()], &|e| {
-            if let ragsift_engine::progress::IngestEvent::FileFinished { file: 2, .. } = e {
+            if let ragsift_core::progress::IngestEvent::FileFinished { file: 2, .. } = e {
                 cluster.kill().unwrap();
             }
         })

@@ -2,10 +2,8 @@
 
 mod common;
 
-use common::embedder;
-use ragsift_engine::chunk::{Chunker, TokenChunker};
-use ragsift_engine::extract::PageText;
-use ragsift_engine::Embedder;
+use ragsift_ingest::chunk::{Chunker, TokenChunker};
+use ragsift_ingest::extract::PageText;
 
 fn page(number: u32, text: String) -> PageText {
     PageText {
@@ -27,7 +25,7 @@ fn sentences(prefix: &str, n: usize) -> String {
 
 #[test]
 fn chunks_respect_the_token_budget_and_cut_at_sentences() {
-    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 64, 8).unwrap();
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 64, 8).unwrap();
     let pages = vec![page(1, sentences("Alpha", 40))];
     let chunks = chunker.chunk(&pages).unwrap();
     assert!(chunks.len() > 3);
@@ -44,36 +42,40 @@ fn chunks_respect_the_token_budget_and_cut_at_sentences() {
     }
     // Overlap: each chunk starts before the previous one ends.
     for w in chunks.windows(2) {
-        assert!(w[1].char_start < w[0].char_end, "overlapping chunks");
+        assert!(w[1].place.char_start < w[0].place.char_end, "overlapping chunks");
     }
 }
 
 #[test]
 fn chunks_record_page_spans_and_offsets() {
-    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 254, 0).unwrap();
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 254, 0).unwrap();
     // ~150 + ~200 tokens: too much for one chunk, so the cut goes where page 1 ends.
     let p1 = sentences("One", 15);
     let p2 = sentences("Two", 20);
     let pages = vec![page(1, p1.clone()), page(2, p2.clone())];
     let chunks = chunker.chunk(&pages).unwrap();
     assert_eq!(chunks.len(), 2, "a page break is the preferred cut");
-    assert_eq!((chunks[0].page_start, chunks[0].page_end), (1, 1));
+    assert_eq!((chunks[0].place.page_start, chunks[0].place.page_end), (1, 1));
     assert_eq!(
-        (chunks[1].page_start, chunks[1].page_end, chunks[1].char_start),
+        (
+            chunks[1].place.page_start,
+            chunks[1].place.page_end,
+            chunks[1].place.char_start
+        ),
         (2, 2, 0)
     );
-    assert_eq!(chunks[1].char_end, p2.chars().count());
+    assert_eq!(chunks[1].place.char_end as usize, p2.chars().count());
     let slice: String = p1
         .chars()
-        .skip(chunks[0].char_start)
-        .take(chunks[0].char_end - chunks[0].char_start)
+        .skip(chunks[0].place.char_start as usize)
+        .take((chunks[0].place.char_end - chunks[0].place.char_start) as usize)
         .collect();
     assert_eq!(slice, chunks[0].text);
 }
 
 #[test]
 fn long_words_and_empty_pages() {
-    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 32, 4).unwrap();
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 32, 4).unwrap();
     let pages = vec![
         page(1, String::new()),
         page(2, "x".repeat(2000)),
@@ -81,26 +83,8 @@ fn long_words_and_empty_pages() {
     ];
     let chunks = chunker.chunk(&pages).unwrap();
     assert!(!chunks.is_empty());
-    assert!(chunks.iter().all(|c| c.page_start == 2 && c.tokens <= 32));
+    assert!(chunks.iter().all(|c| c.place.page_start == 2 && c.tokens <= 32));
     assert!(chunker.chunk(&[page(1, String::new())]).unwrap().is_empty());
-}
-
-#[test]
-fn embeddings_are_unit_vectors_and_similar_texts_are_close() {
-    let e = embedder();
-    let v = e
-        .embed(&[
-            "The warranty lasts two years.",
-            "How long is the guarantee?",
-            "Tide pools host anemones.",
-        ])
-        .unwrap();
-    assert_eq!(v.len(), 3);
-    assert!(v.iter().all(|x| x.len() == 384));
-    let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
-    assert!((norm - 1.0).abs() < 1e-4);
-    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
-    assert!(dot(&v[0], &v[1]) > dot(&v[0], &v[2]) + 0.1, "related texts are closer");
 }
 
 /// A real paper's table (Rcpp, JSS 2011, page 15: run times under a header, the caption below): the page text
@@ -109,25 +93,27 @@ fn embeddings_are_unit_vectors_and_similar_texts_are_close() {
 #[test]
 fn a_table_becomes_a_chunk_of_header_keyed_rows_over_its_stretch_of_the_page() {
     let pdf = common::repo().join("fixtures/qa/documents/Rcpp-jss-2011.pdf");
-    let pages = ragsift_engine::extract::extract_file(
+    let pages = ragsift_ingest::extract::extract_file(
         &pdf,
-        ragsift_engine::extract::Limits {
+        ragsift_ingest::extract::Limits {
             max_file_mb: 64,
             timeout: std::time::Duration::from_secs(120),
         },
     )
     .unwrap()
     .pages;
-    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 256, 32).unwrap();
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 256, 32).unwrap();
     let chunks = chunker.chunk(&pages).unwrap();
     let row = "Implementation: Rcpp sugar; Time in millisec.: 145; Relative to R API: 0.67";
     let table: Vec<_> = chunks.iter().filter(|c| c.text.contains(row)).collect();
     assert_eq!(table.len(), 1, "one chunk holds the keyed row");
     let t = table[0];
     assert!(t.text.starts_with("Table 2: Run-time performance"), "{}", t.text);
-    assert_eq!((t.page_start, t.page_end), (15, 15));
+    assert_eq!((t.place.page_start, t.place.page_end), (15, 15));
     let page: Vec<char> = pages.iter().find(|p| p.number == 15).unwrap().text.chars().collect();
-    let covered: String = page[t.char_start..t.char_end].iter().collect();
+    let covered: String = page[t.place.char_start as usize..t.place.char_end as usize]
+        .iter()
+        .collect();
     assert!(covered.contains("Rcpp sugar 145 0.67"), "{covered}");
     assert!(!t.boxes.is_empty() && t.boxes.iter().all(|b| b.page == 15));
     assert!(t.tokens <= 256);
@@ -135,7 +121,7 @@ fn a_table_becomes_a_chunk_of_header_keyed_rows_over_its_stretch_of_the_page() {
     assert!(chunks.iter().enumerate().all(|(i, c)| c.index == i));
     let before = &chunks[t.index - 1];
     assert!(
-        before.page_start <= 15 && before.page_end >= 15,
+        before.place.page_start <= 15 && before.place.page_end >= 15,
         "after the chunk its table starts in"
     );
     // The page's own chunks still slice the page: the raw row is in one of them.
@@ -145,8 +131,8 @@ fn a_table_becomes_a_chunk_of_header_keyed_rows_over_its_stretch_of_the_page() {
 /// A table longer than the budget goes on in further chunks, each led by the caption and header.
 #[test]
 fn a_long_table_is_cut_between_rows_and_each_part_keeps_its_header() {
-    use ragsift_engine::extract::{Table, TableRow};
-    let chunker = TokenChunker::from_file(embedder().tokenizer_path(), 64, 8).unwrap();
+    use ragsift_ingest::extract::{Table, TableRow};
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 64, 8).unwrap();
     let head = "Table 1: Options.\nOption Meaning".to_string();
     let mut text = head.clone();
     let mut rows = Vec::new();
@@ -193,11 +179,11 @@ fn a_long_table_is_cut_between_rows_and_each_part_keeps_its_header() {
     }
     for w in parts.windows(2) {
         assert!(
-            w[0].char_end <= w[1].char_start,
+            w[0].place.char_end <= w[1].place.char_start,
             "{:?} then {:?}",
-            w[0].char_end,
-            w[1].char_start
+            w[0].place.char_end,
+            w[1].place.char_start
         );
     }
-    assert_eq!(parts[0].char_start, 0);
+    assert_eq!(parts[0].place.char_start, 0);
 }
