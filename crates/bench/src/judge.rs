@@ -20,6 +20,8 @@ pub struct Options {
     pub refit: bool,
     /// Replace only the sentence model in the shipped `fit.json`.
     pub refit_sentence: bool,
+    /// Also measure the embedded model reranking the extractive answer's best sentences.
+    pub sentence_lm: bool,
     /// Also measure the embedded model's readout for the contradicted premise.
     pub premise: bool,
     /// Time both judges on this many questions (0 = skip).
@@ -64,8 +66,13 @@ pub fn run(o: &Options) -> Result<()> {
         depth()
     );
     let set = qaset::load_with(&embedder, o.top_k, o.mode)?;
-    let model = if o.lm { Some(load_model()?) } else { None };
-    let signals = signal_rows(&set, &embedder, model.as_ref().map(|m| m as &dyn LanguageModel))?;
+    let model = if o.lm || o.sentence_lm {
+        Some(load_model()?)
+    } else {
+        None
+    };
+    let passage_lm = model.as_ref().filter(|_| o.lm).map(|m| m as &dyn LanguageModel);
+    let signals = signal_rows(&set, &embedder, passage_lm)?;
     if let Some(path) = &o.dump {
         write_dump(path, &set, &signals)?;
     }
@@ -74,8 +81,12 @@ pub fn run(o: &Options) -> Result<()> {
         &set,
         &rows,
         &embedder,
-        model.as_ref().map(|m| m.id().to_string()),
+        passage_lm.map(|m| m.id().to_string()),
         signals.seconds_per_chunk,
+        model
+            .as_ref()
+            .filter(|_| o.sentence_lm)
+            .map(|m| m as &dyn LanguageModel),
     )?;
     injection_report(
         &set,

@@ -4,14 +4,11 @@
 use crate::judge::{columns, depth, fit_all, oof, signal_auc, Label, Row, LM_SIGNALS, SIGNALS};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::QuestionKind;
-use ragsift_engine::eval::spans::contains;
 use ragsift_engine::judge::local::model::{self, Logistic};
 use ragsift_engine::judge::local::signals::FEATURES;
 use ragsift_engine::judge::local::JudgeFit;
-use ragsift_engine::pipeline::answer::{rank_sentences_with, SENTENCE_FEATURES};
-use ragsift_engine::pipeline::augment::Source;
 use ragsift_engine::policy::{CONTAINS_ANSWER_EVIDENCE, CONTRADICTS_QUERY_PREMISE, IS_RELEVANT, USEFUL};
-use ragsift_engine::{Embedder, Result};
+use ragsift_engine::{Embedder, LanguageModel, Result};
 use std::collections::BTreeMap;
 
 /// Share of answerable questions whose retrieved evidence the default thresholds must keep (held out).
@@ -25,6 +22,7 @@ pub fn report_and_fit(
     embedder: &dyn Embedder,
     lm: Option<String>,
     seconds_per_chunk: f64,
+    rerank: Option<&dyn LanguageModel>,
 ) -> Result<JudgeFit> {
     let top = |r: &&Row| r.rank < depth();
     println!(
@@ -100,7 +98,7 @@ pub fn report_and_fit(
     let t_ans = answer_threshold(set, rows, &p_evi, t_rel, t_evi);
     crate::kinds::report(set, rows, (&p_rel, &p_evi), (t_rel, t_evi));
     crate::answerability::report(set, rows, &p_evi);
-    let sentence = sentence_model(set, rows, &p_evi, embedder)?;
+    let sentence = crate::sentences::sentence_model(set, rows, &p_evi, embedder, rerank)?;
 
     let features: Vec<&str> = if use_lm { lm_set.clone() } else { SIGNALS.to_vec() };
     let mut fitted = BTreeMap::new();
@@ -356,154 +354,6 @@ fn answer_threshold(set: &QaSet, rows: &[Row], p_evi: &[f64], t_rel: f64, t_evi:
     }
     t
 }
-
-/// The extractive answer's sentence model: fitted on the sentences of the top candidates of answerable
-/// questions (a sentence is positive when it contains the labelled answer phrase), reported out of fold.
-fn sentence_model(set: &QaSet, rows: &[Row], p_evi: &[f64], embedder: &dyn Embedder) -> Result<Logistic> {
-    let mut x = Vec::new();
-    let mut y = Vec::new();
-    let mut groups = Vec::new();
-    let mut question_of = Vec::new();
-    for (ci, case) in set.cases.iter().enumerate() {
-        let idx: Vec<usize> = (0..rows.len())
-            .filter(|&i| rows[i].case == ci && rows[i].rank < depth())
-            .collect();
-        let sources: Vec<Source> = idx
-            .iter()
-            .enumerate()
-            .map(|(n, &i)| {
-                let h = &case.candidates[rows[i].rank].hit;
-                Source {
-                    number: n + 1,
-                    chunk_id: h.chunk.id.clone(),
-                    document: h.chunk.document_path.clone(),
-                    title: h.chunk.document_title.clone(),
-                    page_start: h.chunk.page_start,
-                    page_end: h.chunk.page_end,
-                    text: h.chunk.text.clone(),
-                }
-            })
-            .collect();
-        let evidence: Vec<Option<f64>> = idx.iter().map(|&i| Some(p_evi[i])).collect();
-        let phrases = case.question.answer_phrases();
-        let ranked = rank_sentences_with(
-            &case.question.query,
-            &sources,
-            &evidence,
-            Some(embedder),
-            Some(set.library.store()),
-            None,
-        )?;
-        if std::env::var_os("RAGSIFT_BENCH_VERBOSE").is_some() && case.answerable() {
-            let good = ranked
-                .iter()
-                .position(|(c, _)| phrases.iter().any(|p| contains(&c.text, p)));
-            eprintln!(
-                "Q {} | {} | phrase {:?} | first hit at {:?}",
-                case.question.id, case.question.query, phrases, good
-            );
-            for (c, _) in ranked.iter().take(2) {
-                eprintln!("    - {}", c.text.chars().take(160).collect::<String>());
-            }
-        }
-        for (cand, features) in ranked {
-            y.push(phrases.iter().any(|p| contains(&cand.text, p)));
-            x.push(features);
-            groups.push(case.fold);
-            question_of.push(ci);
-        }
-    }
-    let names: Vec<String> = SENTENCE_FEATURES.iter().map(|s| s.to_string()).collect();
-    let l2 = crate::judge::L2;
-    // Three fits, each held out by document: the twelve signals the model had before the gaps, context and
-    // place were added (pointwise), all signals pointwise, and all signals ranked within each question.
-    let first: Vec<Vec<f64>> = x.iter().map(|r| r[..SHIPPED_BEFORE].to_vec()).collect();
-    let candidates = [
-        (
-            "fitted sentence model, 12 signals (before)",
-            model::cross_validate(&names[..SHIPPED_BEFORE], &first, &y, &groups, l2),
-        ),
-        (
-            "fitted sentence model, all signals",
-            model::cross_validate(&names, &x, &y, &groups, l2),
-        ),
-        (
-            "ranking fit within each question, all signals",
-            model::cross_validate_ranking(&names, &x, &y, (&question_of, &groups), l2),
-        ),
-    ];
-    let answerable: Vec<usize> = (0..x.len())
-        .filter(|&i| set.cases[question_of[i]].answerable())
-        .collect();
-    // Per answerable question: do the best n sentences by `score` hold the answer phrase?
-    let hit = |score: &dyn Fn(usize) -> f64, n: usize| {
-        let mut questions: BTreeMap<usize, Vec<(f64, bool)>> = BTreeMap::new();
-        for &i in &answerable {
-            questions.entry(question_of[i]).or_default().push((score(i), y[i]));
-        }
-        let found = (questions.values_mut())
-            .filter_map(|s| {
-                s.sort_by(|a, b| b.0.total_cmp(&a.0));
-                s.iter().take(n).any(|x| x.1).then_some(())
-            })
-            .count();
-        found as f64 / questions.len().max(1) as f64
-    };
-    let d = depth();
-    println!("\n### Extractive answer: the sentence that holds the answer phrase (held out, top {d} candidates)\n");
-    println!("| ranking | best sentence | best two | best three |\n| --- | ---: | ---: | ---: |");
-    let row = |name: &str, score: &dyn Fn(usize) -> f64| {
-        let [a, b, c] = [1, 2, 3].map(|n| 100.0 * hit(score, n));
-        println!("| {name} | {a:.0}% | {b:.0}% | {c:.0}% |");
-    };
-    row("cosine to the question (baseline)", &|i| x[i][0]);
-    for (name, scored) in &candidates {
-        row(name, &|i| scored[i]);
-    }
-    let mut questions: BTreeMap<usize, bool> = BTreeMap::new();
-    for &i in &answerable {
-        *questions.entry(question_of[i]).or_default() |= y[i];
-    }
-    println!(
-        "| any sentence of the candidates (ceiling) | {:.0}% | |",
-        100.0 * questions.values().filter(|&&v| v).count() as f64 / questions.len().max(1) as f64
-    );
-    // The shipped model: the all-signal fit that puts the answer phrase first most often held out (the ranking
-    // fit on a tie, as it orders what the answer quotes).
-    let top1 = |k: usize| hit(&|i| candidates[k].1[i], 1);
-    let ranking = top1(2) >= top1(1);
-    let scored = &candidates[if ranking { 2 } else { 1 }].1;
-    println!(
-        "\nShipped: the {} (best sentence {:.0}% held out, against {:.0}% before).",
-        if ranking {
-            "ranking fit"
-        } else {
-            "pointwise fit of all signals"
-        },
-        100.0 * top1(if ranking { 2 } else { 1 }),
-        100.0 * top1(0)
-    );
-    // Answerability from the best sentence's held-out score.
-    let mut best: BTreeMap<usize, f64> = BTreeMap::new();
-    for i in 0..x.len() {
-        let b = best.entry(question_of[i]).or_insert(0.0);
-        *b = b.max(scored[i]);
-    }
-    let (scores, labels): (Vec<f64>, Vec<bool>) = best.iter().map(|(&c, &s)| (s, set.cases[c].answerable())).unzip();
-    println!(
-        "\nAnswerability (is the question answered by the documents) from the best sentence's held-out score: AUC {:.3} over {} questions.",
-        model::auc(&scores, &labels).unwrap_or(f64::NAN),
-        scores.len()
-    );
-    Ok(if ranking {
-        Logistic::fit_ranking(&names, &x, &y, &question_of, l2)
-    } else {
-        Logistic::fit(&names, &x, &y, l2)
-    })
-}
-
-/// How many of [`SENTENCE_FEATURES`] the sentence model had before the gaps, context and place were added.
-const SHIPPED_BEFORE: usize = 12;
 
 /// The shipped fit with another sentence model, its version naming both.
 pub fn with_sentence(shipped: &JudgeFit, sentence: Option<Logistic>) -> JudgeFit {

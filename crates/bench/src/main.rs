@@ -17,11 +17,14 @@ mod llm;
 mod memory;
 mod pgvector;
 mod qaset;
+mod quotes;
 mod reingest;
 mod replay;
 mod retrieval;
 mod scans;
 mod search;
+mod sentence_lm;
+mod sentences;
 mod serve;
 mod support;
 mod worker;
@@ -143,6 +146,10 @@ enum Command {
         /// stay as shipped).
         #[arg(long, conflicts_with = "refit")]
         refit_sentence: bool,
+        /// Also measure the embedded model reranking the extractive answer's best sentences (query likelihood
+        /// and yes/no readout over each question's best six, held out by document).
+        #[arg(long)]
+        sentence_lm: bool,
         /// Also measure the embedded model's yes/no readout for the contradicted premise.
         #[arg(long)]
         premise: bool,
@@ -263,6 +270,7 @@ fn main() {
             lm,
             refit,
             refit_sentence,
+            sentence_lm,
             premise,
             speed,
             mode,
@@ -273,6 +281,7 @@ fn main() {
             lm,
             refit,
             refit_sentence,
+            sentence_lm,
             premise,
             speed,
             mode,
@@ -293,6 +302,7 @@ fn main() {
                     lm: false,
                     refit: false,
                     refit_sentence: false,
+                    sentence_lm: false,
                     premise: true,
                     speed: 16,
                     mode: Default::default(),

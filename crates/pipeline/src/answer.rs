@@ -16,6 +16,9 @@ use ragsift_judge::local::signals::{rank_desc, Lexicon, TermStats};
 use ragsift_judge::local::text::{answer_kind, content_stems, fits_kind, sentences};
 use serde::{Deserialize, Serialize};
 
+mod quote;
+pub use quote::{extractive, extractive_with, QuoteLayout, QuoteOrder, QUOTE_LAYOUT};
+
 /// How answers are produced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -316,46 +319,6 @@ pub fn without_echo(mut c: ragsift_interfaces::llm::Completion) -> ragsift_inter
     c
 }
 
-/// Longest quoted sentence, in characters.
-const QUOTE_CHARS: usize = 280;
-
-/// Runner-up sentences are quoted when they score at least this share of the best one.
-const RUNNER_UP: f64 = 0.3;
-/// Sentences quoted at most (measured: the best three hold the answer phrase far more often than the best one).
-const QUOTES: usize = 3;
-
-/// The extractive answer, best first: up to three sentences, each quoted with its source number and page, the
-/// runners-up only when they score at least 30% of the best.
-pub fn extractive(ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> String {
-    let Some((best, _)) = ranked.first() else {
-        return NO_EVIDENCE_ANSWER.to_string();
-    };
-    let mut parts = vec![quote(best, sources)];
-    let mut seen = vec![best.text.as_str()];
-    for (c, _) in ranked.iter().skip(1) {
-        if parts.len() == QUOTES || c.score < RUNNER_UP * best.score {
-            break;
-        }
-        if !seen.contains(&c.text.as_str()) {
-            seen.push(&c.text);
-            parts.push(quote(c, sources));
-        }
-    }
-    parts.join("\n")
-}
-
-fn quote(c: &Candidate, sources: &[Source]) -> String {
-    let s = &sources[c.source];
-    let text = match c.text.char_indices().nth(QUOTE_CHARS) {
-        Some((cut, _)) => {
-            let head = &c.text[..cut];
-            format!("{}…", head.rsplit_once(' ').map_or(head, |(h, _)| h))
-        }
-        None => c.text.clone(),
-    };
-    format!("“{}” [{}] ({})", text, s.number, s.pages())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,34 +333,6 @@ mod tests {
             page_end: 2,
             text: text.into(),
         }
-    }
-
-    #[test]
-    fn extractive_quotes_with_number_and_page() {
-        let sources = vec![source(1, "a"), source(2, "b")];
-        let ranked = vec![
-            (
-                Candidate {
-                    source: 1,
-                    text: "The window is five bytes wide.".into(),
-                    score: 0.9,
-                },
-                vec![],
-            ),
-            (
-                Candidate {
-                    source: 0,
-                    text: "Unrelated.".into(),
-                    score: 0.2,
-                },
-                vec![],
-            ),
-        ];
-        assert_eq!(
-            extractive(&ranked, &sources),
-            "“The window is five bytes wide.” [2] (p. 2)"
-        );
-        assert_eq!(extractive(&[], &sources), NO_EVIDENCE_ANSWER);
     }
 
     #[test]

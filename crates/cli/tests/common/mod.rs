@@ -3,16 +3,11 @@
 
 pub mod service;
 
+#[allow(unused_imports)]
+pub use ragsift_test_support::files::repo;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-pub fn repo() -> PathBuf {
-    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// `ragsift --home HOME`, with no library or Jev key inherited from the environment.
 pub fn ragsift(home: &Path) -> Command {

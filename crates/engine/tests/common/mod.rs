@@ -2,15 +2,10 @@
 #![allow(dead_code)]
 
 use ragsift_engine::{FastEmbedder, RuntimePaths};
-use std::path::{Path, PathBuf};
+#[allow(unused_imports)]
+pub use ragsift_test_support::files::repo;
+use std::path::PathBuf;
 use std::sync::OnceLock;
-
-pub fn repo() -> PathBuf {
-    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// The default model, loaded once per test binary. Tests need the runtime: run ./scripts/setup.sh first.
 pub fn embedder() -> &'static FastEmbedder {

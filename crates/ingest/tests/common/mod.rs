@@ -2,17 +2,9 @@
 //! tokenizer (installed by scripts/setup.sh), and words for comparing texts.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
-
-pub fn repo() -> PathBuf {
-    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
-    Path::new(&root).join("../..")
-}
-
-/// A file under the repository's `fixtures/`.
-pub fn fixture(rel: &str) -> PathBuf {
-    repo().canonicalize().unwrap().join("fixtures").join(rel)
-}
+#[allow(unused_imports)]
+pub use ragsift_test_support::files::{fixture, repo, words};
+use std::path::PathBuf;
 
 /// Each PDF of `fixtures/multicolumn/` with the source text of its pages, in file-name order.
 pub fn multicolumn() -> Vec<(PathBuf, Vec<String>)> {
@@ -46,12 +38,4 @@ pub fn tokenizer() -> PathBuf {
         .model_dir(ragsift_core::paths::DEFAULT_EMBEDDING_MODEL)
         .expect("default model")
         .join("tokenizer.json")
-}
-
-/// Lower-cased alphanumeric words, for comparing texts regardless of spacing.
-pub fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect()
 }

@@ -3,20 +3,11 @@
 
 use ragsift_core::{Result, RuntimePaths};
 use ragsift_models::{Embedder, FastEmbedder};
+#[allow(unused_imports)]
+pub use ragsift_test_support::files::{fixture, repo};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-
-pub fn repo() -> PathBuf {
-    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-pub fn fixture(rel: &str) -> PathBuf {
-    repo().join("fixtures").join(rel)
-}
 
 /// The default model, loaded once per test binary. Tests need the runtime: run ./scripts/setup.sh first.
 pub fn embedder() -> &'static FastEmbedder {
