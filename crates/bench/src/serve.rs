@@ -1,9 +1,11 @@
 //! `ragsift-bench serve`: concurrent clients against `ragsift serve`'s `POST /v1/select` with the local judge
-//! (latency p50/p95, throughput, errors, every request recorded once), against the baseline of the CLI's
-//! `ragsift select` run once per request, on the same requests (rag-jev's eval cases in fixtures/eval).
+//! (latency p50/p95, throughput, how many came back `applied`, errors, every request recorded once), against the
+//! baseline of the CLI's `ragsift select` run once per request, on the same requests (rag-jev's eval cases in
+//! fixtures/eval, or with `--candidates N` the labelled set's questions with N real chunks each).
 
 use ragsift_engine::Error;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -23,6 +25,31 @@ fn requests() -> Result<Vec<Value>, Error> {
         .collect())
 }
 
+/// What a load sends: the requests, which one client `c` sends as its `i`th, and the deadline it runs under.
+struct Plan<'a> {
+    requests: &'a [Value],
+    /// Every client sends a request of its own (`c × per_client + i`), else the clients share them (`c + i`).
+    distinct: bool,
+    /// `RAG_JEV_TIMEOUT_MS` for the service; `None` keeps its default (5 s).
+    timeout_ms: Option<u64>,
+}
+
+impl Plan<'_> {
+    fn pick(&self, c: usize, i: usize, per_client: usize) -> &Value {
+        let k = if self.distinct { c * per_client + i } else { c + i };
+        &self.requests[k % self.requests.len()]
+    }
+
+    /// The warm-up request: one the clients do not send when there are enough.
+    fn warm_up(&self, sent: usize) -> &Value {
+        &self.requests[if self.distinct && sent < self.requests.len() {
+            self.requests.len() - 1
+        } else {
+            0
+        }]
+    }
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -30,11 +57,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn summary(name: &str, mut ms: Vec<f64>, wall: Duration) {
+fn summary(name: &str, mut ms: Vec<f64>, applied: Option<usize>, wall: Duration) {
     ms.sort_by(f64::total_cmp);
     println!(
-        "| {name} | {} | {:.1} | {:.1} | {:.1} |",
+        "| {name} | {} | {} | {:.1} | {:.1} | {:.2} |",
         ms.len(),
+        applied.map_or("–".to_string(), |a| a.to_string()),
         percentile(&ms, 0.5),
         percentile(&ms, 0.95),
         ms.len() as f64 / wall.as_secs_f64()
@@ -42,14 +70,24 @@ fn summary(name: &str, mut ms: Vec<f64>, wall: Duration) {
 }
 
 /// `ragsift serve` on a free port of a fresh library; returns the child and its address.
-fn start(ragsift: &Path, home: &Path, extra: &[&str]) -> Result<(std::process::Child, String), Error> {
-    let mut child = Command::new(ragsift)
+fn start(
+    ragsift: &Path,
+    home: &Path,
+    extra: &[&str],
+    timeout_ms: Option<u64>,
+) -> Result<(std::process::Child, String), Error> {
+    let mut command = Command::new(ragsift);
+    command
         .arg("--home")
         .arg(home)
         .args(["serve", "--port", "0", "--judge", "local"])
         .args(extra)
-        .env("RAG_JEV_TIMEOUT_MS", "60000")
-        .env_remove("RAG_JEV_API_TOKEN")
+        .env_remove("RAG_JEV_TIMEOUT_MS")
+        .env_remove("RAG_JEV_API_TOKEN");
+    if let Some(ms) = timeout_ms {
+        command.env("RAG_JEV_TIMEOUT_MS", ms.to_string());
+    }
+    let mut child = command
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -76,45 +114,58 @@ fn runs_in(ragsift: &Path, home: &Path) -> Result<usize, Error> {
     Ok(runs["runs"].as_array().map_or(0, Vec::len))
 }
 
-/// One load run: each request's milliseconds, the errors, the wall time, the runs recorded, and the library.
+/// One load run: each request's milliseconds, the errors, each answer's status (`applied`, or `bypassed` with its
+/// error code), the wall time, the runs recorded, and the library.
 struct Load {
     ms: Vec<f64>,
     errors: usize,
+    statuses: BTreeMap<String, usize>,
     wall: Duration,
     recorded: usize,
     _home: tempfile::TempDir,
 }
 
+/// An answer's status as the table counts it: `applied`, or `bypassed (its error code)`; `None` for a failure.
+fn status_of(response: reqwest::Result<reqwest::blocking::Response>) -> Option<String> {
+    let r = response.ok().filter(|r| r.status().as_u16() == 200)?;
+    let v: Value = r.json().ok()?;
+    let status = v["status"].as_str().unwrap_or("?");
+    Some(match v["error_code"].as_str() {
+        Some(code) => format!("{status} ({code})"),
+        None => status.to_string(),
+    })
+}
+
 /// `clients` threads sending `per_client` requests each to a fresh `ragsift serve` (after one warm-up request).
-fn load(ragsift: &Path, requests: &[Value], clients: usize, per_client: usize, extra: &[&str]) -> Result<Load, Error> {
+fn load(ragsift: &Path, plan: &Plan, clients: usize, per_client: usize, extra: &[&str]) -> Result<Load, Error> {
     let home = tempfile::tempdir().map_err(err)?;
-    let (mut child, url) = start(ragsift, home.path(), extra)?;
+    let (mut child, url) = start(ragsift, home.path(), extra, plan.timeout_ms)?;
     let http = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))
         .build()
         .map_err(err)?;
     // One request first: the models load once, as in a running service.
     http.post(format!("{url}/v1/select"))
-        .json(&requests[0])
+        .json(plan.warm_up(clients * per_client))
         .send()
         .map_err(err)?;
     let started = Instant::now();
-    let results: Vec<(Vec<f64>, usize)> = std::thread::scope(|s| {
+    let results: Vec<(Vec<f64>, Vec<String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..clients)
             .map(|c| {
                 let (http, url) = (&http, &url);
                 s.spawn(move || {
-                    let (mut ms, mut errors) = (Vec::new(), 0);
+                    let (mut ms, mut statuses) = (Vec::new(), Vec::new());
                     for i in 0..per_client {
                         let t = Instant::now();
-                        let ok = (http.post(format!("{url}/v1/select")))
-                            .json(&requests[(c + i) % requests.len()])
-                            .send()
-                            .is_ok_and(|r| r.status().as_u16() == 200);
+                        let sent = (http.post(format!("{url}/v1/select")))
+                            .json(plan.pick(c, i, per_client))
+                            .send();
+                        let status = status_of(sent);
                         ms.push(t.elapsed().as_secs_f64() * 1e3);
-                        errors += usize::from(!ok);
+                        statuses.push(status.unwrap_or_else(|| "error".into()));
                     }
-                    (ms, errors)
+                    (ms, statuses)
                 })
             })
             .collect();
@@ -123,20 +174,25 @@ fn load(ragsift: &Path, requests: &[Value], clients: usize, per_client: usize, e
     let wall = started.elapsed();
     let _ = child.kill();
     let _ = child.wait();
-    let errors: usize = results.iter().map(|r| r.1).sum();
+    let mut statuses = BTreeMap::new();
+    for s in results.iter().flat_map(|r| &r.1) {
+        *statuses.entry(s.clone()).or_default() += 1;
+    }
+    let errors = statuses.get("error").copied().unwrap_or(0);
     let served: Vec<f64> = results.into_iter().flat_map(|r| r.0).collect();
     let recorded = runs_in(ragsift, home.path())?;
 
     Ok(Load {
         ms: served,
         errors,
+        statuses,
         wall,
         recorded,
         _home: home,
     })
 }
 
-pub fn run(clients: usize, per_client: usize, baseline: usize) -> Result<(), Error> {
+pub fn run(clients: usize, per_client: usize, baseline: usize, candidates: Option<usize>) -> Result<(), Error> {
     let ragsift = std::env::current_exe().map_err(err)?.with_file_name("ragsift");
     if !ragsift.exists() {
         return Err(err(format!(
@@ -144,15 +200,34 @@ pub fn run(clients: usize, per_client: usize, baseline: usize) -> Result<(), Err
             ragsift.display()
         )));
     }
-    let requests = requests()?;
+    let requests = match candidates {
+        Some(n) => crate::serve_set::requests(n)?,
+        None => requests()?,
+    };
+    let plan = Plan {
+        requests: &requests,
+        distinct: candidates.is_some(),
+        timeout_ms: candidates.is_none().then_some(60_000),
+    };
     println!(
-        "\n## serve: {clients} clients x {per_client} requests, local judge, {} requests of {} passages on average ({})",
+        "\n## serve: {clients} clients x {per_client} requests, local judge, {} requests of {} passages on average, \
+         deadline {} ({})",
         requests.len(),
-        requests.iter().map(|r| r["documents"].as_array().map_or(0, Vec::len)).sum::<usize>() / requests.len(),
+        requests
+            .iter()
+            .map(|r| r["documents"].as_array().map_or(0, Vec::len))
+            .sum::<usize>()
+            / requests.len(),
+        plan.timeout_ms
+            .map_or("5 s (the default)".to_string(), |ms| format!("{ms} ms")),
         crate::machine()
     );
-    let recording = load(&ragsift, &requests, clients, per_client, &[])?;
-    let unrecorded = load(&ragsift, &requests, clients, per_client, &["--no-record"])?;
+    if candidates.is_some() {
+        let (hash, passages, distinct) = crate::serve_set::describe(&requests, clients * per_client);
+        println!("request set {hash}: {passages} passages sent, {distinct} distinct texts");
+    }
+    let recording = load(&ragsift, &plan, clients, per_client, &[])?;
+    let unrecorded = load(&ragsift, &plan, clients, per_client, &["--no-record"])?;
     let (served, errors, wall, recorded) = (
         recording.ms.clone(),
         recording.errors,
@@ -161,7 +236,7 @@ pub fn run(clients: usize, per_client: usize, baseline: usize) -> Result<(), Err
     );
     let home = tempfile::tempdir().map_err(err)?;
     // Baseline: the CLI's select, one process per request (it loads the models each time).
-    let mut cli = Vec::new();
+    let (mut cli, mut cli_applied) = (Vec::new(), 0);
     let cli_started = Instant::now();
     for i in 0..baseline {
         let t = Instant::now();
@@ -170,28 +245,50 @@ pub fn run(clients: usize, per_client: usize, baseline: usize) -> Result<(), Err
             .arg(home.path())
             .args(["select", "-", "--judge", "local"])
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .map_err(err)?;
-        let body = requests[i % requests.len()].to_string();
+        let body = plan.pick(0, i, baseline).to_string();
         c.stdin
             .take()
             .ok_or_else(|| err("no stdin"))?
             .write_all(body.as_bytes())
             .map_err(err)?;
-        c.wait().map_err(err)?;
+        let out = c.wait_with_output().map_err(err)?;
         cli.push(t.elapsed().as_secs_f64() * 1e3);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        cli_applied += usize::from(v["status"] == "applied");
     }
     let cli_wall = cli_started.elapsed();
-    println!("\n| path | requests | p50 ms | p95 ms | requests/s |\n| --- | ---: | ---: | ---: | ---: |");
-    summary(&format!("`serve`, {clients} concurrent clients"), served.clone(), wall);
+    let applied = |l: &Load| l.statuses.get("applied").copied().unwrap_or(0);
+    println!(
+        "\n| path | requests | applied | p50 ms | p95 ms | requests/s |\n| --- | ---: | ---: | ---: | ---: | ---: |"
+    );
+    summary(
+        &format!("`serve`, {clients} concurrent clients"),
+        served.clone(),
+        Some(applied(&recording)),
+        wall,
+    );
     summary(
         &format!("`serve --no-record`, {clients} concurrent clients"),
-        unrecorded.ms,
+        unrecorded.ms.clone(),
+        Some(applied(&unrecorded)),
         unrecorded.wall,
     );
-    summary("baseline: `ragsift select`, one process per request", cli, cli_wall);
+    if baseline > 0 {
+        summary(
+            "baseline: `ragsift select`, one process per request",
+            cli,
+            Some(cli_applied),
+            cli_wall,
+        );
+    }
+    for (name, l) in [("serve", &recording), ("serve --no-record", &unrecorded)] {
+        let statuses: Vec<String> = l.statuses.iter().map(|(s, n)| format!("{n} {s}")).collect();
+        println!("\n{name}: {}", statuses.join(", "));
+    }
     println!(
         "\nerrors: {errors}; runs recorded: {recorded} of {} requests (+1 warm-up)",
         served.len()
@@ -260,7 +357,12 @@ pub fn proxy(calls: usize) -> Result<(), Error> {
     let ragsift = std::env::current_exe().map_err(err)?.with_file_name("ragsift");
     let upstream = stand_in_jev()?;
     let home = tempfile::tempdir().map_err(err)?;
-    let (mut child, url) = start(&ragsift, home.path(), &["--jev-proxy", "--jev-upstream", &upstream])?;
+    let (mut child, url) = start(
+        &ragsift,
+        home.path(),
+        &["--jev-proxy", "--jev-upstream", &upstream],
+        Some(60_000),
+    )?;
     let http = reqwest::blocking::Client::new();
     let call = |base: &str, i: usize| -> Result<f64, Error> {
         let questions: serde_json::Map<String, Value> = ([

@@ -1,6 +1,7 @@
 //! `ragsift ingest`: files and folders into the library, with a progress bar and a per-file report.
 
 use crate::print_json;
+use crate::term::plain;
 use indicatif::{ProgressBar, ProgressStyle};
 use ragsift_workbench::progress::IngestEvent;
 use ragsift_workbench::Error;
@@ -48,7 +49,7 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         IngestEvent::FileStarted { path, .. } => {
             let name = Path::new(path)
                 .file_name()
-                .map(|f| f.to_string_lossy().to_string())
+                .map(|f| plain(&f.to_string_lossy()))
                 .unwrap_or_default();
             *current.lock().unwrap_or_else(|p| p.into_inner()) = name.clone();
             bar.set_message(name);
@@ -65,7 +66,7 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         } => {
             bar.inc(1);
             if !tty {
-                eprintln!("[{file}/{total}] {status}: {path}");
+                eprintln!("[{file}/{total}] {status}: {}", plain(path));
             }
         }
         IngestEvent::Saving => bar.set_message("saving the index…"),
@@ -89,14 +90,14 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
     } else {
         for f in &report.files {
             match (&f.error, &f.warning) {
-                (Some(e), _) => eprintln!("failed     {e}"),
+                (Some(e), _) => eprintln!("failed     {}", plain(&e.to_string())),
                 (None, w) => println!(
                     "{:<10} {} ({} pages, {} chunks){}",
                     f.status,
-                    f.path,
+                    plain(&f.path),
                     f.pages,
                     f.chunks,
-                    w.as_deref().map(|w| format!(" — {w}")).unwrap_or_default()
+                    w.as_deref().map(|w| format!(" — {}", plain(w))).unwrap_or_default()
                 ),
             }
         }

@@ -151,7 +151,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", term::plain(&e.to_string()));
             ExitCode::from(2)
         }
     }
@@ -210,7 +210,7 @@ pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Resul
 }
 
 fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCode, Error> {
-    let name = file.display().to_string();
+    let name = term::plain(&file.display().to_string());
     // The same step as ingest: pages without text read by OCR when it is on and Tesseract is installed.
     let extracted = workbench::extract(home, file, &|page, pages| {
         eprintln!("{name}: OCR page {page}/{pages}");
@@ -218,7 +218,7 @@ fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCod
     match extracted {
         Ok(mut ex) => {
             if let Some(w) = &ex.warning {
-                eprintln!("warning: {}: {w}", file.display());
+                eprintln!("warning: {name}: {}", term::plain(&w.to_string()));
             }
             if !tables {
                 ex.tables.clear();
@@ -245,7 +245,7 @@ fn extract(home: &Path, file: &Path, json: bool, tables: bool) -> Result<ExitCod
                     code: e.code(),
                 });
             }
-            eprintln!("error: {e}");
+            eprintln!("error: {}", term::plain(&e.to_string()));
             Ok(ExitCode::from(1))
         }
     }
@@ -272,7 +272,7 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
             println!(
                 "Store: {} at {} ({:.1} MB, {} chunks)",
                 store.engine(),
-                store.location,
+                term::plain(&store.location),
                 store.size_bytes as f64 / 1e6,
                 store.chunks
             );
@@ -283,10 +283,16 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
                 );
             } else {
                 for d in &overview.documents {
-                    let warn = d.warning.as_deref().map(|w| format!("  ({w})")).unwrap_or_default();
+                    let warn = (d.warning.as_deref())
+                        .map(|w| format!("  ({})", term::plain(w)))
+                        .unwrap_or_default();
                     println!(
                         "{}  {:>4} pages {:>5} chunks  {}  {}{warn}",
-                        d.id, d.page_count, d.chunk_count, d.title, d.path
+                        d.id,
+                        d.page_count,
+                        d.chunk_count,
+                        term::plain(&d.title),
+                        term::plain(&d.path)
                     );
                 }
             }
@@ -297,8 +303,14 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
             if json {
                 print_json(&removal);
             } else {
-                removal.removed.iter().for_each(|d| println!("removed {}", d.path));
-                removal.errors.iter().for_each(|e| eprintln!("error: {e}"));
+                removal
+                    .removed
+                    .iter()
+                    .for_each(|d| println!("removed {}", term::plain(&d.path)));
+                removal
+                    .errors
+                    .iter()
+                    .for_each(|e| eprintln!("error: {}", term::plain(&e.to_string())));
             }
             Ok(if removal.errors.is_empty() {
                 ExitCode::SUCCESS
@@ -311,7 +323,11 @@ fn library(home: &Path, action: LibraryAction) -> Result<ExitCode, Error> {
             if json {
                 print_json(&Renamed { document });
             } else {
-                println!("renamed {} to \"{}\"", document.path, document.title);
+                println!(
+                    "renamed {} to \"{}\"",
+                    term::plain(&document.path),
+                    term::plain(&document.title)
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

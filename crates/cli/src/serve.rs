@@ -46,7 +46,7 @@ pub struct ServeArgs {
     /// (Spring AI: TYPESAFE_BASE_URL=http://127.0.0.1:PORT). The caller's key is forwarded, never kept.
     #[arg(long)]
     jev_proxy: bool,
-    /// The Jev the proxy forwards to (default: https://api.typesafe.ai).
+    /// The Jev the proxy forwards to (default: TYPESAFE_BASE_URL, else https://api.typesafe.ai); never this service.
     #[arg(long, value_name = "URL", requires = "jev_proxy")]
     jev_upstream: Option<String>,
     #[command(flatten)]

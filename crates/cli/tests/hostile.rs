@@ -1,8 +1,8 @@
 //! The hostile-input suite through the real CLI, whose extraction runs in workers: one batch holds every hostile
-//! file of `fixtures/hostile/` (made by its `make.py`), a 3 GB sparse file, a FIFO and `/dev/zero` beside a good
-//! PDF. Each hostile file fails alone with a clear error (or is read, where its text survives the attack), the
-//! batch exits 1 with the good file ingested, no process dies, every process stays under the memory limit, and the
-//! library is consistent afterwards. A worker that runs out of memory fails only its file, saying so.
+//! file of `fixtures/hostile/` (made by its `make.py`; a 10000x10000 image among them), a 3 GB sparse file, a FIFO
+//! and `/dev/zero` beside a good PDF. Each hostile file fails alone with a clear error (or is read, where its text
+//! survives the attack), the batch exits 1 with the good file ingested, no process dies, every process stays under
+//! the memory limit, and the library is consistent afterwards. A worker that runs out of memory fails only its file, saying so.
 
 mod common;
 
@@ -52,6 +52,7 @@ fn every_hostile_file_fails_alone_and_the_batch_goes_on() {
         "bomb.pdf",
         "bomb_nested.pdf",
         "bomb_total.pdf",
+        "big_image.pdf",
     ];
     let mut inputs: Vec<PathBuf> = names.iter().map(|n| hostile(n)).collect();
     inputs.push(repo().join("fixtures/pdf/multipage.pdf"));
@@ -75,8 +76,9 @@ fn every_hostile_file_fails_alone_and_the_batch_goes_on() {
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), inputs.len(), "every input has its line: {v}");
     assert_eq!(by_name(files, "multipage.pdf")["status"], "ingested", "{v}");
-    // Attacks on the structure: the legitimate text survives, drawn once.
+    // Attacks on the structure, and a photo of 300 MB decoded: the legitimate text survives, drawn once.
     for name in [
+        "big_image.pdf",
         "self_form.pdf",
         "form_cycle.pdf",
         "deep_forms.pdf",
@@ -159,5 +161,41 @@ fn extract_runs_in_a_worker_with_the_same_text() {
     assert_eq!(
         isolated, here,
         "a worker returns what extraction in the process returns"
+    );
+}
+
+/// A file name holding a newline, colour codes, a window-title escape and a clear-screen escape reaches the terminal
+/// escaped in `ingest`, `library list` and `search`: no control byte is printed.
+#[test]
+fn file_names_with_escapes_never_reach_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let name = "evil\n\u{1b}[31mred\u{1b}]0;title\u{7}\u{1b}[2J.md";
+    let file = dir.path().join(name);
+    std::fs::write(
+        &file,
+        "# Sourdough\n\nFeed the starter once a day with flour and water.\n",
+    )
+    .unwrap();
+    let raw = |out: &std::process::Output| {
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        all.iter().any(|b| *b == 0x1b || *b == 0x07)
+    };
+    let ingest = ragsift(&home).args(["ingest"]).arg(&file).output().unwrap();
+    assert!(ingest.status.success(), "{}", String::from_utf8_lossy(&ingest.stderr));
+    assert!(!raw(&ingest), "ingest: {:?}", String::from_utf8_lossy(&ingest.stdout));
+    let shown = String::from_utf8_lossy(&ingest.stdout);
+    assert!(shown.contains("evil\\u{a}\\u{1b}[31mred"), "{shown}");
+    let list = ragsift(&home).args(["library", "list"]).output().unwrap();
+    assert!(
+        list.status.success() && !raw(&list),
+        "{}",
+        String::from_utf8_lossy(&list.stdout)
+    );
+    let search = ragsift(&home).args(["search", "feed the starter"]).output().unwrap();
+    assert!(
+        search.status.success() && !raw(&search),
+        "{}",
+        String::from_utf8_lossy(&search.stdout)
     );
 }

@@ -121,18 +121,26 @@ fn modes_select_as_rag_jevs_selector_example() {
         }
         let d1 = &v["decisions"][1];
         assert_eq!(
-            (
-                d1["relevance"].as_f64(),
-                d1["original_rank"].as_u64(),
-                d1["input_tokens"].as_u64()
-            ),
-            (Some(0.8), Some(2), Some(10))
+            (d1["relevance"].as_f64(), d1["input_tokens"].as_u64()),
+            (Some(0.8), Some(10))
         );
-        assert_eq!(
-            v["decisions"][2]["jev_rank"], 1,
-            "{mode}: the best-judged passage ranks first"
-        );
+        // rag-jev 0.2.0's Decision forbids extra fields: the fusion fields appear in fusion mode only.
+        for d in v["decisions"].as_array().unwrap() {
+            for field in ["original_rank", "jev_rank", "fusion_score"] {
+                assert!(d.get(field).is_none(), "{mode}: {field} in {d}");
+            }
+        }
     }
+    let (code, v, err) = select(
+        &server,
+        &json!({"query": "q", "documents": docs(), "mode": "fusion"}),
+        &[],
+    );
+    assert_eq!(code, 0, "fusion: {err}");
+    let d1 = &v["decisions"][1];
+    assert_eq!(d1["original_rank"], 2);
+    assert_eq!(v["decisions"][2]["jev_rank"], 1, "the best-judged passage ranks first");
+    assert!(d1["fusion_score"].as_f64().is_some_and(|f| f > 0.0));
     // rag-jev's exact policy version (Python: sha256(json.dumps({"prompt": ..., **policy}, sort_keys=True))[:16]).
     let (_, v, _) = select(
         &server,
@@ -144,7 +152,7 @@ fn modes_select_as_rag_jevs_selector_example() {
         v["token_estimator"],
         "cl100k_base passage-text estimate; excludes prompts, separators and output"
     );
-    assert_eq!(server.requests().len(), 16, "four selections of four passages");
+    assert_eq!(server.requests().len(), 20, "five selections of four passages");
 }
 
 #[test]
@@ -214,7 +222,7 @@ fn invalid_requests_exit_2_with_issues_and_call_nobody() {
         ("min_relevance", json!(1.1), "less than or equal to 1"),
         ("mode", json!("rerank"), "use filter_and_rerank"),
         ("top_n", json!(0), "greater than or equal to 1"),
-        ("top_n", json!(true), "invalid"),
+        ("top_n", json!(true), "Input should be a valid integer"),
         ("query", json!(" "), "query must contain non-whitespace text"),
         (
             "documents",

@@ -153,15 +153,46 @@ fn the_service_contract_over_loopback() {
     );
     let (status, v, _) = post(&s, "{\"query\": ", true);
     assert_eq!((status, v["issues"][0]["type"].as_str()), (422, Some("json_invalid")));
-    let r = http
-        .post(format!("{}/v1/select", s.url))
-        .bearer_auth(TOKEN)
-        .header("content-type", "text/plain")
-        .body(request.to_string())
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 422);
-    assert!(r.text().unwrap().contains("Content-Type must be application/json"));
+    // As FastAPI: a body without a JSON content type is never read as JSON (after the token, as rag-jev).
+    for content_type in [Some("text/plain"), None] {
+        let mut r = http.post(format!("{}/v1/select", s.url)).body(request.to_string());
+        if let Some(ct) = content_type {
+            r = r.header("content-type", ct);
+        }
+        assert_eq!(r.try_clone().unwrap().send().unwrap().status(), 401, "{content_type:?}");
+        let v: Value = r.bearer_auth(TOKEN).send().unwrap().json().unwrap();
+        assert_eq!(
+            v["issues"],
+            json!([{"loc": ["body"], "type": "model_attributes_type",
+                "message": "Input should be a valid dictionary or object to extract fields from"}]),
+            "{content_type:?}"
+        );
+    }
+    // pydantic's type and loc for each check, and no value sent in any message (serde's included).
+    for (field, value, kind) in [
+        ("mode", json!("PRIVATE-7f3a"), "literal_error"),
+        ("query", json!(12345), "string_type"),
+        ("min_relevance", json!("PRIVATE-1"), "float_parsing"),
+        ("top_n", json!(0), "greater_than_equal"),
+        ("shadow", json!("PRIVATE-2"), "bool_parsing"),
+        (
+            "documents",
+            json!([{"id": "a", "text": "PRIVATE-3", "x": "PRIVATE-4"}]),
+            "extra_forbidden",
+        ),
+    ] {
+        let mut body = json!({"query": "PRIVATE-q", "documents": docs(), "min_relevance": 0.2});
+        body[field] = value;
+        let (status, v, text) = post(&s, body.to_string(), true);
+        assert_eq!((status, v["issues"][0]["type"].as_str()), (422, Some(kind)), "{text}");
+        assert_eq!(v["issues"][0]["loc"][1], field, "{text}");
+        assert!(!text.contains("PRIVATE") && !text.contains("12345"), "{text}");
+    }
+    let (_, v, _) = post(&s, json!({"query": "q"}).to_string(), true);
+    assert_eq!(
+        v["issues"],
+        json!([{"loc": ["body", "documents"], "type": "missing", "message": "Field required"}])
+    );
 
     // The body limit, counted while reading: 2,000,000 bytes pass, 2,000,001 do not.
     let small = json!({"query": "q", "documents": docs(), "min_relevance": 0.2}).to_string();
@@ -431,6 +462,12 @@ fn ts_client_accepts(request: &Value, v: &Value) {
         assert!(reasons.contains(&d["reason"].as_str().unwrap()), "{}", d["reason"]);
         if let Some(r) = d["relevance"].as_f64() {
             assert!((0.0..=1.0).contains(&r));
+        }
+        if !fusion {
+            // rag-jev 0.2.0's Decision forbids extra fields: these belong to fusion mode only.
+            for field in ["original_rank", "jev_rank", "fusion_score"] {
+                assert!(d.get(field).is_none(), "{field} outside fusion: {d}");
+            }
         }
         assert!(d["original_rank"].is_null() || d["original_rank"] == i + 1);
         if let Some(r) = d["jev_rank"].as_u64() {

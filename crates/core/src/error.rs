@@ -333,6 +333,21 @@ impl JudgeCode {
     }
 }
 
+impl JudgeCode {
+    /// The code in rag-jev's own vocabulary (what its service and CLI answer): the refinements it does not name (a
+    /// bad model, a rejected request, overload, one call's timeout, an unreachable host) are its `provider_error`.
+    pub fn rag_jev(self) -> &'static str {
+        match self {
+            JudgeCode::ProviderBadModel
+            | JudgeCode::ProviderValidation
+            | JudgeCode::ProviderOverloaded
+            | JudgeCode::ProviderTimeout
+            | JudgeCode::ProviderUnreachable => "provider_error",
+            other => other.as_str(),
+        }
+    }
+}
+
 impl fmt::Display for JudgeCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -386,6 +401,29 @@ impl FieldProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// rag-jev's service names only its own codes: the refinements become its `provider_error`.
+    #[test]
+    fn judge_codes_in_rag_jevs_vocabulary() {
+        for refined in [
+            JudgeCode::ProviderBadModel,
+            JudgeCode::ProviderValidation,
+            JudgeCode::ProviderOverloaded,
+            JudgeCode::ProviderTimeout,
+            JudgeCode::ProviderUnreachable,
+        ] {
+            assert_eq!(refined.rag_jev(), "provider_error", "{refined}");
+        }
+        for own in [
+            JudgeCode::ProviderAuth,
+            JudgeCode::ProviderRateLimit,
+            JudgeCode::DeadlineExceeded,
+            JudgeCode::InvalidProviderResponse,
+            JudgeCode::ContextualTokenLimit,
+        ] {
+            assert_eq!(own.rag_jev(), own.as_str());
+        }
+    }
 
     /// A file without text says what OCR did, or why it did not run; never that OCR is not supported.
     #[test]

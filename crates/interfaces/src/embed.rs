@@ -3,6 +3,7 @@
 
 use ragsift_core::Result;
 use std::path::Path;
+use std::time::Instant;
 
 /// An embedding model. Vectors are L2-normalised so cosine similarity is a dot product.
 pub trait Embedder: Send + Sync {
@@ -14,6 +15,19 @@ pub trait Embedder: Send + Sync {
     /// Path of the model's `tokenizer.json`, so the chunker counts tokens exactly as the model does.
     fn tokenizer_path(&self) -> &Path;
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// Embeds `groups` of texts in order until `deadline`: the vectors of the groups finished by then, a prefix of
+    /// `groups` (every group without a deadline). By default each group is one [`Embedder::embed`] call and none
+    /// starts after the deadline; a queue shared by concurrent callers runs their groups batched together.
+    fn embed_until(&self, groups: &[Vec<&str>], deadline: Option<Instant>) -> Result<Vec<Vec<Vec<f32>>>> {
+        let mut done = Vec::with_capacity(groups.len());
+        for group in groups {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            done.push(self.embed(group)?);
+        }
+        Ok(done)
+    }
 }
 
 /// The indices of `texts` from shortest to longest (by characters, a proxy for tokens), so that each batch is

@@ -3,12 +3,14 @@
 //! the error bodies (which never echo the input).
 
 use crate::options::{BODY_READ_TIMEOUT, MAX_BODY_BYTES};
+use crate::tokens::{Access, Tokens};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
+use ragsift_workbench::eval::select::Issue;
 use serde_json::{json, Value};
 
 /// A response that ends a request before its handler's work (boxed: a `Response` is large).
@@ -103,32 +105,99 @@ pub async fn read_body(body: Body) -> Result<Vec<u8>, Refusal> {
         .unwrap_or_else(|_| Err(Box::new(detail(StatusCode::REQUEST_TIMEOUT, "request_timeout"))))
 }
 
-/// The body as JSON, or rag-jev's 422: a content type that is not JSON, or a JSON decode error at its offset.
-pub fn json_body(headers: &HeaderMap, bytes: &[u8]) -> Result<Value, Refusal> {
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
-    if let Some(ct) = content_type {
-        let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        if essence != "application/json" && !essence.ends_with("+json") {
-            let message = "Content-Type must be application/json";
-            return Err(Box::new(invalid(vec![issue(Vec::new(), "content_type", message)])));
-        }
-    }
-    serde_json::from_slice(bytes).map_err(|e| {
-        let offset = offset_of(bytes, e.line(), e.column());
-        Box::new(invalid(vec![issue(
-            vec![offset.into()],
-            "json_invalid",
-            "JSON decode error",
-        )]))
-    })
+/// A request body as FastAPI reads it for a model parameter.
+pub enum Parsed {
+    /// JSON, sent with a JSON content type.
+    Json(serde_json::Value),
+    /// No body at all (or JSON `null`): pydantic's `missing` at `["body"]`.
+    Missing,
+    /// A body without a JSON content type (or none): never decoded, so not an object to read fields from.
+    NotJson,
 }
 
-/// The byte offset of 1-based `line` and `column` in `bytes`.
-fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
-    let start: usize = (bytes.split(|b| *b == b'\n').take(line.saturating_sub(1)))
-        .map(|l| l.len() + 1)
-        .sum();
-    (start + column.saturating_sub(1)).min(bytes.len())
+impl Parsed {
+    /// The model's issues for a body that is not JSON; otherwise the JSON to check (`None`: missing).
+    pub fn value(&self) -> Result<Option<&Value>, Issue> {
+        match self {
+            Parsed::Json(v) => Ok(Some(v)),
+            Parsed::Missing => Ok(None),
+            Parsed::NotJson => Err(Issue {
+                loc: Vec::new(),
+                kind: "model_attributes_type".into(),
+                message: "Input should be a valid dictionary or object to extract fields from".into(),
+            }),
+        }
+    }
+}
+
+/// The body decoded as rag-jev's service (FastAPI) decodes it, before the token is checked: JSON only under a JSON
+/// content type (`application/json`, `…+json`, any case and parameters); a decode error is 422 `json_invalid` at
+/// its character offset, and text that is not UTF-8 is 400. Nothing of the body appears in a refusal.
+pub fn json_body(headers: &HeaderMap, bytes: &[u8]) -> Result<Parsed, Refusal> {
+    if bytes.is_empty() {
+        return Ok(Parsed::Missing);
+    }
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let essence = content_type
+        .map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let json = essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"));
+    if !json {
+        return Ok(Parsed::NotJson);
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(Box::new(detail(
+            StatusCode::BAD_REQUEST,
+            "There was an error parsing the body",
+        )));
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Null) => Ok(Parsed::Missing),
+        Ok(v) => Ok(Parsed::Json(v)),
+        Err(e) => {
+            let offset = if e.classify() == serde_json::error::Category::Eof {
+                text.chars().count()
+            } else {
+                offset_of(text, e.line(), e.column())
+            };
+            let issue = json!({ "loc": ["body", offset], "type": "json_invalid", "message": "JSON decode error" });
+            Err(Box::new(invalid(vec![issue])))
+        }
+    }
+}
+
+/// The body read and decoded and the token checked, in rag-jev's order: the decoded body and the label of the token
+/// that let it in, or the response that refuses it.
+pub async fn admit(tokens: &Tokens, headers: &HeaderMap, body: Body) -> Result<(Parsed, Option<String>), Response> {
+    let bytes = read_body(body).await.map_err(|r| *r)?;
+    let parsed = json_body(headers, &bytes).map_err(|r| *r)?;
+    match tokens.check(headers) {
+        Access::Denied => Err(unauthorized()),
+        Access::Granted { label } => Ok((parsed, label)),
+    }
+}
+
+/// rag-jev's 422 for `issues` (their `loc` inside the body).
+pub fn refuse(issues: &[Issue]) -> Response {
+    invalid(
+        (issues.iter())
+            .map(|i| issue(i.loc.clone(), &i.kind, &i.message))
+            .collect(),
+    )
+}
+
+/// The character offset (as Python's `json` counts) of serde's 1-based `line` and byte `column` in `text`.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in text.split('\n').enumerate() {
+        if i + 1 == line {
+            let byte = column.saturating_sub(1).min(l.len());
+            let byte = (0..=byte).rev().find(|b| l.is_char_boundary(*b)).unwrap_or(0);
+            return offset + l[..byte].chars().count();
+        }
+        offset += l.chars().count() + 1;
+    }
+    text.chars().count()
 }
 
 #[cfg(test)]
@@ -137,7 +206,8 @@ mod tests {
 
     #[test]
     fn decode_errors_name_their_offset() {
-        assert_eq!(offset_of(b"{\n  \"a\": x}", 2, 8), 9);
-        assert_eq!(offset_of(b"", 1, 1), 0);
+        assert_eq!(offset_of("{\n  \"a\": x}", 2, 8), 9);
+        assert_eq!(offset_of("", 1, 1), 0);
+        assert_eq!(offset_of("{\"é\": x}", 1, 8), 6, "characters, not bytes");
     }
 }

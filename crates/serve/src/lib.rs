@@ -3,15 +3,20 @@
 //! every selection it serves is kept as a run the app can inspect, replay and label.
 //!
 //! The third front end after the app and the CLI; like them it reaches the library and the judge through the
-//! workbench only. Routes: `GET /healthz` (no token), `GET /v1/config`, `POST /v1/select`, and `POST /v1/replay` and
-//! `POST /v1/import` over rag-jev's scored runs. No access log, and no
-//! request or response body in any log.
+//! workbench only. Routes: `GET /healthz` and `GET /openapi.json` (no token), `GET /v1/config`, `POST /v1/select`,
+//! `POST /v1/runs`, `POST /v1/replay` and `POST /v1/import` over rag-jev's scored runs, `POST /v1/compare` (503:
+//! no generator), and ragsift's own examples at rag-jev's `/v1/examples`, `/v1/fixtures/{id}` and
+//! `/v1/recordings`. rag-jev's browser pages (`/`, `/review`, `/benchmarks`) are the workbench app here. No access
+//! log, and no request or response body in any log.
 
+mod examples;
 mod guard;
+pub mod openapi;
 pub mod options;
 mod proxy;
 mod replay;
 mod select;
+mod study;
 pub mod tokens;
 
 pub use options::{Flags, Options, MAX_BODY_BYTES};
@@ -38,6 +43,8 @@ pub struct Service {
     proxy: Option<proxy::Proxy>,
     /// Selections recorded since start (every [`PRUNE_EVERY`]th prunes the served runs).
     recorded: AtomicU64,
+    /// The judge's models are loaded (`/healthz` says so).
+    pub ready: std::sync::atomic::AtomicBool,
 }
 
 /// Served runs are pruned to the retention at start and after this many recordings.
@@ -55,6 +62,7 @@ impl Service {
             options,
             served: AtomicU64::new(0),
             recorded: AtomicU64::new(0),
+            ready: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -62,11 +70,15 @@ impl Service {
 /// The routes, with rag-jev's checks around them (security headers outermost, then the origin check).
 pub fn router(service: Arc<Service>) -> Router {
     Router::new()
-        .route(
-            "/healthz",
-            get(|| async { guard::reply(StatusCode::OK, &json!({ "status": "ok" })) }),
-        )
+        .route("/healthz", get(health))
+        .route("/openapi.json", get(openapi::openapi))
         .route("/v1/config", get(config))
+        .route("/v1/recordings", get(examples::recordings))
+        .route("/v1/recordings/{case_id}", get(examples::recording))
+        .route("/v1/examples", get(examples::list))
+        .route("/v1/fixtures/{case_id}", get(examples::fixture))
+        .route("/v1/runs", post(study::runs))
+        .route("/v1/compare", post(study::compare))
         .route("/v1/select", post(select::select))
         .route("/v1/replay", post(replay::replay))
         .route("/v1/import", post(replay::import))
@@ -76,6 +88,30 @@ pub fn router(service: Arc<Service>) -> Router {
         .layer(axum::middleware::from_fn(guard::same_origin))
         .layer(axum::middleware::from_fn(guard::security_headers))
         .with_state(service)
+}
+
+/// `GET /healthz` (no token): rag-jev's `{"status": "ok"}` once the judge is loaded, 503 `{"status": "starting"}`
+/// before.
+async fn health(State(service): State<Arc<Service>>) -> Response {
+    if service.ready.load(std::sync::atomic::Ordering::Acquire) {
+        guard::reply(StatusCode::OK, &json!({ "status": "ok" }))
+    } else {
+        guard::reply(StatusCode::SERVICE_UNAVAILABLE, &json!({ "status": "starting" }))
+    }
+}
+
+/// Loads what the judge needs before the first request (nothing under `--replay-only`), then marks the service
+/// ready. A judge that cannot load is reported and left to fail per request, as it would without warming.
+async fn warm(service: &Arc<Service>) {
+    if !service.options.replay_only {
+        let (wb, kind) = (service.workbench.clone(), service.options.judge);
+        match tokio::task::spawn_blocking(move || wb.warm_served(kind)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("ragsift serve: the judge did not load: {}", e.code()),
+            Err(_) => eprintln!("ragsift serve: the judge did not load"),
+        }
+    }
+    service.ready.store(true, std::sync::atomic::Ordering::Release);
 }
 
 /// `GET /v1/config`: what this service can do (ragsift generates no answers here).
@@ -109,19 +145,30 @@ pub fn run(workbench: Arc<Workbench>, options: Options, ready: impl FnOnce(Socke
         let bound = listener
             .local_addr()
             .map_err(|e| Error::Setup(format!("the bound address: {e}")))?;
+        if let Some(upstream) = &options.jev_proxy {
+            proxy::check_upstream(upstream, bound)?;
+        }
         let service = Arc::new(Service::new(workbench, options));
         if service.options.record {
             select::prune(&service).await;
         }
         let status = tokio::spawn(keep_status(service.clone(), format!("http://{bound}")));
         let flusher = tokio::spawn(proxy::keep_flushing(service.clone()));
+        let app = router(service.clone());
+        let serving = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await
+        });
+        // `/healthz` answers 503 `starting` until the judge's models are loaded; then the service says it is ready.
+        warm(&service).await;
         ready(bound);
-        let served = axum::serve(listener, router(service.clone()))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| Error::Setup(format!("serving: {e}")));
+        let served = match serving.await {
+            Ok(r) => r.map_err(|e| Error::Setup(format!("serving: {e}"))),
+            Err(e) => Err(Error::Setup(format!("serving: {e}"))),
+        };
         status.abort();
         flusher.abort();
         proxy::flush(&service, true).await;

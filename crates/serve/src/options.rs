@@ -35,7 +35,8 @@ pub struct Options {
     pub retention: Retention,
     /// Select with the library's saved default policy instead of the request's options (`--policy saved`).
     pub saved_policy: bool,
-    /// With `--jev-proxy`: the Jev base URL that `POST /v1/systemone` forwards to.
+    /// With `--jev-proxy`: the Jev base URL that `POST /v1/systemone` forwards to (`--jev-upstream`, else
+    /// `TYPESAFE_BASE_URL`, else TypeSafe's API); never this service itself.
     pub jev_proxy: Option<String>,
 }
 
@@ -61,7 +62,7 @@ pub struct Flags {
     pub policy: Option<String>,
     /// Serve `POST /v1/systemone` as a recording proxy to Jev.
     pub jev_proxy: bool,
-    /// The Jev base URL the proxy forwards to (default: TypeSafe's API).
+    /// The Jev base URL the proxy forwards to (default: `TYPESAFE_BASE_URL`, then TypeSafe's API).
     pub jev_upstream: Option<String>,
 }
 
@@ -145,9 +146,11 @@ impl Options {
                 max_days: flags.retain_days,
             },
             saved_policy,
-            jev_proxy: flags
-                .jev_proxy
-                .then(|| flags.jev_upstream.clone().unwrap_or_else(|| JEV_UPSTREAM.to_string())),
+            jev_proxy: flags.jev_proxy.then(|| {
+                (flags.jev_upstream.clone())
+                    .or_else(|| set("TYPESAFE_BASE_URL"))
+                    .unwrap_or_else(|| JEV_UPSTREAM.to_string())
+            }),
         })
     }
 }
@@ -190,6 +193,23 @@ mod tests {
             7000,
             "a flag wins over the environment"
         );
+    }
+
+    #[test]
+    fn the_proxy_forwards_to_the_flag_then_the_environment_then_typesafe() {
+        let proxy = |upstream: Option<&str>, env: &[(&str, &str)]| {
+            let flags = Flags {
+                jev_proxy: true,
+                jev_upstream: upstream.map(str::to_string),
+                ..Flags::default()
+            };
+            resolve(flags, env).unwrap().jev_proxy.unwrap()
+        };
+        let env = [("TYPESAFE_BASE_URL", "http://127.0.0.1:9100")];
+        assert_eq!(proxy(Some("http://127.0.0.1:9200"), &env), "http://127.0.0.1:9200");
+        assert_eq!(proxy(None, &env), "http://127.0.0.1:9100");
+        assert_eq!(proxy(None, &[("TYPESAFE_BASE_URL", " ")]), JEV_UPSTREAM);
+        assert_eq!(resolve(Flags::default(), &env).unwrap().jev_proxy, None);
     }
 
     #[test]

@@ -89,6 +89,24 @@ impl Proxy {
     }
 }
 
+/// Refuses an upstream that is this service itself (`bound`, on any of its loopback or wildcard names): the proxy
+/// would call itself without end.
+pub fn check_upstream(upstream: &str, bound: std::net::SocketAddr) -> ragsift_workbench::Result<()> {
+    let url = reqwest::Url::parse(upstream)
+        .map_err(|_| ragsift_workbench::Error::Invalid("--jev-upstream (or TYPESAFE_BASE_URL) is not a URL".into()))?;
+    let host = url.host_str().unwrap_or("").trim_matches(['[', ']']);
+    let local = ["localhost", "127.0.0.1", "::1", "0.0.0.0", "::"].contains(&host)
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip == bound.ip() || ip.is_loopback());
+    if local && url.port_or_known_default() == Some(bound.port()) {
+        return Err(ragsift_workbench::Error::Invalid(format!(
+            "the Jev proxy's upstream {upstream} is this service itself: give --jev-upstream the real Jev"
+        )));
+    }
+    Ok(())
+}
+
 /// `POST /v1/systemone`: forwarded, answered unchanged, and recorded when Jev answered.
 pub async fn systemone(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
     let Some(proxy) = service.proxy.as_ref() else {
@@ -189,5 +207,27 @@ pub async fn keep_flushing(service: Arc<Service>) {
     loop {
         tokio::time::sleep(Duration::from_millis(500)).await;
         flush(&service, false).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proxy_never_forwards_to_itself() {
+        let bound: std::net::SocketAddr = "127.0.0.1:8000".parse().unwrap();
+        for me in [
+            "http://127.0.0.1:8000",
+            "http://localhost:8000/",
+            "http://[::1]:8000",
+            "http://0.0.0.0:8000",
+        ] {
+            assert!(check_upstream(me, bound).is_err(), "{me}");
+        }
+        for other in ["http://127.0.0.1:8001", "https://api.typesafe.ai", "http://localhost"] {
+            assert!(check_upstream(other, bound).is_ok(), "{other}");
+        }
+        assert!(check_upstream("not a url", bound).is_err());
     }
 }

@@ -3,16 +3,14 @@
 //! run of origin `imported`, with its labels, unless the service does not record. Checks run in rag-jev's order:
 //! body size, JSON, token, schema.
 
-use crate::guard::{invalid, issue, json_body, read_body, reply, unauthorized};
+use crate::guard::{admit, refuse, reply};
 use crate::select::client_of;
-use crate::tokens::Access;
 use crate::Service;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use ragsift_workbench::eval::select::{parse_bundle, replay as replay_bundle, ImportedRun, ReplayBundle, RunView};
-use serde_json::Value;
+use ragsift_workbench::eval::select::{bundle_from, replay as replay_bundle, ImportedRun, ReplayBundle, RunView};
 use std::sync::Arc;
 
 /// `POST /v1/replay`: a `ReplayRequest` in, its `RunView` out.
@@ -55,42 +53,20 @@ async fn checked(
     body: Body,
     comparison_allowed: bool,
 ) -> Result<(ReplayBundle, RunView, Option<String>), Response> {
-    let bytes = read_body(body).await.map_err(|r| *r)?;
-    let value: Value = json_body(headers, &bytes).map_err(|r| *r)?;
-    let label = match service.options.tokens.check(headers) {
-        Access::Denied => return Err(unauthorized()),
-        Access::Granted { label } => label,
-    };
-    let refuse = |issues: Vec<ragsift_workbench::eval::select::Issue>| {
-        invalid(
-            (issues.iter())
-                .map(|i| issue(i.loc.clone(), kind_of(&i.message), &i.message))
-                .collect(),
-        )
-    };
+    let (parsed, label) = admit(&service.options.tokens, headers, body).await?;
+    let value = parsed.value().map_err(|i| refuse(&[i]))?.cloned();
     // Replaying can take a while for 256 long passages (cl100k counts): off the async threads.
     let work = tokio::task::spawn_blocking(move || {
-        let bundle = parse_bundle(value, comparison_allowed)?;
+        let bundle = bundle_from(value.as_ref(), comparison_allowed)?;
         let view = replay_bundle(&bundle)?;
         Ok::<_, Vec<_>>((bundle, view))
     });
     match work.await {
         Ok(Ok((bundle, view))) => Ok((bundle, view, label)),
-        Ok(Err(issues)) => Err(refuse(issues)),
+        Ok(Err(issues)) => Err(refuse(&issues)),
         Err(_) => Err(crate::guard::detail(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal_error",
         )),
-    }
-}
-
-/// pydantic's error type for the messages rag-jev's models share.
-fn kind_of(message: &str) -> &'static str {
-    if message.starts_with("Extra inputs are not permitted") {
-        "extra_forbidden"
-    } else if message.starts_with("Input is invalid") {
-        "model_type"
-    } else {
-        "value_error"
     }
 }

@@ -2,33 +2,25 @@
 //! total deadline, and stored as a run of origin `served` (the result the client received, a bypass included).
 //! Checks run in rag-jev's order: body size, JSON, token, schema, replay-only, then the judge.
 
-use crate::guard::{detail, invalid, issue, json_body, read_body, reply, unauthorized};
-use crate::tokens::Access;
+use crate::guard::{admit, detail, refuse, reply};
 use crate::Service;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
-use ragsift_workbench::eval::select::{bypassed, parse_request, Issue, OnError, SelectRequest, SelectionResult};
+use ragsift_workbench::eval::select::{bypassed, request_from, OnError, SelectRequest, SelectionResult};
 use ragsift_workbench::{JudgeKind, ServeBounds, Workbench};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
-    let bytes = match read_body(body).await {
-        Ok(b) => b,
-        Err(r) => return *r,
+    let (parsed, label) = match admit(&service.options.tokens, &headers, body).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal,
     };
-    if let Err(r) = json_body(&headers, &bytes) {
-        return *r;
-    }
-    let label = match service.options.tokens.check(&headers) {
-        Access::Denied => return unauthorized(),
-        Access::Granted { label } => label,
-    };
-    let request = match parse_request(&String::from_utf8_lossy(&bytes)) {
+    let request = match parsed.value().map_err(|i| vec![i]).and_then(request_from) {
         Ok(r) => r,
-        Err(issues) => return invalid(issues.iter().map(schema_issue).collect()),
+        Err(issues) => return refuse(&issues),
     };
     if service.options.replay_only {
         return detail(StatusCode::SERVICE_UNAVAILABLE, "replay_only_live_scoring_disabled");
@@ -54,16 +46,12 @@ pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, bod
             }
             reply(StatusCode::OK, &selection)
         }
-        Err(code) => {
-            let status = if code == "deadline_exceeded" {
-                StatusCode::GATEWAY_TIMEOUT
-            } else {
-                StatusCode::BAD_GATEWAY
-            };
-            detail(status, &code)
-        }
+        Err(code) => crate::study::failed(&code),
     }
 }
+
+/// How long past the deadline the service waits for the judge's own deadline answer before it bypasses without it.
+const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// `request` with the library's saved default policy, as it is on disk now.
 async fn saved(service: &Arc<Service>, request: &SelectRequest) -> Result<SelectRequest, String> {
@@ -77,7 +65,7 @@ async fn saved(service: &Arc<Service>, request: &SelectRequest) -> Result<Select
 
 /// The selection, or under `raise` the judge's failure code. The deadline covers waiting for a judge slot too; the
 /// judge's own calls stop at it, so nothing keeps running (or costing) after the reply.
-async fn judged(service: &Arc<Service>, request: SelectRequest) -> Result<SelectionResult, String> {
+pub(crate) async fn judged(service: &Arc<Service>, request: SelectRequest) -> Result<SelectionResult, String> {
     let started = Instant::now();
     let (options, wb) = (&service.options, service.workbench.clone());
     let (kind, on_error) = (options.judge, options.on_error);
@@ -87,7 +75,9 @@ async fn judged(service: &Arc<Service>, request: SelectRequest) -> Result<Select
         let (version, request, bounds) = (version.clone(), request.clone(), service.bounds.clone());
         tokio::task::spawn_blocking(move || judge_blocking(&wb, &request, kind, on_error, &bounds, &version))
     };
-    match tokio::time::timeout(options.timeout, work).await {
+    // The judge keeps the request's deadline itself and then answers with the judgments that completed, as
+    // rag-jev does; this outer bound only catches a judge that overran it (so it must not race the inner one).
+    match tokio::time::timeout(options.timeout + DEADLINE_GRACE, work).await {
         Ok(Ok(Ok(selection))) => Ok(selection),
         Ok(Err(_)) => fail_open(&request, "provider_error".into(), on_error, &version, started),
         Ok(Ok(Err(code))) => fail_open(&request, code, on_error, &version, started),
@@ -139,7 +129,12 @@ fn bypass(request: &SelectRequest, code: &str, version: &Mutex<Option<String>>, 
 }
 
 /// Stores what the client received as a run; a failure to store is reported, never the client's problem.
-async fn record(service: &Arc<Service>, request: SelectRequest, selection: &SelectionResult, client: String) {
+pub(crate) async fn record(
+    service: &Arc<Service>,
+    request: SelectRequest,
+    selection: &SelectionResult,
+    client: String,
+) {
     let (wb, kind, selection) = (service.workbench.clone(), service.options.judge, selection.clone());
     let stored = tokio::task::spawn_blocking(move || wb.record_served(kind, &request, &selection, &client)).await;
     match stored {
@@ -177,16 +172,4 @@ pub(crate) fn client_of(headers: &HeaderMap) -> String {
     } else {
         clean
     }
-}
-
-/// A schema issue as rag-jev's 422 lists it, with pydantic's type for the messages it shares.
-fn schema_issue(i: &Issue) -> serde_json::Value {
-    let kind = if i.message.starts_with("Extra inputs are not permitted") {
-        "extra_forbidden"
-    } else if i.message.starts_with("Field required") {
-        "missing"
-    } else {
-        "value_error"
-    };
-    issue(i.loc.clone(), kind, &i.message)
 }

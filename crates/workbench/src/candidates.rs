@@ -23,6 +23,15 @@ const LABEL_KEYS: [&str; 5] = ["id", "relevant_ids", "baseline_ids", "reference_
 /// The request keys that make a policy; without any, an import takes the saved default policy.
 const POLICY_KEYS: [&str; 5] = ["mode", "min_relevance", "top_n", "max_context_tokens", "shadow"];
 
+/// rag-jev's service's retry policy for Jev's calls (`RetryPolicy(max_retries=1, backoff_initial=0.1,
+/// backoff_max=0.5)`).
+pub const SERVED_RETRIES: u32 = 1;
+/// The first and the longest backoff of [`SERVED_RETRIES`].
+pub const SERVED_BACKOFF: (std::time::Duration, std::time::Duration) = (
+    std::time::Duration::from_millis(100),
+    std::time::Duration::from_millis(500),
+);
+
 /// An import, read: the request, its policy when it names one, and its labels.
 struct Import {
     request: SelectRequest,
@@ -192,6 +201,10 @@ impl Workbench {
                     .jev_config()?
                     .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
                 if let Some(bounds) = bounds {
+                    // rag-jev's service retries a failed call once, after 0.1 s (0.5 s at most), not the SDK's
+                    // twice from 0.5 s: its answer comes back as `provider_error` well within the deadline.
+                    config.max_retries = SERVED_RETRIES;
+                    (config.backoff_min, config.backoff_max) = SERVED_BACKOFF;
                     // Every passage may go at once, as rag-jev's tasks do: only the shared slots bound them.
                     config.concurrency = bounds.slots.size();
                     config.slots = Some(bounds.slots.clone());
@@ -214,6 +227,26 @@ impl Workbench {
                 Err(Error::Invalid("judging candidates needs a judge: jev or local".into()))
             }
         }
+    }
+
+    /// Everything a served selection loads on first use, loaded now, so the first request is as fast as the later
+    /// ones: the cl100k tokenizer, the judge of `kind` and, for the local judge (which costs nothing per call), one
+    /// judged selection of a throwaway request with its embedding model and fitted signals. Jev is never called.
+    pub fn warm_served(&self, kind: JudgeKind) -> Result<()> {
+        cl100k_tokens("warm");
+        let request = parse_request(
+            r#"{"query": "Which port does the service listen on?", "mode": "rerank", "documents": [
+                {"id": "a", "text": "The service listens on port 8000 unless PORT is set."},
+                {"id": "b", "text": "Orders ship within five business days."}]}"#,
+        )
+        .map_err(|issues| issues_error(&issues))?;
+        let local = kind.resolve(self.jev_config()?.is_some()) == JudgeKind::Local;
+        self.with_candidate_judge(kind, &request, |judge| {
+            if local {
+                let _ = select_with(judge, &request, OnError::Passthrough);
+            }
+            Ok(())
+        })
     }
 
     /// rag-jev's `select`: the request's documents judged (no cache, as rag-jev) and selected. A judge failure

@@ -42,6 +42,7 @@ impl Workbench {
             return none;
         }
         let embedder = self.embedder.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
+        self.embed_queue.lock().unwrap_or_else(|e| e.into_inner()).take();
         self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner()).take();
         let language_model = self.model.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
         if embedder || language_model {

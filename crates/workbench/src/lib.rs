@@ -20,6 +20,7 @@ pub mod review;
 mod scored;
 mod serve_status;
 mod served;
+mod served_judge;
 pub mod settings;
 pub mod tuning;
 
@@ -137,6 +138,10 @@ pub struct Workbench {
     /// The server embedder, when the settings name one.
     remote_embedder: Mutex<Option<Arc<dyn Embedder>>>,
     model: Mutex<Option<Arc<dyn LanguageModel>>>,
+    /// The local embedder behind the queue served selections share (see [`served_judge`]).
+    embed_queue: Mutex<Option<(Arc<FastEmbedder>, Arc<ragsift_models::embed_queue::EmbedQueue>)>>,
+    /// What the local judge measured of each passage, kept between served selections.
+    passage_cache: ragsift_judge::local::cache::PassageCache,
     last_trace: Mutex<Option<Arc<Trace>>>,
     /// The last trace that passed [`Trace::check_replayable`] (a replay of it re-selects without hashing every
     /// candidate's text again), with its policy input per grouping as replays asked for it.
@@ -161,6 +166,10 @@ impl Workbench {
             embedder: Mutex::new(None),
             remote_embedder: Mutex::new(None),
             model: Mutex::new(None),
+            embed_queue: Mutex::new(None),
+            passage_cache: ragsift_judge::local::cache::PassageCache::new(
+                ragsift_judge::local::cache::DEFAULT_CAPACITY_BYTES,
+            ),
             last_trace: Mutex::new(None),
             replayable: Mutex::new(None),
             last_used: Mutex::new(std::time::Instant::now()),

@@ -3,7 +3,7 @@
 //! inspect, replay, label and export it like any other.
 
 use super::candidates::candidates_of;
-use super::Workbench;
+use super::{served_judge, Workbench};
 use crate::settings::JudgeKind;
 use crate::Result;
 use ragsift_eval::select::{select_with, OnError, SelectFailure, SelectRequest, SelectionResult};
@@ -45,8 +45,9 @@ pub(crate) struct Bounded {
 impl Workbench {
     /// rag-jev's `select` as its service runs it: Jev's calls (one per passage, or one per contextual batch) each
     /// hold one of the shared slots, and none starts after the request's deadline, so no paid call outlives it. The
-    /// local judge runs in this process and holds one slot for the whole selection. A slot that does not come free
-    /// before the deadline is `deadline_exceeded`.
+    /// local judge runs in this process and holds one slot for the whole selection; it measures passages until a
+    /// little before the deadline ([`served_judge`]) and then answers with the judgments that completed. A slot
+    /// that does not come free before the deadline is `deadline_exceeded`.
     pub fn select_served(
         &self,
         request: &SelectRequest,
@@ -58,18 +59,26 @@ impl Workbench {
             slots: bounds.slots.clone(),
             deadline: Instant::now() + bounds.timeout,
         };
-        let local = kind.resolve(self.jev_config()?.is_some()) != JudgeKind::Jev;
-        let _slot = match local.then(|| bounded.slots.acquire_until(bounded.deadline)) {
-            Some(None) => {
-                return Ok(Err(SelectFailure {
-                    code: "deadline_exceeded".into(),
-                    message: "no judge came free before the deadline".into(),
-                }))
-            }
-            held => held.flatten(),
+        let resolved = kind.resolve(self.jev_config()?.is_some());
+        if resolved == JudgeKind::Jev {
+            return self.with_bounded_judge(kind, request, Some(&bounded), |judge| {
+                Ok(select_with(judge, request, on_error))
+            });
+        }
+        let deadline = bounded.deadline - served_judge::judge_margin(bounds.timeout);
+        let Some(_slot) = bounded.slots.acquire_until(deadline) else {
+            return Ok(Err(SelectFailure {
+                code: "deadline_exceeded".into(),
+                message: "no judge came free before the deadline".into(),
+            }));
         };
-        self.with_bounded_judge(kind, request, Some(&bounded), |judge| {
-            Ok(select_with(judge, request, on_error))
+        if resolved != JudgeKind::Local {
+            return self.with_bounded_judge(kind, request, Some(&bounded), |judge| {
+                Ok(select_with(judge, request, on_error))
+            });
+        }
+        self.with_served_local_judge(deadline, |judge| {
+            Ok(served_judge::select_by_deadline(judge, request, on_error))
         })
     }
 

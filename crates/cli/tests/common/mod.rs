@@ -1,6 +1,7 @@
 //! Shared helpers of the CLI tests: the repository root and a `ragsift` command on a given library home.
 #![allow(dead_code)]
 
+pub mod ragjev;
 pub mod service;
 
 #[allow(unused_imports)]

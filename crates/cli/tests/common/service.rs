@@ -28,15 +28,26 @@ impl Drop for Service {
     }
 }
 
-/// `ragsift serve` on the library in `home`.
+/// `ragsift serve` on the library in `home`, judged by the Jev at `jev_url`.
 pub fn serve_in(
     home: std::sync::Arc<tempfile::TempDir>,
     jev_url: &str,
     env: &[(&str, &str)],
     args: &[&str],
 ) -> Service {
+    serve_judged(home, "jev", jev_url, env, args)
+}
+
+/// `ragsift serve --judge JUDGE` on the library in `home` (Jev, when asked, at `jev_url`).
+pub fn serve_judged(
+    home: std::sync::Arc<tempfile::TempDir>,
+    judge: &str,
+    jev_url: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> Service {
     let mut cmd = super::ragsift(home.path());
-    cmd.args(["serve", "--port", "0", "--judge", "jev"])
+    cmd.args(["serve", "--port", "0", "--judge", judge])
         .args(args)
         .env("TYPESAFE_API_KEY", "sk-test")
         .env("TYPESAFE_BASE_URL", jev_url)
@@ -49,14 +60,20 @@ pub fn serve_in(
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
-    let url = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_string();
+    // The address comes once the judge is loaded; what the service said before it stays in the log.
+    let mut before = String::new();
+    let url = loop {
+        let Some(Ok(line)) = lines.next() else {
+            panic!("the service ended before it said its address: {before}")
+        };
+        before.push_str(&line);
+        before.push('\n');
+        if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+            break url.to_string();
+        }
+    };
     // Keep reading stderr, so the service never blocks on a full pipe, and keep it for the log checks.
-    let log = std::sync::Arc::new(std::sync::Mutex::new(first + "\n"));
+    let log = std::sync::Arc::new(std::sync::Mutex::new(before));
     let kept = log.clone();
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {

@@ -7,14 +7,17 @@
 
 mod request;
 mod result;
+pub mod schema;
 mod scored;
+mod study;
 
-pub use request::{parse_request, Issue, RagJevMode, SelectRequest};
+pub use request::{parse_request, request_from, Issue, RagJevMode, SelectRequest};
 pub use result::{apply, bypassed, RagJevDecision, SelectionResult, TOKEN_ESTIMATOR};
 pub use scored::{
-    input_hash, normalized_datetime, parse_bundle, replay, Answer, AnswerStatus, Comparison, ImportedRun, Policy,
-    ReplayBundle, RunSource, RunView, ScoredRun, RUN_VIEW_TOKEN_ESTIMATOR,
+    bundle_from, input_hash, normalized_datetime, parse_bundle, replay, Answer, AnswerStatus, Comparison, ImportedRun,
+    Policy, ReplayBundle, RunSource, RunView, ScoredRun, RUN_VIEW_TOKEN_ESTIMATOR,
 };
+pub use study::{own_policy, scored_run, study_from, StudyRequest};
 
 use crate::ragjev::{Judgment, Usage};
 use ragsift_judge::jev::useful_question;
@@ -74,7 +77,7 @@ pub fn select_with(
             Err(e) => {
                 completed.push(None);
                 let code = match &e {
-                    ragsift_core::Error::Judge { code, .. } => code.to_string(),
+                    ragsift_core::Error::Judge { code, .. } => code.rag_jev().to_string(),
                     other => other.code().to_string(),
                 };
                 failure.get_or_insert((code, e.to_string()));

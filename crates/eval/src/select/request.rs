@@ -5,7 +5,7 @@ use crate::ragjev::{Document, Judgment, ScoringStrategy};
 use ragsift_judge::jev::ragjev::cl100k_tokens;
 use ragsift_policy::{ChunkJudgment, Mode, PolicyOptions, USEFUL};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
 /// rag-jev's `SelectRequest`: the policy options, the query and the candidates.
@@ -97,93 +97,69 @@ impl SelectRequest {
     }
 }
 
-/// One problem with a request, as rag-jev's `invalid_input` error lists it: where (`loc`) and what.
+/// One problem with a request, as rag-jev's 422 lists it: where (`loc`, inside the body), pydantic's error `type`
+/// (`kind`), and what, never the value sent.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct Issue {
     pub loc: Vec<Value>,
+    /// Not in rag-jev's CLI output (`{loc, message}`); its service's 422 adds it as `type`.
+    #[serde(skip_serializing)]
+    pub kind: String,
     pub message: String,
 }
 
 impl Issue {
-    pub(super) fn at(loc: &[Value], message: impl Into<String>) -> Issue {
+    pub(super) fn at(loc: &[Value], kind: &str, message: impl Into<String>) -> Issue {
         Issue {
             loc: loc.to_vec(),
+            kind: kind.to_string(),
             message: message.into(),
         }
     }
-}
 
-const REQUEST_FIELDS: [&str; 10] = [
-    "mode",
-    "min_relevance",
-    "top_n",
-    "max_context_tokens",
-    "shadow",
-    "relevance_guidance",
-    "scoring_strategy",
-    "query",
-    "retrieval_query",
-    "documents",
-];
-const DOCUMENT_FIELDS: [&str; 5] = ["id", "text", "metadata", "group_id", "pinned"];
+    /// A model validator's refusal (pydantic's `value_error`).
+    pub(super) fn value_error(loc: &[Value], message: &str) -> Issue {
+        Issue::at(loc, "value_error", format!("Value error, {message}"))
+    }
+}
 
 /// Parses and checks a request; the issues are what rag-jev's CLI prints as `{"error": "invalid_input", "issues"}`.
+/// JSON that does not parse names its line and column, never its text.
 pub fn parse_request(json: &str) -> Result<SelectRequest, Vec<Issue>> {
-    let value: Value = serde_json::from_str(json).map_err(|e| vec![Issue::at(&[], format!("Invalid JSON: {e}"))])?;
-    let extra = extra_fields(&value);
-    if !extra.is_empty() {
-        return Err(extra);
-    }
-    let request: SelectRequest = serde_json::from_value(value).map_err(|e| {
-        vec![Issue::at(
-            &[],
-            format!("Input is invalid: {}", super::scored::unquoted(&e)),
-        )]
+    let value: Value = serde_json::from_str(json).map_err(|e| {
+        let at = format!("JSON decode error at line {} column {}", e.line(), e.column());
+        vec![Issue::at(&[], "json_invalid", at)]
     })?;
-    request.validate()?;
-    Ok(request)
+    request_from(Some(&value))
 }
 
-/// pydantic's `extra="forbid"`: each unknown field is its own issue.
-fn extra_fields(value: &Value) -> Vec<Issue> {
-    let mut issues = Vec::new();
-    let Some(object) = value.as_object() else {
-        return vec![Issue::at(&[], "Input should be an object")];
-    };
-    for key in object.keys().filter(|k| !REQUEST_FIELDS.contains(&k.as_str())) {
-        issues.push(Issue::at(&[key.as_str().into()], "Extra inputs are not permitted"));
-    }
-    if let Some(docs) = object.get("documents").and_then(Value::as_array) {
-        for (i, d) in docs.iter().enumerate() {
-            for key in d.as_object().into_iter().flat_map(Map::keys) {
-                if !DOCUMENT_FIELDS.contains(&key.as_str()) {
-                    let loc = ["documents".into(), i.into(), key.as_str().into()];
-                    issues.push(Issue::at(&loc, "Extra inputs are not permitted"));
-                }
-            }
-        }
-    }
-    issues
+/// A request body (`None`: no body) checked as rag-jev's service checks it: its model's fields, then its rules.
+pub fn request_from(body: Option<&Value>) -> Result<SelectRequest, Vec<Issue>> {
+    let value = super::schema::check(body, super::schema::SELECT_REQUEST)?;
+    let request: SelectRequest = super::schema::typed(value, &[])?;
+    request.validate()?;
+    Ok(request)
 }
 
 fn length(loc: &[Value], s: &str, min: usize, max: usize, issues: &mut Vec<Issue>) {
     let n = s.chars().count();
     if n < min {
         let unit = if min == 1 { "character" } else { "characters" };
-        issues.push(Issue::at(loc, format!("String should have at least {min} {unit}")));
+        let message = format!("String should have at least {min} {unit}");
+        issues.push(Issue::at(loc, "string_too_short", message));
     } else if n > max {
-        issues.push(Issue::at(loc, format!("String should have at most {max} characters")));
+        let message = format!("String should have at most {max} characters");
+        issues.push(Issue::at(loc, "string_too_long", message));
     }
 }
 
 fn range<T: PartialOrd + std::fmt::Display>(loc: &[Value], v: T, min: T, max: T, issues: &mut Vec<Issue>) {
     if v < min {
-        issues.push(Issue::at(
-            loc,
-            format!("Input should be greater than or equal to {min}"),
-        ));
+        let message = format!("Input should be greater than or equal to {min}");
+        issues.push(Issue::at(loc, "greater_than_equal", message));
     } else if v > max {
-        issues.push(Issue::at(loc, format!("Input should be less than or equal to {max}")));
+        let message = format!("Input should be less than or equal to {max}");
+        issues.push(Issue::at(loc, "less_than_equal", message));
     }
 }
 
@@ -196,7 +172,8 @@ impl SelectRequest {
             if p.is_finite() {
                 range(&["min_relevance".into()], p, 0.0, 1.0, &mut issues);
             } else {
-                issues.push(Issue::at(&["min_relevance".into()], "Input should be a finite number"));
+                let loc = ["min_relevance".into()];
+                issues.push(Issue::at(&loc, "finite_number", "Input should be a finite number"));
             }
         }
         if let Some(n) = self.top_n {
@@ -213,7 +190,11 @@ impl SelectRequest {
             length(&["retrieval_query".into()], q, 1, 8000, &mut issues);
         }
         if self.documents.len() > 256 {
-            issues.push(Issue::at(&["documents".into()], "List should have at most 256 items"));
+            let message = format!(
+                "List should have at most 256 items after validation, not {}",
+                self.documents.len()
+            );
+            issues.push(Issue::at(&["documents".into()], "too_long", message));
         }
         for (i, d) in self.documents.iter().enumerate() {
             let at = |field: &str| -> Vec<Value> { vec!["documents".into(), i.into(), field.into()] };
@@ -225,7 +206,7 @@ impl SelectRequest {
         }
         if issues.is_empty() {
             if let Err(message) = self.check_rules() {
-                issues.push(Issue::at(&[], format!("Value error, {message}")));
+                issues.push(Issue::value_error(&[], message));
             }
         }
         if issues.is_empty() {

@@ -21,8 +21,14 @@ pub struct RagJevDecision {
     pub output_tokens: Option<u64>,
     pub selected: Option<bool>,
     pub returned: bool,
+    /// `fusion` mode only: rag-jev 0.2.0's models forbid the field, and its later code defaults it to `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub original_rank: Option<usize>,
+    /// `fusion` mode only, as `original_rank`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jev_rank: Option<usize>,
+    /// `fusion` mode only, as `original_rank`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fusion_score: Option<f64>,
     pub reason: Reason,
 }
@@ -75,6 +81,7 @@ pub fn apply(
         selected_docs.clone()
     };
     let shared = shared_usage.is_some();
+    let fusion = request.mode == RagJevMode::Fusion;
     let decisions = (selection.decisions.iter().zip(&request.documents).zip(judgments))
         .map(|((d, doc), j)| RagJevDecision {
             id: doc.id.clone(),
@@ -85,13 +92,9 @@ pub fn apply(
             output_tokens: (!shared).then_some(j.output_tokens),
             selected: Some(d.is_selected()),
             returned: request.shadow || d.is_selected(),
-            original_rank: Some(d.input_index + 1),
-            jev_rank: d.jev_rank,
-            fusion_score: if request.mode == RagJevMode::Fusion {
-                d.fusion_score
-            } else {
-                None
-            },
+            original_rank: fusion.then_some(d.input_index + 1),
+            jev_rank: d.jev_rank.filter(|_| fusion),
+            fusion_score: d.fusion_score.filter(|_| fusion),
             reason: d.reason,
         })
         .collect();
@@ -167,7 +170,7 @@ pub fn bypassed(
                     output_tokens: j.map(|j| j.output_tokens),
                     selected: None,
                     returned: true,
-                    original_rank: Some(i + 1),
+                    original_rank: (request.mode == RagJevMode::Fusion).then_some(i + 1),
                     jev_rank: None,
                     fusion_score: None,
                     reason: Reason::Bypassed,

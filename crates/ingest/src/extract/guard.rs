@@ -67,9 +67,19 @@ fn own_resources(doc: &Document, id: ObjectId) -> Option<&Dictionary> {
 fn xobject(doc: &Document, res: Res, name: &[u8]) -> Option<ObjectId> {
     let xobjects = dict_at(doc, resources(doc, res)?, b"XObject")?;
     match doc.dereference(xobjects.get(name).ok()?) {
-        Ok((Some(id), Object::Stream(_))) => Some(id),
+        // Only a form draws text: an image's stream (a 600 dpi scan decodes to hundreds of MiB) is never inflated.
+        Ok((Some(id), Object::Stream(s))) if !is_image(s) => Some(id),
         _ => None,
     }
+}
+
+/// An image XObject (`/Subtype /Image`), which holds pixels and never text.
+fn is_image(stream: &Stream) -> bool {
+    stream
+        .dict
+        .get(b"Subtype")
+        .and_then(Object::as_name)
+        .is_ok_and(|n| n == b"Image")
 }
 
 /// The names of the XObjects a content stream draws, in order.

@@ -86,11 +86,7 @@ impl JevClient {
             }
             other => return Err(invalid(format!("base URL scheme '{other}' is not http(s)"))),
         }
-        let http = reqwest::blocking::Client::builder()
-            .timeout(config.attempt_timeout)
-            .user_agent(concat!("ragsift-jev/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| invalid(format!("HTTP client: {e}")))?;
+        let http = shared_http(config.attempt_timeout).map_err(|e| invalid(format!("HTTP client: {e}")))?;
         Ok(JevClient { config, endpoint, http })
     }
 
@@ -415,4 +411,24 @@ fn random_fraction() -> f64 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(Instant::now().elapsed().as_nanos());
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// One HTTP client per attempt timeout for the whole process, so that every judge (a service builds one per
+/// request) reuses its TLS set-up and its open connections to Jev instead of paying for them on each request.
+fn shared_http(attempt_timeout: Duration) -> reqwest::Result<reqwest::blocking::Client> {
+    static CLIENTS: std::sync::OnceLock<std::sync::Mutex<Vec<(Duration, reqwest::blocking::Client)>>> =
+        std::sync::OnceLock::new();
+    let mut clients = CLIENTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = clients.iter().find(|(t, _)| *t == attempt_timeout) {
+        return Ok(c.clone());
+    }
+    let client = reqwest::blocking::Client::builder()
+        .timeout(attempt_timeout)
+        .user_agent(concat!("ragsift-jev/", env!("CARGO_PKG_VERSION")))
+        .build()?;
+    clients.push((attempt_timeout, client.clone()));
+    Ok(client)
 }

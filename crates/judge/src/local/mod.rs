@@ -8,15 +8,25 @@
 //! that is the judge's prompt version, so judgments of another fit are never reused. Signals that need a
 //! language model are used only with the model they were fitted on; with any other model (or none) the judge
 //! uses its embedding-and-lexical variant.
+//!
+//! What the judge measures of a passage without the question (`passage`) can be kept between selections in a
+//! [`cache::PassageCache`]; with a deadline, the passages measured before it are judged and the others fail with
+//! `deadline_exceeded`.
 
+pub mod cache;
 pub mod injection;
 pub mod model;
+pub mod passage;
 pub mod signals;
+#[cfg(test)]
+mod tests;
 pub mod text;
 
 use super::{Judge, JudgeQuestion, PassageJudgment};
 use crate::{Error, Result};
+use cache::PassageCache;
 use model::Logistic;
+use passage::{Keep, Needs};
 use ragsift_interfaces::embed::Embedder;
 use ragsift_interfaces::llm::LanguageModel;
 use ragsift_policy::JudgeDefaults;
@@ -67,6 +77,10 @@ pub struct LocalJudge<'a> {
     pub model: Option<&'a dyn LanguageModel>,
     pub stats: Option<&'a dyn TermStats>,
     pub fit: &'a JudgeFit,
+    /// Where measured passages are kept between selections (`None`: every passage is measured again).
+    pub cache: Option<&'a PassageCache>,
+    /// No passage is measured after it: the passages not measured by then fail with `deadline_exceeded`.
+    pub deadline: Option<Instant>,
 }
 
 impl<'a> LocalJudge<'a> {
@@ -80,6 +94,81 @@ impl<'a> LocalJudge<'a> {
             model,
             stats,
             fit: shipped_fit(),
+            cache: None,
+            deadline: None,
+        }
+    }
+
+    /// The judge keeping what it measures of each passage in `cache`, and taking it from there.
+    pub fn with_cache(self, cache: &'a PassageCache) -> Self {
+        LocalJudge {
+            cache: Some(cache),
+            ..self
+        }
+    }
+
+    /// The judge measuring no passage after `deadline`.
+    pub fn with_deadline(self, deadline: Instant) -> Self {
+        LocalJudge {
+            deadline: Some(deadline),
+            ..self
+        }
+    }
+
+    /// What the cache keys a passage's measurement by besides its text: the embedding model, the fit, and the
+    /// version of the measurement.
+    fn cache_tag(&self) -> String {
+        format!(
+            "{}|{}|{}",
+            self.embedder.id(),
+            self.fit.version,
+            passage::PASSAGE_SIGNALS_VERSION
+        )
+    }
+
+    /// The model that answers `key` (`useful` is the evidence model unless fitted apart).
+    fn model_for(&self, key: &str) -> Result<&Logistic> {
+        let models = self.models();
+        models
+            .get(key)
+            .or_else(|| models.get(ragsift_policy::CONTAINS_ANSWER_EVIDENCE))
+            .ok_or_else(|| Error::Judge {
+                code: ragsift_core::JudgeCode::NotFitted,
+                message: format!("the local judge has no model for `{key}`"),
+            })
+    }
+
+    /// What the models answering `questions` read of a passage beyond its sentences.
+    fn needs(&self, questions: &[JudgeQuestion]) -> Needs {
+        let reads = |f: &String| f == "cos_chunk" || f == "cos_chunk_gap";
+        Needs {
+            passage_vector: (questions.iter())
+                .filter(|q| !self.fit.not_assessed.contains(&q.key))
+                .any(|q| self.model_for(&q.key).map_or(true, |m| m.features.iter().any(reads))),
+        }
+    }
+
+    /// The signals of the passages measured before the deadline, judged together (a passage's `_gap` signals
+    /// compare it with those), with their places in `passages`.
+    fn measured_signals(&self, query: &str, passages: &[String], needs: Needs) -> Result<(Vec<usize>, Vec<Signals>)> {
+        let tag = self.cache_tag();
+        let keep = self.cache.map(|cache| Keep { cache, tag: &tag });
+        let measured = passage::measure(query, passages, self.embedder, keep.as_ref(), needs, self.deadline)?;
+        let Some(q) = measured.query else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let (done, parts): (Vec<usize>, Vec<&passage::PassageSignals>) = (measured.passages.iter().enumerate())
+            .filter_map(|(i, p)| Some((i, p.as_deref()?)))
+            .unzip();
+        let signals = signals::combine(query, &q, &parts, &done, &self.sources())?;
+        Ok((done, signals))
+    }
+
+    fn sources(&self) -> SignalSources<'a> {
+        SignalSources {
+            embedder: self.embedder,
+            model: self.usable_model(),
+            stats: self.stats,
         }
     }
 
@@ -100,15 +189,7 @@ impl<'a> LocalJudge<'a> {
 
     /// The signals of each passage (exposed for the extractive answerer and the benchmark).
     pub fn signals(&self, query: &str, passages: &[String]) -> Result<Vec<Signals>> {
-        signals::compute(
-            query,
-            passages,
-            &SignalSources {
-                embedder: self.embedder,
-                model: self.usable_model(),
-                stats: self.stats,
-            },
-        )
+        signals::compute(query, passages, &self.sources())
     }
 
     /// The probability `key`'s model gives a passage with these signals.
@@ -167,40 +248,50 @@ impl Judge for LocalJudge<'_> {
     }
 
     fn judge(&self, query: &str, passages: &[String], questions: &[JudgeQuestion]) -> Result<Vec<PassageJudgment>> {
+        self.judge_each(query, passages, questions).into_iter().collect()
+    }
+
+    /// Every passage measured before the deadline is judged (against the others measured, as one contextual
+    /// batch); the rest fail with `deadline_exceeded`. Without a deadline every passage is judged.
+    fn judge_each(
+        &self,
+        query: &str,
+        passages: &[String],
+        questions: &[JudgeQuestion],
+    ) -> Vec<Result<PassageJudgment>> {
         let start = Instant::now();
-        let signals = self.signals(query, passages)?;
-        let per_passage_ms = start.elapsed().as_secs_f64() * 1e3 / passages.len().max(1) as f64;
-        let models = self.models();
+        let (done, signals) = match self.measured_signals(query, passages, self.needs(questions)) {
+            Ok(measured) => measured,
+            Err(e) => return crate::every_passage_fails(passages.len(), &e),
+        };
+        let per_passage_ms = start.elapsed().as_secs_f64() * 1e3 / done.len().max(1) as f64;
         let model_name = self.model();
-        passages
-            .iter()
-            .zip(&signals)
-            .map(|(passage, s)| {
-                let mut answers = BTreeMap::new();
-                for q in questions {
-                    if self.fit.not_assessed.contains(&q.key) {
-                        continue;
-                    }
-                    // `useful` is rag-jev's usefulness; offline it is the evidence model unless fitted apart.
-                    let m = models
-                        .get(&q.key)
-                        .or_else(|| models.get(ragsift_policy::CONTAINS_ANSWER_EVIDENCE))
-                        .ok_or_else(|| Error::Judge {
-                            code: ragsift_core::JudgeCode::NotFitted,
-                            message: format!("the local judge has no model for `{}`", q.key),
-                        })?;
-                    answers.insert(q.key.clone(), m.predict(&feature_row(m, s, passage)));
-                }
-                Ok(PassageJudgment {
-                    scores: answers,
-                    model: model_name.clone(),
-                    input_tokens: s.lm_tokens,
-                    output_tokens: 0,
-                    latency_ms: per_passage_ms,
-                    request_id: None,
+        let mut results: Vec<Result<PassageJudgment>> = (0..passages.len())
+            .map(|_| {
+                Err(Error::Judge {
+                    code: ragsift_core::JudgeCode::DeadlineExceeded,
+                    message: "the deadline passed before this passage was measured".into(),
                 })
             })
-            .collect()
+            .collect();
+        for (&i, s) in done.iter().zip(&signals) {
+            let answers: Result<BTreeMap<String, f64>> = (questions.iter())
+                .filter(|q| !self.fit.not_assessed.contains(&q.key))
+                .map(|q| {
+                    let m = self.model_for(&q.key)?;
+                    Ok((q.key.clone(), m.predict(&feature_row(m, s, &passages[i]))))
+                })
+                .collect();
+            results[i] = answers.map(|scores| PassageJudgment {
+                scores,
+                model: model_name.clone(),
+                input_tokens: s.lm_tokens,
+                output_tokens: 0,
+                latency_ms: per_passage_ms,
+                request_id: None,
+            });
+        }
+        results
     }
 }
 

@@ -4,7 +4,8 @@
 //! and, when a language model can score text, the question's likelihood given the passage's best sentences and a
 //! few-shot yes/no readout. [`FEATURES`] names them; a fitted model combines them (see `model`).
 
-use super::text::{answer_kind, content_stems, fits_kind, sentences, words, Sentence};
+use super::passage::{measure, Needs, PassageSignals};
+use super::text::{answer_kind, content_stems, fits_kind, words, Sentence};
 use crate::Result;
 use ragsift_interfaces::embed::Embedder;
 use ragsift_interfaces::llm::{LanguageModel, ScoreItem};
@@ -98,50 +99,49 @@ const LM_SENTENCE_CHARS: usize = 400;
 /// Computes every signal of `passages` for `query`. The `_gap` signals compare a passage with the best of the
 /// candidates, so the result depends on the whole candidate set (the judge is contextual).
 pub fn compute(query: &str, passages: &[String], sources: &SignalSources<'_>) -> Result<Vec<Signals>> {
+    if passages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let needs = Needs { passage_vector: true };
+    let measured = measure(query, passages, sources.embedder, None, needs, None)?;
+    let (Some(q), Some(parts)) = (
+        measured.query,
+        measured.passages.into_iter().collect::<Option<Vec<_>>>(),
+    ) else {
+        return Err(crate::Error::Model(
+            "the embedder returned fewer vectors than texts".into(),
+        ));
+    };
+    let parts: Vec<&PassageSignals> = parts.iter().map(|p| p.as_ref()).collect();
+    let ranks: Vec<usize> = (0..passages.len()).collect();
+    combine(query, &q, &parts, &ranks, sources)
+}
+
+/// The signals of measured passages for `query` (embedded as `q`): what depends on the question, and the `_gap`
+/// signals against the best of these passages. `ranks` are the passages' places in the retrieved order (0 first).
+pub fn combine(
+    query: &str,
+    q: &[f32],
+    passages: &[&PassageSignals],
+    ranks: &[usize],
+    sources: &SignalSources<'_>,
+) -> Result<Vec<Signals>> {
     let n = passages.len();
     if n == 0 {
         return Ok(Vec::new());
     }
-    let split: Vec<Vec<Sentence>> = passages
-        .iter()
-        .map(|p| {
-            let s = sentences(p);
-            if s.is_empty() {
-                vec![Sentence {
-                    text: p.clone(),
-                    start: 0,
-                    end: p.len(),
-                }]
-            } else {
-                s
-            }
-        })
+    let cos = |v: &[f32]| q.iter().zip(v).map(|(a, b)| a * b).sum::<f32>();
+    let cos_chunk: Vec<f32> = (passages.iter())
+        .map(|p| p.vector.as_deref().map_or(f32::NAN, cos))
         .collect();
-
-    // Embeddings: the question, each passage, each sentence — one call.
-    let mut texts: Vec<&str> = vec![query];
-    texts.extend(passages.iter().map(String::as_str));
-    for s in &split {
-        texts.extend(s.iter().map(|x| x.text.as_str()));
-    }
-    let vectors = sources.embedder.embed(&texts)?;
-    let q = &vectors[0];
-    let cos = |v: &Vec<f32>| q.iter().zip(v).map(|(a, b)| a * b).sum::<f32>();
-    let cos_chunk: Vec<f32> = (0..n).map(|i| cos(&vectors[1 + i])).collect();
-    let mut at = 1 + n;
-    let mut sentence_cosines = Vec::with_capacity(n);
-    for s in &split {
-        sentence_cosines.push((0..s.len()).map(|k| cos(&vectors[at + k])).collect::<Vec<f32>>());
-        at += s.len();
-    }
+    let sentence_cosines: Vec<Vec<f32>> = (passages.iter())
+        .map(|p| p.sentence_vectors.iter().map(|v| cos(v)).collect())
+        .collect();
     let ranked: Vec<Vec<usize>> = sentence_cosines.iter().map(|c| rank_desc(c)).collect();
     let protos = super::injection::prototypes(sources.embedder)?;
-    let mut at = 1 + n;
-    let inj_proto: Vec<f32> = split
-        .iter()
-        .map(|s| {
-            let v: Vec<&Vec<f32>> = vectors[at..at + s.len()].iter().collect();
-            at += s.len();
+    let inj_proto: Vec<f32> = (passages.iter())
+        .map(|p| {
+            let v: Vec<&Vec<f32>> = p.sentence_vectors.iter().collect();
             super::injection::prototype_similarity(&v, &protos)
         })
         .collect();
@@ -153,28 +153,30 @@ pub fn compute(query: &str, passages: &[String], sources: &SignalSources<'_>) ->
         .collect();
 
     // Lexical: IDF-weighted coverage of the question's content words, in the passage and in its best window.
-    let lexicon = Lexicon::new(query, passages, sources.stats);
-    let coverage: Vec<f32> = passages.iter().map(|p| lexicon.coverage(&content_stems(p))).collect();
-    let coverage_window: Vec<f32> = split
+    let stems: Vec<&[String]> = passages.iter().map(|p| p.stems.as_slice()).collect();
+    let lexicon = Lexicon::from_stems(query, &stems, sources.stats);
+    let coverage: Vec<f32> = passages.iter().map(|p| lexicon.coverage(&p.stems)).collect();
+    let coverage_window: Vec<f32> = passages
         .iter()
-        .map(|s| {
+        .map(|p| {
+            let s = &p.sentence_stems;
             (0..s.len())
                 .map(|k| {
                     let lo = k.saturating_sub(1);
                     let hi = (k + 2).min(s.len());
-                    let window: Vec<String> = s[lo..hi].iter().flat_map(|x| content_stems(&x.text)).collect();
+                    let window: Vec<String> = s[lo..hi].iter().flatten().cloned().collect();
                     lexicon.coverage(&window)
                 })
                 .fold(0.0, f32::max)
         })
         .collect();
-    let bm25: Vec<f32> = passages.iter().map(|p| lexicon.bm25(&content_stems(p))).collect();
+    let bm25: Vec<f32> = passages.iter().map(|p| lexicon.bm25(&p.stems)).collect();
     let kind = answer_kind(query);
-    let kind_fit: Vec<f32> = split
+    let kind_fit: Vec<f32> = passages
         .iter()
         .zip(&ranked)
-        .map(|(s, r)| {
-            let best = r.iter().take(2).any(|&k| fits_kind(&s[k].text, kind));
+        .map(|(p, r)| {
+            let best = r.iter().take(2).any(|&k| fits_kind(&p.sentences[k].text, kind));
             f32::from(u8::from(best))
         })
         .collect();
@@ -184,11 +186,11 @@ pub fn compute(query: &str, passages: &[String], sources: &SignalSources<'_>) ->
         (vec![f32::NAN; n], vec![f32::NAN; n], vec![f32::NAN; n], vec![0u32; n]);
     if let Some(model) = sources.model {
         let target = format!(" {}", query.trim());
-        let mut items: Vec<ScoreItem> = split
+        let mut items: Vec<ScoreItem> = passages
             .iter()
             .zip(&ranked)
-            .map(|(s, r)| ScoreItem {
-                context: format!("Passage: {}\nQuestion:", lm_window(s, r)),
+            .map(|(p, r)| ScoreItem {
+                context: format!("Passage: {}\nQuestion:", lm_window(&p.sentences, r)),
                 target: target.clone(),
                 probe: LM_PROBE.into(),
             })
@@ -240,7 +242,7 @@ pub fn compute(query: &str, passages: &[String], sources: &SignalSources<'_>) ->
                 bm25[i],
                 g_bm[i],
                 kind_fit[i],
-                1.0 / (1.0 + i as f32),
+                1.0 / (1.0 + ranks[i] as f32),
                 lm_ql[i],
                 lm_gain[i],
                 g_ql[i],
@@ -248,7 +250,7 @@ pub fn compute(query: &str, passages: &[String], sources: &SignalSources<'_>) ->
                 g_yes[i],
                 inj_proto[i],
             ],
-            sentences: split[i].clone(),
+            sentences: passages[i].sentences.clone(),
             ranked_sentences: ranked[i].clone(),
             sentence_cosines: sentence_cosines[i].clone(),
             lm_tokens: lm_tokens[i],
@@ -299,6 +301,13 @@ const BM25_B: f32 = 0.75;
 impl Lexicon {
     /// IDF from `stats` when given, else from `passages` as the collection.
     pub fn new(query: &str, passages: &[String], stats: Option<&dyn TermStats>) -> Self {
+        let stems: Vec<Vec<String>> = passages.iter().map(|p| content_stems(p)).collect();
+        let stems: Vec<&[String]> = stems.iter().map(Vec::as_slice).collect();
+        Self::from_stems(query, &stems, stats)
+    }
+
+    /// [`Lexicon::new`] from the passages' content-word stems.
+    pub fn from_stems(query: &str, passages: &[&[String]], stats: Option<&dyn TermStats>) -> Self {
         let stems: Vec<String> = content_stems(query);
         // Stem → the question's own spellings of it (IDF is looked up by word, the match is by stem).
         let mut spellings: HashMap<String, BTreeSet<String>> = HashMap::new();
@@ -308,9 +317,8 @@ impl Lexicon {
                 spellings.entry(stem.clone()).or_default().insert(w);
             }
         }
-        let passage_stems: Vec<BTreeSet<String>> = passages
-            .iter()
-            .map(|p| content_stems(p).into_iter().collect())
+        let passage_stems: Vec<BTreeSet<&str>> = (passages.iter())
+            .map(|p| p.iter().map(String::as_str).collect())
             .collect();
         let (n, df): (f32, DocFrequency) = match stats {
             Some(st) if st.chunks() > 0 => (
@@ -334,7 +342,7 @@ impl Lexicon {
             terms.insert(s, idf);
         }
         let total = terms.values().sum();
-        let lens: Vec<usize> = passages.iter().map(|p| content_stems(p).len()).collect();
+        let lens: Vec<usize> = passages.iter().map(|p| p.len()).collect();
         let avg_len = (lens.iter().sum::<usize>() as f32 / lens.len().max(1) as f32).max(1.0);
         Lexicon { terms, total, avg_len }
     }
@@ -377,6 +385,7 @@ impl Lexicon {
 
 #[cfg(test)]
 mod tests {
+    use super::super::text::sentences;
     use super::*;
 
     #[test]

@@ -6,9 +6,9 @@
 
 use super::request::{Issue, RagJevMode, SelectRequest};
 use super::result::{apply, SelectionResult};
+use super::schema;
 use crate::ragjev::{Judgment, ScoringStrategy, Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION};
 use ragsift_judge::jev::ragjev::cl100k_tokens;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -214,13 +214,17 @@ pub fn input_hash(request: &SelectRequest) -> String {
 /// Reads a `ReplayRequest` (`comparison` refused) or a `ReplayBundle` from JSON and runs every check rag-jev's
 /// models run; the issues are rag-jev's 422 list, with `loc` inside the body.
 pub fn parse_bundle(value: Value, comparison_allowed: bool) -> Result<ReplayBundle, Vec<Issue>> {
-    if !comparison_allowed && value.get("comparison").is_some() {
-        return Err(vec![Issue::at(
-            &["comparison".into()],
-            "Extra inputs are not permitted",
-        )]);
-    }
-    let bundle: ReplayBundle = typed(value, &[])?;
+    bundle_from(Some(&value), comparison_allowed)
+}
+
+/// [`parse_bundle`] of a request body (`None`: no body).
+pub fn bundle_from(body: Option<&Value>, comparison_allowed: bool) -> Result<ReplayBundle, Vec<Issue>> {
+    let model = if comparison_allowed {
+        schema::REPLAY_BUNDLE
+    } else {
+        schema::REPLAY_REQUEST
+    };
+    let bundle: ReplayBundle = schema::typed(schema::check(body, model)?, &[])?;
     let record = &bundle.record;
     let at_record = |issues: Vec<Issue>| -> Vec<Issue> {
         (issues.into_iter())
@@ -231,7 +235,7 @@ pub fn parse_bundle(value: Value, comparison_allowed: bool) -> Result<ReplayBund
             .collect()
     };
     record.request.validate().map_err(at_record)?;
-    check_record(record).map_err(|m| vec![Issue::at(&["record".into()], format!("Value error, {m}"))])?;
+    check_record(record).map_err(|m| vec![Issue::value_error(&["record".into()], &m)])?;
     check_policy(&bundle.policy).map_err(|i| {
         (i.into_iter())
             .map(|mut i| {
@@ -241,9 +245,9 @@ pub fn parse_bundle(value: Value, comparison_allowed: bool) -> Result<ReplayBund
             .collect::<Vec<_>>()
     })?;
     if bundle.policy.relevance_guidance != record.request.relevance_guidance {
-        return Err(vec![Issue::at(
+        return Err(vec![Issue::value_error(
             &[],
-            "Value error, changing relevance guidance requires new scoring",
+            "changing relevance guidance requires new scoring",
         )]);
     }
     if let Some(c) = &bundle.comparison {
@@ -254,32 +258,13 @@ pub fn parse_bundle(value: Value, comparison_allowed: bool) -> Result<ReplayBund
             && Some(&c.selected_ids) == view.selection.selected_ids.as_ref()
             && c.selection_source == record.source;
         if !matches {
-            return Err(vec![Issue::at(
+            return Err(vec![Issue::value_error(
                 &[],
-                "Value error, recorded answers do not match this run and policy",
+                "recorded answers do not match this run and policy",
             )]);
         }
     }
     Ok(bundle)
-}
-
-/// `value` as `T`; a type error names where, never what was sent.
-fn typed<T: DeserializeOwned>(value: Value, loc: &[Value]) -> Result<T, Vec<Issue>> {
-    serde_json::from_value(value).map_err(|e| vec![Issue::at(loc, format!("Input is invalid: {}", unquoted(&e)))])
-}
-
-/// A serde message with every quoted input value taken out (`invalid type: string "secret"` → `… string`).
-pub(super) fn unquoted(e: &serde_json::Error) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    for c in e.to_string().chars() {
-        match c {
-            '"' => quoted = !quoted,
-            _ if quoted => {}
-            c => out.push(c),
-        }
-    }
-    out.replace("  ", " ")
 }
 
 /// rag-jev's `ScoredRun` and `StudyRequest` validators, in its order.

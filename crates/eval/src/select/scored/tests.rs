@@ -146,9 +146,12 @@ fn each_validator_refuses_with_rag_jevs_message() {
         "{text}"
     );
     let text = edited(&|r| r["judgments"][1]["relevance"] = json!(1.5));
-    assert!(text.contains("outside [0, 1]"), "{text}");
-    let text = edited(&|r| r["created_at"] = json!("yesterday"));
-    assert!(text.contains("created_at"), "{text}");
+    assert!(text.contains("Input should be less than or equal to 1"), "{text}");
+    let mut r = record();
+    r["created_at"] = json!("yesterday");
+    let issues = parse_bundle(bundle(r, filter(0.5)), false).unwrap_err();
+    assert_eq!(issues[0].loc, [json!("record"), json!("created_at")]);
+    assert_eq!(issues[0].kind, "datetime_from_date_parsing");
     // A guidance change needs new scoring; a filter policy needs its minimum.
     let mut guided = filter(0.5);
     guided["relevance_guidance"] = json!("Prefer tables");
@@ -170,7 +173,7 @@ fn a_type_error_never_echoes_what_was_sent() {
     r["scoring_elapsed_ms"] = json!("PRIVATE value");
     let text = problem(bundle(r, filter(0.5)), false);
     assert!(!text.contains("PRIVATE"), "{text}");
-    assert!(text.contains("Input is invalid"), "{text}");
+    assert!(text.contains("Input should be a valid number"), "{text}");
 }
 
 #[test]

@@ -1,0 +1,180 @@
+//! [`PassageCache`]: the passage side of the local judge's signals kept between selections, keyed by the passage
+//! text's hash with the embedding model and the fit ([`PassageKey`]), within a byte budget: the least recently used
+//! passage goes first.
+
+use super::passage::PassageSignals;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What `ragsift serve` keeps by default: about 3,000 passages of 1,000 characters.
+pub const DEFAULT_CAPACITY_BYTES: usize = 64 << 20;
+
+/// A passage's key: the embedding model and the fit it was measured for, and the SHA-256 of its text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PassageKey(String);
+
+impl PassageKey {
+    /// `tag` names what the measurement depends on besides the text (the embedding model, the fit's version).
+    pub fn new(tag: &str, text: &str) -> PassageKey {
+        PassageKey(format!("{tag}:{}", ragsift_core::ids::sha256_hex(text.as_bytes())))
+    }
+}
+
+/// How the cache has done since it was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    pub entries: usize,
+    pub bytes: usize,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+/// A least-recently-used map of measured passages, at most `capacity` bytes (as [`PassageSignals::bytes`] counts
+/// them); shared by concurrent selections.
+pub struct PassageCache {
+    capacity: usize,
+    inner: Mutex<Lru>,
+}
+
+#[derive(Default)]
+struct Lru {
+    /// Key → the passage, its size and its last use.
+    entries: HashMap<PassageKey, (Arc<PassageSignals>, usize, u64)>,
+    /// Last use → key, oldest first.
+    order: BTreeMap<u64, PassageKey>,
+    clock: u64,
+    stats: CacheStats,
+}
+
+impl PassageCache {
+    pub fn new(capacity: usize) -> PassageCache {
+        PassageCache {
+            capacity,
+            inner: Mutex::new(Lru::default()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Lru> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The passage under `key`, now the most recently used.
+    pub fn get(&self, key: &PassageKey) -> Option<Arc<PassageSignals>> {
+        let mut lru = self.lock();
+        lru.clock += 1;
+        let now = lru.clock;
+        let Some((value, _, used)) = lru.entries.get_mut(key) else {
+            lru.stats.misses += 1;
+            return None;
+        };
+        let (value, before) = (value.clone(), std::mem::replace(used, now));
+        lru.order.remove(&before);
+        lru.order.insert(now, key.clone());
+        lru.stats.hits += 1;
+        Some(value)
+    }
+
+    /// Keeps `value` under `key` (replacing what was there), then drops the least recently used passages until the
+    /// cache fits its capacity. A passage larger than the whole capacity is not kept.
+    pub fn insert(&self, key: PassageKey, value: Arc<PassageSignals>) {
+        let size = value.bytes();
+        if size > self.capacity {
+            return;
+        }
+        let mut lru = self.lock();
+        lru.clock += 1;
+        let now = lru.clock;
+        if let Some((_, old_size, used)) = lru.entries.insert(key.clone(), (value, size, now)) {
+            lru.order.remove(&used);
+            lru.stats.bytes -= old_size;
+        }
+        lru.order.insert(now, key);
+        lru.stats.bytes += size;
+        while lru.stats.bytes > self.capacity {
+            let Some((_, oldest)) = lru.order.pop_first() else {
+                break;
+            };
+            if let Some((_, size, _)) = lru.entries.remove(&oldest) {
+                lru.stats.bytes -= size;
+            }
+        }
+        lru.stats.entries = lru.entries.len();
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        self.lock().stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::local::text::Sentence;
+
+    fn passage(text: &str) -> Arc<PassageSignals> {
+        Arc::new(PassageSignals {
+            sentences: vec![Sentence {
+                text: text.into(),
+                start: 0,
+                end: text.len(),
+            }],
+            sentence_vectors: vec![vec![1.0; 8]],
+            vector: None,
+            stems: vec![text.into()],
+            sentence_stems: vec![vec![text.into()]],
+        })
+    }
+
+    #[test]
+    fn a_key_names_the_text_the_model_and_the_fit() {
+        let key = PassageKey::new("minilm|fit-1", "The warranty lasts two years.");
+        assert_eq!(key, PassageKey::new("minilm|fit-1", "The warranty lasts two years."));
+        assert_ne!(key, PassageKey::new("minilm|fit-1", "The warranty lasts three years."));
+        assert_ne!(
+            key,
+            PassageKey::new("other-model|fit-1", "The warranty lasts two years.")
+        );
+        assert_ne!(key, PassageKey::new("minilm|fit-2", "The warranty lasts two years."));
+    }
+
+    #[test]
+    fn hits_and_misses_are_counted() {
+        let cache = PassageCache::new(DEFAULT_CAPACITY_BYTES);
+        let key = PassageKey::new("m", "a passage");
+        assert!(cache.get(&key).is_none());
+        cache.insert(key.clone(), passage("a passage"));
+        assert_eq!(cache.get(&key).unwrap().sentences[0].text, "a passage");
+        assert!(cache.get(&PassageKey::new("m", "a passage, changed")).is_none());
+        let stats = cache.stats();
+        assert_eq!((stats.entries, stats.hits, stats.misses), (1, 1, 2));
+        assert_eq!(stats.bytes, passage("a passage").bytes());
+    }
+
+    #[test]
+    fn the_least_recently_used_go_first_and_the_size_stays_bounded() {
+        let one = passage("passage 0").bytes();
+        let cache = PassageCache::new(one * 3 + one / 2);
+        let key = |i: usize| PassageKey::new("m", &format!("passage {i}"));
+        for i in 0..3 {
+            cache.insert(key(i), passage(&format!("passage {i}")));
+        }
+        // Passage 0 is used again, so passage 1 is now the oldest.
+        assert!(cache.get(&key(0)).is_some());
+        cache.insert(key(3), passage("passage 3"));
+        assert!(cache.get(&key(1)).is_none(), "the least recently used went");
+        for i in [0, 2, 3] {
+            assert!(cache.get(&key(i)).is_some(), "passage {i} stays");
+        }
+        for i in 4..100 {
+            cache.insert(key(i), passage(&format!("passage {i}")));
+            assert!(cache.stats().bytes <= one * 3 + one / 2);
+        }
+        assert_eq!(cache.stats().entries, 3);
+        // Replacing an entry does not count it twice; one larger than the whole cache is not kept.
+        cache.insert(key(99), passage("passage 99"));
+        assert_eq!(cache.stats().entries, 3);
+        let tiny = PassageCache::new(one - 1);
+        tiny.insert(key(0), passage("passage 0"));
+        assert_eq!(tiny.stats().entries, 0);
+    }
+}
