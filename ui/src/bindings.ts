@@ -1868,6 +1868,11 @@ export type PageView = {
 	text: string,
 	/**  The text was read by OCR from the page's image (a scanned page): expect recognition errors. */
 	ocr: boolean,
+	/**
+	 *  Text on the page that is not its body, set apart at ingest and left out of chunks: running headers and
+	 *  footers, page numbers, stamps up the margin, watermarks.
+	 */
+	furniture: string[],
 	chunks: PageChunk[],
 };
 

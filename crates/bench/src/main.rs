@@ -8,6 +8,7 @@ mod columns;
 mod embed;
 mod extract;
 mod fuzz;
+mod glyphs;
 mod ingest;
 mod judge;
 mod judge_fit;
@@ -210,6 +211,21 @@ enum Command {
         /// Write each labelled page's text from both extractors into this folder.
         #[arg(long)]
         dump: Option<PathBuf>,
+        /// Score the page texts an earlier build dumped into this folder (the code before a change) beside.
+        #[arg(long)]
+        previous: Option<PathBuf>,
+    },
+    /// One page's glyphs as the layout gets them, as JSON (for layout tests on real pages).
+    Glyphs {
+        pdf: PathBuf,
+        /// The page, from 1.
+        page: u32,
+        /// Only glyphs whose baseline lies at this height or above (PDF points, y up).
+        #[arg(long, default_value_t = f64::MIN)]
+        y_min: f64,
+        /// Only glyphs whose baseline lies at this height or below.
+        #[arg(long, default_value_t = f64::MAX)]
+        y_max: f64,
     },
     /// The desktop app's cold start and idle memory (needs Xvfb and the release ragsift-app).
     App {
@@ -253,7 +269,13 @@ fn main() {
         Command::Worker { docs, rounds } => worker::run(docs, rounds),
         Command::Scans => scans::run(),
         Command::Columns => columns::run(),
-        Command::Real { dump } => real::run(dump.as_deref()),
+        Command::Real { dump, previous } => real::run(dump.as_deref(), previous.as_deref()),
+        Command::Glyphs {
+            pdf,
+            page,
+            y_min,
+            y_max,
+        } => glyphs::run(&pdf, page, y_min, y_max),
         Command::Retrieval { chunk_tokens, overlap } => retrieval::run(&retrieval::Options {
             chunk: chunk_tokens.map(|t| (t, overlap)),
         }),

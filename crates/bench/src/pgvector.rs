@@ -7,7 +7,7 @@ use ragsift_engine::backend::DocumentStore;
 use ragsift_engine::index::{UsearchIndex, VectorIndex};
 use ragsift_engine::pg::cluster::TestCluster;
 use ragsift_engine::pg::PgStore;
-use ragsift_engine::sqlite::{DocumentRow, NewChunk};
+use ragsift_engine::sqlite::{DocumentRow, NewChunk, NewPage};
 use ragsift_engine::Result;
 use std::time::Instant;
 
@@ -37,7 +37,14 @@ pub fn run(n: usize, nq: usize) -> Result<()> {
     let t = Instant::now();
     for (d, batch) in data.chunks(PER_DOC).enumerate() {
         let (doc, chunks) = document(d, batch);
-        store.replace_document(&doc, &[(1, String::new(), false)], &chunks)?;
+        store.replace_document(
+            &doc,
+            &[NewPage {
+                number: 1,
+                ..NewPage::default()
+            }],
+            &chunks,
+        )?;
     }
     let pg_ingest = n as f64 / t.elapsed().as_secs_f64();
     let pg = store

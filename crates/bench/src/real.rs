@@ -39,6 +39,8 @@ struct PageScore {
     furniture: usize,
     furniture_ours: Vec<String>,
     furniture_theirs: usize,
+    /// The previous code's score on the page (from its `--dump`), its merged tokens and furniture strings kept.
+    previous: Option<(f64, usize, usize)>,
 }
 
 #[derive(Default)]
@@ -49,7 +51,9 @@ struct Family {
     theirs_s: f64,
 }
 
-pub fn run(dump: Option<&Path>) -> ragsift_engine::Result<()> {
+/// `previous`: a folder that an earlier build's `ragsift-bench real --dump` wrote (the code before a change), scored
+/// beside this build's text on the same pages.
+pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Result<()> {
     let root = crate::repo_root().join("fixtures/real");
     let manifest = read_json(&root.join("manifest.json"));
     let files = manifest["files"].as_array().cloned().unwrap_or_default();
@@ -122,7 +126,15 @@ pub fn run(dump: Option<&Path>) -> ragsift_engine::Result<()> {
                 .map(|s| s.to_string())
                 .collect();
             let furniture_theirs = counted.iter().filter(|s| contains_words(&theirs, s)).count();
+            let previous = previous
+                .and_then(|d| std::fs::read_to_string(d.join(format!("{id}-p{n}.ragsift.txt"))).ok())
+                .map(|before| {
+                    let merged = merged_tokens(&before, &truth_words, &furniture_words).0.len();
+                    let kept = counted.iter().filter(|s| contains_words(&before, s)).count();
+                    (word_similarity(&before, text), merged, kept)
+                });
             let score = PageScore {
+                previous,
                 ours: word_similarity(mine, text),
                 theirs: word_similarity(&theirs, text),
                 id: id.clone(),
@@ -208,11 +220,35 @@ fn report(families: &BTreeMap<String, Family>, absent: &[String], listed: usize)
             furniture: p.furniture,
             furniture_ours: p.furniture_ours.clone(),
             furniture_theirs: p.furniture_theirs,
+            previous: p.previous,
         })
         .collect();
     all.pages = scores;
     row("**all**", &all);
     println!("\n(ratio = pdftotext's time / ragsift's: below 1 means ragsift is slower)");
+    if all.pages.iter().any(|p| p.previous.is_some()) {
+        println!("\n### Against the previous code (its --dump), on the same pages\n");
+        println!("| group | pages | mean, now \\| before | worst | pages < {BAD:.2} | glyph-merged tokens | furniture in text |");
+        println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        let before_row = |name: &str, pages: Vec<&PageScore>| {
+            let pages: Vec<&PageScore> = pages.into_iter().filter(|p| p.previous.is_some()).collect();
+            let prev = |p: &PageScore| p.previous.unwrap_or_default();
+            let (om, ow, ob) = stats(pages.iter().map(|p| p.ours));
+            let (pm, pw, pb) = stats(pages.iter().map(|p| prev(p).0));
+            let mo: usize = pages.iter().map(|p| p.merged_ours.len()).sum();
+            let mp: usize = pages.iter().map(|p| prev(p).1).sum();
+            let fo: usize = pages.iter().map(|p| p.furniture_ours.len()).sum();
+            let fp: usize = pages.iter().map(|p| prev(p).2).sum();
+            println!(
+                "| {name} | {} | {om:.3} \\| {pm:.3} | {ow:.3} \\| {pw:.3} | {ob} \\| {pb} | {mo} \\| {mp} | {fo} \\| {fp} |",
+                pages.len()
+            );
+        };
+        for (name, f) in families {
+            before_row(name, f.pages.iter().collect());
+        }
+        before_row("**all**", all.pages.iter().collect());
+    }
     let mut worst: Vec<&PageScore> = all.pages.iter().collect();
     worst.sort_by(|a, b| a.ours.total_cmp(&b.ours));
     println!("\n### ragsift's worst pages\n");

@@ -22,8 +22,9 @@ use ragsift_engine::retrieve::Hit;
 use ragsift_engine::{CancelToken, LibraryConfig, LibraryRetriever, Retriever, SearchRequest};
 
 const PAPERS: [&str; 3] = ["TLSH_CTC_final.pdf", "bdb_usenix.pdf", "gputils.pdf"];
-/// The least share of table-cell questions whose answer holds the phrase (8 of 15 measured with table chunks).
-const TABLE_RATE: f64 = 0.45;
+/// The least share of table-cell questions whose answer holds the phrase (8 of 15 measured with table chunks and
+/// running headers in the text; 6 of 15 once the headers are set apart: see the answer rate below).
+const TABLE_RATE: f64 = 0.40;
 /// The offline defaults: hybrid search, 12 hits (the pipeline's and the library's).
 fn retrieval_defaults() -> (usize, ragsift_engine::SearchMode) {
     (LibraryConfig::default().top_k, PipelineOptions::default().search_mode)
@@ -293,7 +294,11 @@ fn extractive_answers_hold_the_phrase_and_never_echo() {
         "answer phrase in {hits}/{answerable} answers ({rate:.2}); abstained on {}/{} unanswerable",
         abstained.0, abstained.1
     );
-    assert!(rate >= 0.60, "answer phrase in only {rate:.2} of the answers");
+    // Measured 30/48 (0.62) while running headers stayed in the text, 28/48 (0.58) since they are set apart (issue
+    // 55). The page text is the same apart from the header lines, but gputils' header "CHAPTER 2. GPASM" put the
+    // word every gpasm question names into every chunk of the manual; without it, quotes flip on the questions that
+    // lean on that word (gputils q01 and q03, TLSH q15 with its moved chunk boundaries).
+    assert!(rate >= 0.55, "answer phrase in only {rate:.2} of the answers");
     // A table row is quoted with its header, so the cell a question asks for is in the answer.
     let table_rate = table.0 as f64 / table.1 as f64;
     eprintln!(

@@ -66,6 +66,7 @@ impl TokenChunker {
         Ok(self.encode_offsets(text)?.len())
     }
 
+    /// Token offsets of `text`, which the caller keeps short (a piece of [`Tokens`], a chunk, a table row).
     fn encode_offsets(&self, text: &str) -> Result<Vec<(usize, usize)>> {
         let enc = self
             .tokenizer
@@ -82,12 +83,19 @@ impl Chunker for TokenChunker {
 
     fn chunk(&self, pages: &[PageText]) -> Result<Vec<ChunkDraft>> {
         let doc = DocText::new(pages);
-        let toks = self.encode_offsets(&doc.text)?;
+        // The document is tokenized a piece at a time, just ahead of the chunk being cut: a long document never has
+        // all its tokens in memory at once.
+        let mut toks = Tokens::new(self, &doc.text);
         let mut chunks = Vec::new();
         // Byte offset in the document where each chunk starts, to place the tables' chunks among the others.
         let mut starts = Vec::new();
         let mut i = 0;
-        while i < toks.len() {
+        loop {
+            toks.drop_before(i);
+            toks.fill(i + self.max_tokens + 1)?;
+            if i >= toks.len() {
+                break;
+            }
             let mut end = (i + self.max_tokens).min(toks.len());
             // A chunk ends where a new section starts, once it holds a quarter of its budget.
             if let Some(k) = (i + self.max_tokens / 4..end).find(|&k| doc.is_heading(toks[k].0)) {
@@ -282,10 +290,107 @@ fn stacked(run: &PageBox, b: &PageBox) -> bool {
     run.page == b.page && overlap >= 0.5 * narrower && b.y0 >= run.y0 && b.y0 - run.y1 <= 1.5 * height
 }
 
+/// Bytes of text tokenized in one call at most: a piece ends at the last whitespace before it (or, in a run of
+/// text without any, at a character boundary), so the tokenizer sees whole words and a huge file costs a bounded
+/// amount of memory per call.
+const PIECE_BYTES: usize = 16 << 10;
+
+/// A token spanning more bytes than this is cut into pieces of this size, each counted as a token.
+const MAX_TOKEN_BYTES: usize = 24;
+
+/// Forgotten tokens are dropped this many at a time at least.
+const DROP_BATCH: usize = 4096;
+
+/// A document's tokens, as byte offsets `(start, end)`, tokenized on demand a piece at a time; indexed by the
+/// token's number in the whole document, of which only those from [`Tokens::drop_before`]'s mark on are held.
+struct Tokens<'a> {
+    chunker: &'a TokenChunker,
+    text: &'a str,
+    /// Bytes tokenized so far.
+    pos: usize,
+    /// The number of the first held token.
+    base: usize,
+    held: Vec<(usize, usize)>,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(chunker: &'a TokenChunker, text: &'a str) -> Self {
+        Tokens {
+            chunker,
+            text,
+            pos: 0,
+            base: 0,
+            held: Vec::new(),
+        }
+    }
+
+    /// Tokens known so far (all of them once the text is tokenized to its end).
+    fn len(&self) -> usize {
+        self.base + self.held.len()
+    }
+
+    /// Tokenizes on until at least `n` tokens are known, or the text ends.
+    fn fill(&mut self, n: usize) -> Result<()> {
+        while self.len() < n && self.pos < self.text.len() {
+            let rest = &self.text[self.pos..];
+            let cut = if rest.len() <= PIECE_BYTES {
+                rest.len()
+            } else {
+                let mut limit = PIECE_BYTES;
+                while !rest.is_char_boundary(limit) {
+                    limit -= 1;
+                }
+                match rest[..limit].rfind(char::is_whitespace) {
+                    Some(k) if k > 0 => k,
+                    _ => limit,
+                }
+            };
+            let at = self.pos;
+            for (s, e) in self.chunker.encode_offsets(&rest[..cut])? {
+                let (mut s, e) = (s + at, e + at);
+                // A token wider than a word can be is the tokenizer's "unknown" for a run of text without spaces:
+                // counted as one token for every few bytes, so that no chunk grows past its budget in bytes.
+                while e - s > MAX_TOKEN_BYTES {
+                    let mut cut = s + MAX_TOKEN_BYTES;
+                    while !self.text.is_char_boundary(cut) {
+                        cut += 1;
+                    }
+                    if cut >= e {
+                        break;
+                    }
+                    self.held.push((s, cut));
+                    s = cut;
+                }
+                self.held.push((s, e));
+            }
+            self.pos += cut;
+        }
+        Ok(())
+    }
+
+    /// Forgets the tokens before token `k` (the chunker never looks back past the chunk it cuts).
+    fn drop_before(&mut self, k: usize) {
+        // Forgotten in batches, so that the held tokens are not moved for every chunk.
+        let k = k.saturating_sub(1).min(self.len());
+        if k >= self.base + DROP_BATCH {
+            self.held.drain(..k - self.base);
+            self.base = k;
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Tokens<'_> {
+    type Output = (usize, usize);
+
+    fn index(&self, k: usize) -> &(usize, usize) {
+        &self.held[k - self.base]
+    }
+}
+
 /// Picks where a chunk ends, in tokens (exclusive), between `lo` and `hi`: the latest page break, else
 /// paragraph break, else sentence end, else line break, else word boundary; `hi` when there is none. A heading
 /// (the start of a section) beats all of them.
-fn best_cut(doc: &DocText, toks: &[(usize, usize)], lo: usize, hi: usize) -> usize {
+fn best_cut(doc: &DocText, toks: &Tokens, lo: usize, hi: usize) -> usize {
     let mut best = (0u8, hi);
     for k in lo.max(1)..=hi {
         let score = boundary_score(doc, toks, k);
@@ -297,14 +402,14 @@ fn best_cut(doc: &DocText, toks: &[(usize, usize)], lo: usize, hi: usize) -> usi
 }
 
 /// Where the next chunk starts: the first word boundary at or after `from` (and before `limit`).
-fn next_start(doc: &DocText, toks: &[(usize, usize)], from: usize, limit: usize) -> usize {
+fn next_start(doc: &DocText, toks: &Tokens, from: usize, limit: usize) -> usize {
     (from..limit)
         .find(|&k| boundary_score(doc, toks, k) > 0)
         .unwrap_or(limit)
 }
 
 /// How good a cut before token `k` is (0 = inside a word).
-fn boundary_score(doc: &DocText, toks: &[(usize, usize)], k: usize) -> u8 {
+fn boundary_score(doc: &DocText, toks: &Tokens, k: usize) -> u8 {
     let (prev_end, next_start) = (toks[k - 1].1, toks[k].0);
     let gap = &doc.text[prev_end..next_start];
     if doc.is_heading(next_start) {

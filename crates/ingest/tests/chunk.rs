@@ -187,3 +187,41 @@ fn a_long_table_is_cut_between_rows_and_each_part_keeps_its_header() {
     }
     assert_eq!(parts[0].place.char_start, 0);
 }
+
+#[test]
+fn a_long_document_is_tokenized_in_pieces_with_the_same_tokens() {
+    // About 1.2 MB of sentences on one line: some 75 pieces of 16 KiB for the chunker, one call for the count.
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 200, 0).unwrap();
+    let text = sentences("Gamma", 20_000);
+    let chunks = chunker.chunk(&[page(1, text.clone())]).unwrap();
+    let whole = chunker.count_tokens(&text).unwrap();
+    // Without overlap, the chunks hold each token of the document once, as one tokenization of all of it does.
+    assert_eq!(chunks.iter().map(|c| c.tokens).sum::<usize>(), whole);
+    for c in &chunks {
+        assert_eq!(c.tokens, chunker.count_tokens(&c.text).unwrap(), "chunk {}", c.index);
+        assert!(c.tokens <= 200);
+    }
+    for w in chunks.windows(2) {
+        assert!(w[1].place.char_start >= w[0].place.char_end, "chunks follow each other");
+    }
+}
+
+#[test]
+fn a_run_of_text_without_spaces_is_cut_into_bounded_chunks() {
+    // 600 KB without a space or a line break (a minified file, a base64 blob): pieces cut at character
+    // boundaries, and every chunk within the budget, in tokens and in bytes (the tokenizer reads such a run as
+    // one "unknown" token, which the chunker counts as one per 24 bytes).
+    let chunker = TokenChunker::from_file(&common::tokenizer(), 128, 16).unwrap();
+    let text: String = "é0123456789abcdefXYZ".repeat(30_000);
+    let chunks = chunker.chunk(&[page(1, text.clone())]).unwrap();
+    assert!(chunks.len() > 100);
+    assert!(chunks
+        .iter()
+        .all(|c| c.tokens <= 128 && !c.text.is_empty() && c.text.len() <= 128 * 26));
+    let last = chunks.last().unwrap();
+    assert_eq!(
+        last.place.char_end as usize,
+        text.chars().count(),
+        "the text is chunked to its end"
+    );
+}

@@ -227,6 +227,7 @@ fn glyph(x: f64, y: f64, size: f64, text: &str) -> Glyph {
         size,
         width: 0.5 * size,
         text: text.into(),
+        turn: 0,
     }
 }
 
@@ -265,6 +266,7 @@ fn glyphs(shape: &str, n: usize) -> Vec<Glyph> {
                     size: 10.0,
                     width: [f64::NAN, -5.0, 1e308, 5.0][i % 4],
                     text: text.into(),
+                    turn: [0, 90, -90, 180, 45, -137][i % 6],
                 }
             }
             _ => unreachable!(),

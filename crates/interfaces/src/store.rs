@@ -52,12 +52,7 @@ pub trait DocumentStore: Send + Sync {
     fn documents(&self) -> Result<Vec<DocumentRow>>;
     /// Writes a document with its pages and chunks, replacing any earlier version of it, in one transaction;
     /// returns the vector keys of the chunks it replaced.
-    fn replace_document(
-        &self,
-        doc: &DocumentRow,
-        pages: &[(u32, String, bool)],
-        chunks: &[NewChunk],
-    ) -> Result<Vec<u64>>;
+    fn replace_document(&self, doc: &DocumentRow, pages: &[NewPage], chunks: &[NewChunk]) -> Result<Vec<u64>>;
     /// Deletes a document and everything of it; returns the vector keys of its chunks.
     fn remove_document(&self, id: &str) -> Result<Vec<u64>>;
     /// Gives a document the user's title (marked as renamed, so that ingesting the file again keeps it); `false`
@@ -84,6 +79,11 @@ pub trait DocumentStore: Send + Sync {
     /// The chunks of one document in order.
     fn chunks_of(&self, document_id: &str) -> Result<Vec<ChunkRow>>;
     fn page(&self, document_id: &str, number: u32) -> Result<Option<String>>;
+    /// The page's furniture: running headers and footers, page numbers, stamps (none for a page stored before it
+    /// was kept, or by a store that does not keep it).
+    fn page_furniture(&self, _document_id: &str, _number: u32) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
     /// Whether OCR read the page's text.
     fn page_is_ocr(&self, document_id: &str, number: u32) -> Result<bool>;
     /// Keyword search: (key, score) best first, higher is better.
@@ -232,6 +232,16 @@ impl ChunkRow {
             char_end: self.char_end,
         }
     }
+}
+
+/// A page ready to be written: its number, its body text, whether OCR read it, and its furniture (text on the page
+/// that is not its body, one piece per entry).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NewPage {
+    pub number: u32,
+    pub text: String,
+    pub ocr: bool,
+    pub furniture: Vec<String>,
 }
 
 /// A chunk ready to be written: its text and place, and its vector.

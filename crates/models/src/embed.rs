@@ -81,9 +81,9 @@ impl FastEmbedder {
         if threads > 0 {
             opts = opts.with_intra_threads(threads);
         }
-        // Idle intra-op threads sleep instead of spinning: a spinning thread holds a core the other threads of the
-        // process (and the other half of the run) need; with 8 served clients on 2 cores it was a quarter of the
-        // embedder's CPU time (BENCHMARKS.md, issue 54).
+        // Idle intra-op threads sleep instead of spinning: a spinning thread holds a core that the process's other
+        // threads (and other processes) need. With 8 served clients on a busy 2-core box the spin loop was a quarter
+        // of the embedder's CPU time; on an idle box it made no measurable difference (BENCHMARKS.md, issue 54).
         opts = opts.with_session_config("session.intra_op.allow_spinning", "0");
         let model = fastembed::TextEmbedding::try_new_from_user_defined(model, opts).map_err(|e| {
             Error::Model(format!(

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
-/// Characters of queued text one run takes at most (about 1,000 tokens, a few tenths of a second on two cores):
-/// a caller at its deadline waits for no more than the run in progress.
+/// Characters of queued text one run takes at most (about 1,000 tokens, two tenths of a second on two cores): runs
+/// stay short, so a group whose caller stopped waiting is dropped before it runs rather than run inside a long one.
 pub const RUN_CHARS: usize = 4_000;
 
 /// An embedder behind a queue served by one worker thread; the worker stops when the queue is dropped.

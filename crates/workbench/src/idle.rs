@@ -41,8 +41,13 @@ impl Workbench {
         if secs == 0 || idle < Duration::from_secs(u64::from(secs)) || self.jobs.running() > 0 {
             return none;
         }
-        let embedder = self.embedder.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
-        self.embed_queue.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let queue = self
+            .embed_queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .is_some();
+        let embedder = self.embedder.lock().unwrap_or_else(|e| e.into_inner()).take().is_some() || queue;
         self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner()).take();
         let language_model = self.model.lock().unwrap_or_else(|e| e.into_inner()).take().is_some();
         if embedder || language_model {

@@ -335,6 +335,7 @@ impl Workbench {
             || old.library.embed_threads != settings.library.embed_threads
         {
             *self.embedder.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *self.embed_queue.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         *self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let library = Library::open(&self.home, settings.library.clone())?;

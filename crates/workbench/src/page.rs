@@ -19,6 +19,9 @@ pub struct PageView {
     pub text: String,
     /// The text was read by OCR from the page's image (a scanned page): expect recognition errors.
     pub ocr: bool,
+    /// Text on the page that is not its body, set apart at ingest and left out of chunks: running headers and
+    /// footers, page numbers, stamps up the margin, watermarks.
+    pub furniture: Vec<String>,
     pub chunks: Vec<PageChunk>,
 }
 
@@ -85,6 +88,7 @@ impl Workbench {
             page,
             page_count: doc.page_count,
             ocr: store.page_is_ocr(document_id, page)?,
+            furniture: store.page_furniture(document_id, page)?,
             text,
             chunks,
         })

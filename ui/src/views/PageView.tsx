@@ -193,6 +193,14 @@ export function PageView() {
         </div>
         {image && <PageFigure key={image} image={image} page={target.page} chunk={shown} position={shownAt + 1} follow={hover ? "nearest" : "center"} />}
       </div>
+      {page && page.furniture.length > 0 && (
+        <details class="page-furniture muted small" data-testid="page-furniture">
+          <summary title="Running headers and footers, page numbers, stamps and watermarks: set apart at ingest, left out of chunks">
+            Page furniture, not in chunks ({page.furniture.length})
+          </summary>
+          <ul>{page.furniture.map((f, i) => <li key={i}>{f}</li>)}</ul>
+        </details>
+      )}
     </section>
   );
 }

@@ -217,7 +217,8 @@
     // Boxes in fractions of the page from its top-left corner (PAGE_BOXES): the target chunk has two on this page and
     // one on the next (not drawn here); "other-2" was ingested before positions were kept (no boxes).
     return {
-      document_id: d.id, title: d.title, path: d.path, page, page_count: d.pages, text,
+      document_id: d.id, title: d.title, path: d.path, page, page_count: d.pages, text, ocr: false,
+      furniture: ["SLUSA75B – JULY 2010 – REVISED JANUARY 2020", String(page)],
       chunks: [
         { chunk_id: "other-1", index: 0, char_start: 0, char_end: a + 5, section: ["2 Background"],
           boxes: [{ page, x0: 0.1, y0: 0.08, x1: 0.9, y1: 0.25 }] },

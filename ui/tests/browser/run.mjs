@@ -131,6 +131,10 @@ try {
     check(boxes.every((b) => b.position === "absolute" && /on the page/.test(b.label ?? "")), `the boxes are positioned absolutely, with a label (${boxes[0]?.label})`);
     check(highlighted === 1, "the text keeps the chunk's highlight beside the image");
     check((await page.locator(`${view} [data-testid="page-no-boxes"]`).count()) === 0, "no 'not marked' note for a chunk with boxes on this page");
+    const furniture = await page.$$eval(`${view} [data-testid="page-furniture"] li`, (els) => els.map((el) => el.textContent));
+    check(furniture.length === 2 && /SLUSA75B/.test(furniture[0] ?? ""), `the page's furniture is listed apart from its text (${furniture.join(" | ")})`);
+    const inText = await page.locator(`${view} [data-testid="page-text"]`).textContent();
+    check(!/SLUSA75B/.test(inText ?? ""), "the furniture is not in the page text");
     const section = await page.locator(`${view} [data-testid="chunk-section"]`).textContent();
     check(section === "3 Method › 3.2 Training", `the chunk's section path is shown (${section})`);
     // Pointing at another chunk in the text moves the overlay to it.

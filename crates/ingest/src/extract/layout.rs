@@ -22,15 +22,21 @@ mod headings;
 mod paragraphs;
 mod rows;
 mod tables;
+mod turns;
+
+pub(crate) use turns::turn_of;
 
 /// One decoded glyph in PDF user space (y grows upwards), with its effective font size and advance width.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Glyph {
     pub x: f64,
     pub y: f64,
     pub size: f64,
     pub width: f64,
     pub text: String,
+    /// The angle of its baseline in whole degrees counter-clockwise, 0 for upright text (see [`turns::turn_of`]).
+    #[serde(default)]
+    pub turn: i16,
 }
 
 /// A run of glyphs on one baseline without a gap wider than a stretched word space: a word or a few words.
@@ -44,6 +50,10 @@ struct Segment {
     /// After [`merge_line`]: the line's cells, its text split at gaps of a font size or more (table cells). Empty
     /// before merging.
     cells: Vec<tables::Cell>,
+    /// Page furniture (a running header or footer): laid out with the rest, so that every decision about columns,
+    /// tables and paragraphs is the same as with it, then left out of the text. A merged line is furniture when
+    /// all its segments are.
+    furniture: bool,
 }
 
 /// The segments of one baseline, left to right (possibly from several columns).
@@ -66,6 +76,11 @@ pub struct Laid {
     pub headings: Vec<LaidHeading>,
     /// The tables found on the page, each with its rows rendered as header-keyed facts.
     pub tables: Vec<Table>,
+    /// The body's text is set at an angle on the page (a landscape table on a portrait page): its lines' places are
+    /// in a turned frame.
+    pub turned: bool,
+    /// Text set at another angle than the body (a stamp up the margin, a diagonal watermark), one entry per angle.
+    pub aside: Vec<String>,
 }
 
 /// One line of a laid-out page: its byte range `[start, end)` in the text, its horizontal extent, baseline and
@@ -86,14 +101,119 @@ pub fn page_text(glyphs: &[Glyph]) -> String {
     page_layout(glyphs).text
 }
 
-/// [`page_text`] with each line's place on the page and the page's headings.
+/// [`page_text`] with each line's place on the page and the page's headings. The body is the text at the page's own
+/// turn (see [`turns`]); text at any other angle is laid out on its own into [`Laid::aside`].
 pub fn page_layout(glyphs: &[Glyph]) -> Laid {
-    let rows = drop_line_numbers(build_rows(glyphs));
+    page_layout_apart(glyphs, &|_, _| false)
+}
+
+/// [`page_layout`], setting apart (into [`Laid::aside`], before columns and tables are found) each piece of upright
+/// text that `apart(text, baseline)` says is page furniture.
+pub fn page_layout_apart(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
+    if glyphs.iter().all(|g| g.turn == 0) {
+        return lay(glyphs, apart);
+    }
+    let (turn, body, others) = turns::by_turn(glyphs);
+    let mut laid = lay(&body, if turn == 0 { apart } else { &|_, _| false });
+    laid.turned = turn != 0;
+    laid.aside.extend(
+        others
+            .iter()
+            .map(|gs| lay(gs, &|_, _| false).text)
+            .filter(|t| !t.trim().is_empty()),
+    );
+    laid
+}
+
+/// Furniture is looked for in this many rows at the top of a page and as many at its bottom.
+const FURNITURE_ROWS: usize = 3;
+/// Text on one row further apart than this many font sizes is separate pieces (a header's title and its page
+/// number); nearer, one piece (a line of text, however justified).
+const PIECE_GAP: f64 = 2.0;
+
+/// The pieces of a row: runs of its segments without a gap of [`PIECE_GAP`] font sizes, as ranges of segments with
+/// their text.
+fn pieces(row: &Row) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut out: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    for (k, s) in row.iter().enumerate() {
+        match out.last_mut() {
+            Some((range, text)) if s.x0 - row[range.end - 1].x1 < PIECE_GAP * s.size.max(row[range.end - 1].size) => {
+                range.end = k + 1;
+                text.push(' ');
+                text.push_str(&s.text);
+            }
+            _ => out.push((k..k + 1, s.text.clone())),
+        }
+    }
+    out
+}
+
+/// The rows where furniture may be: the first and the last [`FURNITURE_ROWS`] of a page's rows (top to bottom).
+fn outer_rows(rows: usize) -> impl Iterator<Item = usize> {
+    let top = 0..FURNITURE_ROWS.min(rows);
+    let bottom = rows.saturating_sub(FURNITURE_ROWS).max(top.end)..rows;
+    top.chain(bottom)
+}
+
+/// The pieces of upright text (see [`pieces`]) in the outer rows of those whose baseline lies above `top` or below
+/// `bottom`, with their baselines: what may be a running header or footer.
+pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64)> {
+    let band: Vec<Glyph> = glyphs
+        .iter()
+        .filter(|g| g.turn == 0 && (g.y >= top || g.y <= bottom))
+        .cloned()
+        .collect();
+    let rows = build_rows(&band);
+    let (above, below): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.first().is_some_and(|s| s.y >= top));
+    let outer = |rows: &[&Row], from_top: bool| -> Vec<(String, f64)> {
+        let picked: Vec<&&Row> = if from_top {
+            rows.iter().take(FURNITURE_ROWS).collect()
+        } else {
+            rows.iter().rev().take(FURNITURE_ROWS).collect()
+        };
+        picked
+            .into_iter()
+            .flat_map(|row| pieces(row).into_iter().map(|(_, text)| (text, row[0].y)))
+            .collect()
+    };
+    let mut out = outer(&above, true);
+    out.extend(outer(&below, false));
+    out
+}
+
+/// Lays out upright glyphs, marking as furniture each piece of the outer rows that `apart(text, baseline)` says is
+/// (its text goes to [`Laid::aside`]; a paragraph made only of furniture is left out of the text).
+fn lay(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
+    let mut aside = Vec::new();
+    let mut rows = build_rows(glyphs);
+    for r in outer_rows(rows.len()).collect::<Vec<_>>() {
+        let row = &mut rows[r];
+        for (range, text) in pieces(row) {
+            if apart(&text, row[range.start].y) {
+                aside.push(text);
+                for s in &mut row[range] {
+                    s.furniture = true;
+                }
+            }
+        }
+    }
+    let rows = drop_line_numbers(rows);
+    let mut laid = lay_rows(rows);
+    laid.aside = aside;
+    laid
+}
+
+/// Lays out rows of upright text.
+fn lay_rows(rows: Vec<Row>) -> Laid {
     if rows.is_empty() {
         return Laid::default();
     }
     let ordered = order(rows, 0);
-    let paras = paragraphs(&ordered);
+    let mut paras = paragraphs(&ordered);
+    for p in &mut paras {
+        trim_furniture(p, &ordered);
+    }
+    paras.retain(|p| !p.lines.is_empty());
     let mut laid = Laid::default();
     let mut offsets = Vec::with_capacity(paras.len());
     // Where each ordered line lies in the text, when it was kept.
@@ -122,6 +242,27 @@ pub fn page_layout(glyphs: &[Glyph]) -> Laid {
     laid.headings = headings::find(&paras, &offsets, &ordered, body_size(&ordered));
     laid.tables = tables::find(&ordered, &at, &laid.text);
     laid
+}
+
+/// Leaves out the furniture lines at the start and the end of a paragraph (a running header set close above the
+/// first line of text joins its paragraph); all of them when the paragraph is only furniture.
+fn trim_furniture(p: &mut paragraphs::Paragraph, lines: &[Segment]) {
+    let keep = |&&(_, i): &&(usize, usize)| !lines[i].furniture;
+    let (Some(first), Some(last)) = (
+        p.lines.iter().position(|l| keep(&l)),
+        p.lines.iter().rposition(|l| keep(&l)),
+    ) else {
+        p.lines.clear();
+        p.text.clear();
+        return;
+    };
+    if first == 0 && last == p.lines.len() - 1 {
+        return;
+    }
+    let start = p.lines[first].0;
+    let end = p.lines.get(last + 1).map_or(p.text.len(), |next| next.0);
+    p.text = p.text[start..end].trim_end().to_string();
+    p.lines = p.lines[first..=last].iter().map(|&(o, i)| (o - start, i)).collect();
 }
 
 /// The font size of most of the page's text (the median over characters).
@@ -357,6 +498,7 @@ fn merge_line(segs: Row) -> Option<Segment> {
         first.text.push_str(&s.text);
         first.x1 = s.x1;
         first.size = first.size.max(s.size);
+        first.furniture &= s.furniture;
     }
     first.text = logical_order(&first.text);
     Some(first)

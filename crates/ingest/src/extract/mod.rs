@@ -2,6 +2,7 @@
 //! `.txt` and `.md` as one page. Bad files become typed errors; a hang or a parser panic never takes the batch down.
 
 mod fonts;
+mod furniture;
 mod garble;
 mod guard;
 mod hidden;
@@ -29,6 +30,21 @@ pub use layout::{Glyph, Table, TableRow};
 #[doc(hidden)]
 pub fn layout_text(glyphs: &[Glyph]) -> String {
     layout::page_text(glyphs)
+}
+
+/// The text the layout makes of one page's `glyphs`, its furniture (text set at another angle) apart: for tests on
+/// glyphs taken from real pages (`ragsift-bench glyphs`).
+#[doc(hidden)]
+pub fn layout_page(glyphs: &[Glyph]) -> (String, Vec<String>) {
+    let laid = layout::page_layout(glyphs);
+    (laid.text, laid.aside)
+}
+
+/// The visible glyphs of page `number` (1-based) of a PDF, as the layout gets them: for `ragsift-bench glyphs`.
+#[doc(hidden)]
+pub fn page_glyphs(path: &Path, number: u32) -> Result<Vec<Glyph>> {
+    let bytes = read_capped(path, 200)?;
+    pdf::page_glyphs(path, &bytes, number)
 }
 
 use crate::structure::{Heading, TextLine};
@@ -71,6 +87,11 @@ pub struct PageText {
     /// they overlap nothing: a reader of the page does not see them (see [`Extracted::hidden_pages`]).
     #[serde(skip)]
     pub hidden_kept: u32,
+    /// Text on the page that is not its body: running headers and footers and page numbers (found across the
+    /// document's pages), stamps up the margin and watermarks (set at another angle than the body). Kept for the
+    /// page view, left out of chunks.
+    #[serde(default)]
+    pub furniture: Vec<String>,
 }
 
 /// How a page's glyphs became text.

@@ -2,9 +2,10 @@
 //! through pdf-extract, and hands positioned glyphs to the layout module. A page that fails part way or comes out
 //! garbled is read again by poppler; one that still fails is reported, not fatal.
 
+use super::furniture::{key, Furniture, Mark, BAND};
 use super::garble::looks_garbled;
 use super::hidden::{keep_seen, read_marker, Seen, Visibility};
-use super::layout::{page_layout, Glyph};
+use super::layout::{band_text, page_layout, page_layout_apart, Glyph, Laid};
 use super::place::{place, Frame};
 use super::{Decoding, PageText};
 use crate::{Error, Result};
@@ -17,54 +18,153 @@ use std::time::Duration;
 pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<String>)> {
     let mut doc = open(path, bytes)?;
     let title = metadata_title(&doc);
-    // First: the later passes decode page content, and pdf-extract must not meet a cycle or a bomb.
-    super::guard::guard(&mut doc).map_err(|detail| corrupt(path, &detail))?;
-    super::fonts::separate_font_names(&mut doc);
-    scale_type3_widths(&mut doc);
-    expand_cid_width_ranges(&mut doc);
-    expand_quote_operators(&mut doc);
-    super::hidden::mark_hidden_text(&mut doc);
+    prepare(path, &mut doc)?;
     let pages = doc.get_pages();
     if pages.is_empty() {
         return Err(corrupt(path, "the document has no pages"));
     }
     let mut out = Vec::with_capacity(pages.len());
+    // Pages are decoded first and laid out once the document's running headers and footers are known (from the
+    // pages decoded so far, when their glyphs grow past what is held).
+    let (mut held, mut held_glyphs, mut marks) = (Vec::new(), 0, Vec::new());
+    let mut learned: Option<Furniture> = None;
     for (&number, &id) in &pages {
         crate::worker::at_page(number);
-        let mut dev = GlyphCollector::default();
-        let run = catch_unwind(AssertUnwindSafe(|| {
-            pdf_extract::output_doc_page(&doc, &mut dev, number)
-        }));
-        let failed = !matches!(run, Ok(Ok(())));
-        // A page whose content stream cannot be read keeps whatever was decoded before the fault.
-        let frame = frame(&doc, id, dev.media);
-        // Text outside the visible box (cropped away) is not on the page a reader sees.
-        let seen: Vec<Seen> = (dev.glyphs.iter().zip(&dev.seen))
-            .map(|(g, s)| match frame {
-                Some(f) if !f.holds(g.x, g.y) => Seen::Clipped,
-                _ => *s,
-            })
-            .collect();
-        let (glyphs, hidden_kept) = keep_seen(std::mem::take(&mut dev.glyphs), &seen);
-        let placed = place(page_layout(&glyphs), number, frame);
-        let garbled = looks_garbled(&placed.text);
-        out.push(PageText {
-            number,
-            text: placed.text,
-            failed,
-            ocr: false,
-            decoding: if garbled { Decoding::Garbled } else { Decoding::Fonts },
-            lines: placed.lines,
-            headings: placed.headings,
-            tables: placed.tables,
-            hidden_kept,
-        });
+        let page = decode(&doc, number, id);
+        match &learned {
+            Some(furniture) => out.push(lay_page(page, furniture)),
+            None => {
+                marks.push(marks_of(&page.glyphs, page.frame));
+                held_glyphs += page.glyphs.len();
+                held.push(page);
+                if held_glyphs > HELD_GLYPHS {
+                    let furniture = Furniture::learn(&marks);
+                    out.extend(held.drain(..).map(|p| lay_page(p, &furniture)));
+                    learned = Some(furniture);
+                }
+            }
+        }
     }
-    second_reading(bytes, &mut out);
+    let furniture = learned.unwrap_or_else(|| Furniture::learn(&marks));
+    out.extend(held.drain(..).map(|p| lay_page(p, &furniture)));
+    second_reading(bytes, &mut out, &furniture);
     if !super::outline::apply(&doc, &mut out) {
         crate::structure::assign_levels(&mut out);
     }
     Ok((out, title))
+}
+
+/// Makes an opened document safe and fit for decoding: guarded against cycles and bombs, fonts, widths and quote
+/// operators put in the forms pdf-extract reads, invisible text marked.
+fn prepare(path: &Path, doc: &mut lopdf::Document) -> Result<()> {
+    // First: the later passes decode page content, and pdf-extract must not meet a cycle or a bomb.
+    super::guard::guard(doc).map_err(|detail| corrupt(path, &detail))?;
+    super::fonts::separate_font_names(doc);
+    scale_type3_widths(doc);
+    expand_cid_width_ranges(doc);
+    expand_quote_operators(doc);
+    super::hidden::mark_hidden_text(doc);
+    Ok(())
+}
+
+/// The visible glyphs of one page (1-based), prepared as [`extract_pdf`] prepares them.
+pub(super) fn page_glyphs(path: &Path, bytes: &[u8], number: u32) -> Result<Vec<Glyph>> {
+    let mut doc = open(path, bytes)?;
+    prepare(path, &mut doc)?;
+    let id = *doc
+        .get_pages()
+        .get(&number)
+        .ok_or_else(|| corrupt(path, &format!("the document has no page {number}")))?;
+    Ok(decode(&doc, number, id).glyphs)
+}
+
+/// At most about this many glyphs are held between decoding and layout (some 100 MB), so that the
+/// running headers and footers found over the document are set apart before its pages are laid out; pages decoded
+/// after that are laid out at once with what was learned by then.
+const HELD_GLYPHS: usize = 1_000_000;
+
+/// One page decoded: its visible glyphs, whether decoding failed part way, its visible box and how many invisible
+/// glyphs were kept.
+struct Decoded {
+    number: u32,
+    glyphs: Vec<Glyph>,
+    failed: bool,
+    frame: Option<Frame>,
+    hidden_kept: u32,
+}
+
+/// Decodes one page's glyphs; a page whose content stream cannot be read keeps whatever was decoded before the fault.
+fn decode(doc: &lopdf::Document, number: u32, id: lopdf::ObjectId) -> Decoded {
+    let mut dev = GlyphCollector::default();
+    let run = catch_unwind(AssertUnwindSafe(|| pdf_extract::output_doc_page(doc, &mut dev, number)));
+    let failed = !matches!(run, Ok(Ok(())));
+    let frame = frame(doc, id, dev.media);
+    // Text outside the visible box (cropped away) is not on the page a reader sees.
+    let seen: Vec<Seen> = (dev.glyphs.iter().zip(&dev.seen))
+        .map(|(g, s)| match frame {
+            Some(f) if !f.holds(g.x, g.y) => Seen::Clipped,
+            _ => *s,
+        })
+        .collect();
+    let (glyphs, hidden_kept) = keep_seen(std::mem::take(&mut dev.glyphs), &seen);
+    Decoded {
+        number,
+        glyphs,
+        failed,
+        frame,
+        hidden_kept,
+    }
+}
+
+/// The text near the top and the bottom of a page that may be running text (none without a page box).
+fn marks_of(glyphs: &[Glyph], frame: Option<Frame>) -> Vec<Mark> {
+    let Some(f) = frame else {
+        return Vec::new();
+    };
+    let h = f.ury - f.lly;
+    let (top, bottom) = (f.ury - BAND * h, f.lly + BAND * h);
+    band_text(glyphs, top, bottom)
+        .into_iter()
+        .filter_map(|(text, y)| {
+            key(&text).map(|key| Mark {
+                key,
+                at: (f.ury - y) / h,
+            })
+        })
+        .collect()
+}
+
+/// Lays out glyphs, setting the document's running text apart.
+fn lay_out(glyphs: &[Glyph], frame: Option<Frame>, furniture: &Furniture) -> Laid {
+    match frame {
+        Some(f) if !furniture.is_empty() => {
+            let h = f.ury - f.lly;
+            let apart = |text: &str, y: f64| {
+                let at = (f.ury - y) / h;
+                (at <= BAND + 0.02 || at >= 1.0 - BAND - 0.02) && key(text).is_some_and(|k| furniture.holds(&k, at))
+            };
+            page_layout_apart(glyphs, &apart)
+        }
+        _ => page_layout(glyphs),
+    }
+}
+
+/// A decoded page laid out as a [`PageText`].
+fn lay_page(page: Decoded, furniture: &Furniture) -> PageText {
+    let placed = place(lay_out(&page.glyphs, page.frame, furniture), page.number, page.frame);
+    let garbled = looks_garbled(&placed.text);
+    PageText {
+        number: page.number,
+        text: placed.text,
+        failed: page.failed,
+        ocr: false,
+        decoding: if garbled { Decoding::Garbled } else { Decoding::Fonts },
+        lines: placed.lines,
+        headings: placed.headings,
+        tables: placed.tables,
+        hidden_kept: page.hidden_kept,
+        furniture: placed.furniture,
+    }
 }
 
 /// The `/Title` of the document's Info dictionary, decoded (PDFDocEncoding or UTF-16BE).
@@ -82,7 +182,7 @@ const REREAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// Pages that failed part way, or whose text looks garbled, are read again by poppler (when it is installed), in
 /// one run over the pages from the first to the last of them; its reading replaces ours where it has text and is
 /// not garbled itself. A page still garbled stays marked so.
-fn second_reading(bytes: &[u8], pages: &mut [PageText]) {
+fn second_reading(bytes: &[u8], pages: &mut [PageText], furniture: &Furniture) {
     let wanted = |p: &PageText| p.failed || p.decoding == Decoding::Garbled;
     let numbers: Vec<u32> = pages.iter().filter(|p| wanted(p)).map(|p| p.number).collect();
     let (Some(&first), Some(&last)) = (numbers.first(), numbers.last()) else {
@@ -95,7 +195,7 @@ fn second_reading(bytes: &[u8], pages: &mut [PageText]) {
         let Some(words) = read.get((page.number - first) as usize) else {
             continue;
         };
-        let placed = place(page_layout(&words.glyphs), page.number, words.frame);
+        let placed = place(lay_out(&words.glyphs, words.frame, furniture), page.number, words.frame);
         if placed.text.trim().is_empty() || looks_garbled(&placed.text) {
             continue;
         }
@@ -103,6 +203,7 @@ fn second_reading(bytes: &[u8], pages: &mut [PageText]) {
         page.lines = placed.lines;
         page.headings = placed.headings;
         page.tables = placed.tables;
+        page.furniture = placed.furniture;
         page.failed = false;
         page.decoding = Decoding::Poppler;
     }
@@ -388,6 +489,7 @@ impl OutputDev for GlyphCollector {
                 size,
                 width,
                 text: ch.to_string(),
+                turn: super::layout::turn_of(trm.m11, trm.m12),
             });
         }
         Ok(())

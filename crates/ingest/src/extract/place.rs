@@ -39,11 +39,14 @@ pub struct Placed {
     pub lines: Vec<TextLine>,
     pub headings: Vec<Heading>,
     pub tables: Vec<Table>,
+    /// Text set apart from the body (see [`Laid::aside`]).
+    pub furniture: Vec<String>,
 }
 
 /// The text, line boxes, headings and tables of a laid-out page; boxes only when the page's frame is known (a rotated
-/// page or one without a usable box gets none rather than wrong ones).
+/// page, a body set at an angle, or one without a usable box gets none rather than wrong ones).
 pub fn place(laid: Laid, page: u32, frame: Option<Frame>) -> Placed {
+    let frame = frame.filter(|_| !laid.turned);
     let lines = frame.map_or_else(Vec::new, |f| {
         let (w, h) = (f.urx - f.llx, f.ury - f.lly);
         let fx = |x: f64| ((x - f.llx) / w).clamp(0.0, 1.0) as f32;
@@ -80,5 +83,6 @@ pub fn place(laid: Laid, page: u32, frame: Option<Frame>) -> Placed {
         lines,
         headings,
         tables: laid.tables,
+        furniture: laid.aside,
     }
 }

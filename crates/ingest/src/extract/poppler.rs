@@ -108,6 +108,7 @@ fn parse(xhtml: &str) -> Vec<PageWords> {
                 size,
                 width: x1 - x0,
                 text: unescape(text),
+                turn: 0,
             });
         }
     }

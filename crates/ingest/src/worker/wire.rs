@@ -69,6 +69,8 @@ pub struct WirePage {
     tables: Vec<Table>,
     #[serde(default)]
     hidden_kept: u32,
+    #[serde(default)]
+    furniture: Vec<String>,
 }
 
 /// [`Extracted`] across the pipe.
@@ -101,6 +103,7 @@ impl From<Extracted> for WireExtracted {
                     headings: p.headings,
                     tables: p.tables,
                     hidden_kept: p.hidden_kept,
+                    furniture: p.furniture,
                 })
                 .collect(),
             empty_pages: ex.empty_pages,
@@ -129,6 +132,7 @@ impl From<WireExtracted> for Extracted {
                     headings: p.headings,
                     tables: p.tables,
                     hidden_kept: p.hidden_kept,
+                    furniture: p.furniture,
                 })
                 .collect(),
             empty_pages: w.empty_pages,

@@ -3,7 +3,7 @@
 
 use super::prepare::{FreshFile, Prefetch, Prepared};
 use super::Library;
-use crate::sqlite::{DocumentRow, NewChunk};
+use crate::sqlite::{DocumentRow, NewChunk, NewPage};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
@@ -334,7 +334,14 @@ impl Library {
                 .map(|d| d.as_secs() as i64)
                 .unwrap_or(0),
         };
-        let pages: Vec<(u32, String, bool)> = extracted.pages.into_iter().map(|p| (p.number, p.text, p.ocr)).collect();
+        let pages: Vec<NewPage> = (extracted.pages.into_iter())
+            .map(|p| NewPage {
+                number: p.number,
+                text: p.text,
+                ocr: p.ocr,
+                furniture: p.furniture,
+            })
+            .collect();
         // The database commits first (it holds the vectors); the index follows and is repaired on open if a
         // crash comes in between.
         let replaced = self.store.replace_document(&doc, &pages, &chunks)?;

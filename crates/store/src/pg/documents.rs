@@ -6,7 +6,7 @@ use super::{schema, Client, PgResult, PgStore};
 use crate::backend::{DocumentStore, StoreInfo};
 use crate::index::VectorIndex;
 use crate::sqlite::chunks::{from_json, to_json};
-use crate::sqlite::{ChunkRow, DocumentRow, FailedFile, NewChunk};
+use crate::sqlite::{furniture_json, furniture_of, ChunkRow, DocumentRow, FailedFile, NewChunk, NewPage};
 use crate::Result;
 use pgvector::Vector;
 use tokio_postgres::Row;
@@ -71,7 +71,7 @@ pub(super) fn ts_query(query: &str) -> Option<String> {
 async fn write_document(
     mut client: Client,
     doc: DocumentRow,
-    pages: Vec<(u32, String, bool)>,
+    pages: Vec<NewPage>,
     chunks: Vec<NewChunk>,
 ) -> PgResult<Vec<u64>> {
     let tx = client.transaction().await?;
@@ -122,10 +122,12 @@ async fn write_document(
     )
     .await?;
     let page = tx
-        .prepare("INSERT INTO pages(document_id, number, text, ocr) VALUES ($1, $2, $3, $4)")
+        .prepare("INSERT INTO pages(document_id, number, text, ocr, furniture) VALUES ($1, $2, $3, $4, $5)")
         .await?;
-    for (number, text, ocr) in &pages {
-        tx.execute(&page, &[&doc.id, &(*number as i32), text, ocr]).await?;
+    for p in &pages {
+        let furniture = furniture_json(&p.furniture);
+        tx.execute(&page, &[&doc.id, &(p.number as i32), &p.text, &p.ocr, &furniture])
+            .await?;
     }
     let chunk = tx
         .prepare(
@@ -225,12 +227,7 @@ impl DocumentStore for PgStore {
         })
     }
 
-    fn replace_document(
-        &self,
-        doc: &DocumentRow,
-        pages: &[(u32, String, bool)],
-        chunks: &[NewChunk],
-    ) -> Result<Vec<u64>> {
+    fn replace_document(&self, doc: &DocumentRow, pages: &[NewPage], chunks: &[NewChunk]) -> Result<Vec<u64>> {
         let (doc, pages, chunks) = (doc.clone(), pages.to_vec(), chunks.to_vec());
         self.conn().run(move |c| write_document(c, doc, pages, chunks))
     }
@@ -362,6 +359,19 @@ impl DocumentStore for PgStore {
                 )
                 .await?;
             Ok(row.map(|r| r.get(0)))
+        })
+    }
+
+    fn page_furniture(&self, document_id: &str, number: u32) -> Result<Vec<String>> {
+        let id = document_id.to_string();
+        self.conn().run(move |c| async move {
+            let row = c
+                .query_opt(
+                    "SELECT furniture FROM pages WHERE document_id = $1 AND number = $2",
+                    &[&id, &(number as i32)],
+                )
+                .await?;
+            Ok(row.map(|r| furniture_of(&r.get::<_, String>(0))).unwrap_or_default())
         })
     }
 

@@ -122,6 +122,10 @@ ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'library';
 UPDATE runs SET origin = trace::jsonb ->> 'origin' WHERE trace::jsonb ->> 'origin' IN ('imported', 'served');
 CREATE INDEX runs_by_origin ON runs(origin, created_at);
 "#,
+    r#"
+-- A page's furniture (running headers and footers, page numbers, stamps) as a JSON array, as in SQLite.
+ALTER TABLE pages ADD COLUMN furniture TEXT NOT NULL DEFAULT '[]';
+"#,
 ];
 
 /// Brings the database up to the latest schema. pgvector must be installed on the server; creating the extension

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use ragsift_ingest::structure::PageBox;
-pub use ragsift_interfaces::store::{ChunkRow, NewChunk};
+pub use ragsift_interfaces::store::{ChunkRow, NewChunk, NewPage};
 
 /// A section path or box list as its stored JSON array.
 pub(crate) fn to_json<T: Serialize>(items: &[T]) -> String {
@@ -145,9 +145,20 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn sections_and_boxes_round_trip(store: &dyn DocumentStore) {
-        let pages = [(1, "one".to_string(), false), (2, "two".to_string(), false)];
+        let page = |number: u32, text: &str, furniture: &[&str]| NewPage {
+            number,
+            text: text.into(),
+            ocr: false,
+            furniture: furniture.iter().map(|s| s.to_string()).collect(),
+        };
+        let pages = [page(1, "one", &["SLUSA75B – JULY 2010", "1"]), page(2, "two", &[])];
         let written = chunks();
         store.replace_document(&document(), &pages, &written).unwrap();
+        // A page's furniture comes back as it went in, apart from its text.
+        assert_eq!(store.page_furniture("doc", 1).unwrap(), pages[0].furniture);
+        assert_eq!(store.page("doc", 1).unwrap().as_deref(), Some("one"));
+        assert!(store.page_furniture("doc", 2).unwrap().is_empty());
+        assert!(store.page_furniture("doc", 9).unwrap().is_empty());
         let by_document = store.chunks_of("doc").unwrap();
         let by_key = store.chunks_by_keys(&[101, 100]).unwrap();
         assert_eq!(by_document.len(), 2);
@@ -162,7 +173,11 @@ pub(crate) mod tests {
     /// A rename changes the title the document and its chunks are listed under, marks it renamed, and misses
     /// an unknown id.
     pub(crate) fn a_rename_round_trips(store: &dyn DocumentStore) {
-        let pages = [(1, "one".to_string(), false), (2, "two".to_string(), false)];
+        let pages = [1, 2].map(|number| NewPage {
+            number,
+            text: "page".into(),
+            ..NewPage::default()
+        });
         store.replace_document(&document(), &pages, &chunks()).unwrap();
         assert!(!store.document("doc").unwrap().unwrap().renamed);
         assert!(store.rename_document("doc", "DeltaT User's Guide").unwrap());

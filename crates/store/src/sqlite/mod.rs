@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard};
 pub use ragsift_interfaces::store::{DocumentRow, FailedFile};
 
 use chunks::{chunk_row, insert_chunks, CHUNK_COLUMNS};
-pub use chunks::{ChunkRow, NewChunk, PageBox};
+pub use chunks::{ChunkRow, NewChunk, NewPage, PageBox};
 pub use judgments::CachedJudgment;
 pub use labels::{normalize_question, SpanLabel};
 pub use runs::{RunOrigin, RunSummary};
@@ -188,12 +188,7 @@ impl DocumentStore for Store {
         Ok(rows)
     }
 
-    fn replace_document(
-        &self,
-        doc: &DocumentRow,
-        pages: &[(u32, String, bool)],
-        chunks: &[NewChunk],
-    ) -> Result<Vec<u64>> {
+    fn replace_document(&self, doc: &DocumentRow, pages: &[NewPage], chunks: &[NewChunk]) -> Result<Vec<u64>> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).sql()?;
         let old = chunk_keys_of(&tx, &doc.id)?;
@@ -219,10 +214,11 @@ impl DocumentStore for Store {
         .sql()?;
         {
             let mut ins = tx
-                .prepare("INSERT INTO pages(document_id, number, text, ocr) VALUES (?1, ?2, ?3, ?4)")
+                .prepare("INSERT INTO pages(document_id, number, text, ocr, furniture) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .sql()?;
-            for (number, text, ocr) in pages {
-                ins.execute(params![doc.id, number, text, ocr]).sql()?;
+            for p in pages {
+                ins.execute(params![doc.id, p.number, p.text, p.ocr, furniture_json(&p.furniture)])
+                    .sql()?;
             }
             insert_chunks(&tx, &doc.id, chunks)?;
         }
@@ -371,6 +367,20 @@ impl DocumentStore for Store {
             .sql()
     }
 
+    /// The page's furniture (a JSON array of strings in the `pages` table).
+    fn page_furniture(&self, document_id: &str, number: u32) -> Result<Vec<String>> {
+        let json: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT furniture FROM pages WHERE document_id = ?1 AND number = ?2",
+                params![document_id, number],
+                |r| r.get(0),
+            )
+            .optional()
+            .sql()?;
+        Ok(json.map(|j| furniture_of(&j)).unwrap_or_default())
+    }
+
     /// Whether OCR read the page's text (it has no text layer).
     fn page_is_ocr(&self, document_id: &str, number: u32) -> Result<bool> {
         Ok(self
@@ -480,6 +490,16 @@ fn blob_to_vector(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+/// A page's furniture as stored: a JSON array of strings.
+pub(crate) fn furniture_json(furniture: &[String]) -> String {
+    serde_json::to_string(furniture).unwrap_or_else(|_| "[]".into())
+}
+
+/// A page's furniture from its stored JSON (none when it does not parse).
+pub(crate) fn furniture_of(json: &str) -> Vec<String> {
+    serde_json::from_str(json).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -145,6 +145,11 @@ UPDATE runs SET origin = json_extract(trace, '$.origin')
  WHERE json_valid(trace) AND json_extract(trace, '$.origin') IN ('imported', 'served');
 CREATE INDEX runs_by_origin ON runs(origin, created_at);
 "#,
+    r#"
+-- A page's furniture (running headers and footers, page numbers, stamps), kept apart from its text as a JSON array
+-- of strings; pages stored before have none.
+ALTER TABLE pages ADD COLUMN furniture TEXT NOT NULL DEFAULT '[]';
+"#,
 ];
 
 /// Brings the database up to the latest schema.
@@ -213,7 +218,11 @@ mod tests {
         let path = dir.path().join("db.sqlite");
         {
             let mut conn = rusqlite::Connection::open(&path).unwrap();
-            super::migrate_to(&mut conn, super::MIGRATIONS.len() - 1).unwrap();
+            // The schema just before runs had an origin column.
+            let before = (super::MIGRATIONS.iter())
+                .position(|m| m.contains("ADD COLUMN origin"))
+                .unwrap();
+            super::migrate_to(&mut conn, before).unwrap();
             for (id, trace) in [
                 ("served1", r#"{"origin":"served"}"#),
                 ("import1", r#"{"origin":"imported"}"#),

@@ -79,8 +79,9 @@ pub(super) fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
 type CellShape = (usize, f64);
 
 /// Whether one side's lines are a table's cells beside the other side's `lines`: short (a median of at most three
-/// words a cell, the widest cell of a row at most 80% of the side's width) and nearly all level with a line of
-/// the other side. Two columns of prose share baselines too, but their lines fill their column, however narrow.
+/// words a cell, the widest cell of a row at most 80% of the side's width unless cells hold two words or fewer)
+/// and nearly all level with a line of the other side. Two columns of prose share baselines too, but their lines
+/// fill their column, however narrow.
 /// `shape` holds each row's cell count and widest cell.
 fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment]) -> bool {
     if cells.len() < 4 {
@@ -95,7 +96,9 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
     );
     let (x0, x1) = extent(cells.iter());
     let widest = median(shape.iter().map(|(_, w)| *w).collect());
-    if words > 3.0 || widest > 0.8 * (x1 - x0) {
+    // Cells of one or two words (an instruction and its operands, a pin name) may fill a narrow side; a line of
+    // prose never holds so few words.
+    if words > 3.0 || widest > 0.8 * (x1 - x0) && words > 2.0 {
         return false;
     }
     // Baselines of the other side, sorted, so each cell looks only at the lines near its own.

@@ -7,6 +7,7 @@ use super::{is_rtl, Glyph, Row, Segment, SPLIT_GAP};
 /// Groups glyphs into rows by baseline, then splits each row into segments at gaps wider than a word space.
 pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
     let runs = stream_runs(glyphs);
+    let boxes = run_boxes(glyphs, &runs);
     let struck = overstruck(glyphs);
     let mut gs: Vec<(usize, &Glyph)> = glyphs
         .iter()
@@ -20,11 +21,14 @@ pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
     gs.sort_by(|(_, a), (_, b)| b.y.total_cmp(&a.y).then(a.x.total_cmp(&b.x)));
     // A row's baseline is that of its largest glyph so far: a superscript that comes first (it sits higher) takes
     // in the larger glyphs of its line up to 0.6 of their size below it and hands the baseline over to them,
-    // while a smaller glyph must sit within 0.35 of the baseline's size (a subscript; Chromium lowers one by 0.3), so that small labels
-    // around a large one in a figure do not chain into one row.
-    let mut rows: Vec<(&Glyph, Vec<(usize, &Glyph)>)> = Vec::new();
+    // while a smaller glyph must sit within 0.35 of the baseline's size (a subscript; Chromium lowers one by 0.3), so
+    // that small labels around a large one in a figure do not chain into one row. Whatever the reach, a run of text
+    // never joins a row holding another run on a different baseline under it (two lines that overlap vertically, a
+    // figure's label over a body line): rows are lines as the page draws them, never two lines interleaved.
+    let mut rows: Vec<OpenRow> = Vec::new();
     for (run, g) in gs {
-        let joins = |base: &Glyph| {
+        let joins = |row: &OpenRow| {
+            let base = row.base;
             let reach = if g.size > 1.05 * base.size {
                 0.6 * g.size
             } else if g.size < 0.95 * base.size {
@@ -32,25 +36,99 @@ pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
             } else {
                 0.4 * base.size.max(g.size)
             };
-            (base.y - g.y).abs() <= reach
+            (base.y - g.y).abs() <= reach && !row.runs.iter().any(|&r| r != run && stacked(&boxes[r], &boxes[run]))
         };
         match rows.last_mut() {
-            Some((base, row)) if joins(base) => {
-                if g.size > base.size {
-                    *base = g;
+            Some(row) if joins(row) => {
+                if g.size > row.base.size {
+                    row.base = g;
                 }
-                row.push((run, g));
+                if row.runs.last() != Some(&run) && row.runs.len() < MAX_RUNS && !row.runs.contains(&run) {
+                    row.runs.push(run);
+                }
+                row.glyphs.push((run, g));
             }
-            _ => rows.push((g, vec![(run, g)])),
+            _ => rows.push(OpenRow {
+                base: g,
+                glyphs: vec![(run, g)],
+                runs: vec![run],
+            }),
         }
     }
     rows.into_iter()
-        .flat_map(|(_, row)| layers(row))
+        .flat_map(|row| layers(row.glyphs))
         .map(|mut layer| {
             layer.sort_by(|a, b| a.x.total_cmp(&b.x));
             split_row(&layer)
         })
         .collect()
+}
+
+/// A row being built: its base glyph (the largest so far), its glyphs with their runs, and its runs (at most
+/// [`MAX_RUNS`] of them are remembered).
+struct OpenRow<'a> {
+    base: &'a Glyph,
+    glyphs: Vec<(usize, &'a Glyph)>,
+    runs: Vec<usize>,
+}
+
+/// Where a run of the content stream lies: its letters' spans `(start, end)` in x order, its baseline and its largest
+/// size.
+#[derive(Debug, Clone)]
+struct RunBox {
+    spans: Vec<(f64, f64)>,
+    y: f64,
+    size: f64,
+}
+
+/// The box of each run (indexed by run number).
+fn run_boxes(glyphs: &[Glyph], runs: &[usize]) -> Vec<RunBox> {
+    let mut out: Vec<RunBox> = Vec::new();
+    for (g, &r) in glyphs.iter().zip(runs) {
+        if r == out.len() {
+            out.push(RunBox {
+                spans: Vec::new(),
+                y: g.y,
+                size: 0.0,
+            });
+        }
+        let b = &mut out[r];
+        b.size = b.size.max(g.size);
+        if g.text.chars().any(char::is_alphanumeric) && g.x.is_finite() {
+            // An advance is believed up to one font size (a font without widths, or a broken one, says anything).
+            b.spans.push((g.x, g.x + g.width.clamp(0.0, g.size.max(0.0))));
+        }
+    }
+    for b in &mut out {
+        b.spans.sort_by(|p, q| p.0.total_cmp(&q.0));
+    }
+    out
+}
+
+/// Whether two runs are lines of their own, one over the other: their baselines lie more than a quarter of the
+/// larger size apart, and two letters or more of one sit over letters of the other (each overlapping by more than
+/// a quarter of its width). A superscript beside its word, or an index stacked over another, never counts.
+fn stacked(a: &RunBox, b: &RunBox) -> bool {
+    let size = a.size.max(b.size);
+    if a.spans.len() < 2 || b.spans.len() < 2 || (a.y - b.y).abs() <= 0.25 * size {
+        return false;
+    }
+    let (few, many) = if a.spans.len() <= b.spans.len() { (a, b) } else { (b, a) };
+    let (lo, hi) = (many.spans[0].0, many.spans.iter().map(|s| s.1).fold(f64::MIN, f64::max));
+    let mut over = 0;
+    for &(s, e) in few.spans.iter().filter(|&&(s, e)| e > lo && s < hi) {
+        let k = many.spans.partition_point(|p| p.0 < e);
+        let hit = many.spans[k.saturating_sub(3)..k]
+            .iter()
+            .any(|&(ms, me)| e.min(me) - s.max(ms) > 0.25 * (e - s).min(me - ms).max(0.1));
+        if hit {
+            over += 1;
+            if over >= 2 {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Glyphs struck a second time over themselves, each right after the first and a hair to the side (bold faked
@@ -331,6 +409,7 @@ fn split_row(row: &[&Glyph]) -> Row {
                 size: g.size,
                 text: String::new(),
                 cells: Vec::new(),
+                furniture: false,
             });
         }
         let seg = segs.last_mut().expect("a segment was just pushed");

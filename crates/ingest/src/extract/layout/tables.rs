@@ -170,7 +170,8 @@ fn band_of(bands: &[(f64, f64)], cell: &Cell) -> usize {
 /// The table whose header line is `i`, and the line after it; `None` when the lines there are not a table.
 fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usize) -> Option<(Table, usize)> {
     let first = &lines[i];
-    if first.cells.len() < 2 || !plain(first) || !header_like(&first.cells) {
+    // A running header is never a table's header, whatever it looks like.
+    if first.cells.len() < 2 || first.furniture || !plain(first) || !header_like(&first.cells) {
         return None;
     }
     let j = block_end(lines, i);

@@ -12,6 +12,7 @@ fn glyphs(x: f64, y: f64, size: f64, text: &str) -> Vec<Glyph> {
             size,
             width: advance,
             text: c.to_string(),
+            turn: 0,
         })
         .collect()
 }
@@ -81,6 +82,7 @@ fn a_right_to_left_ligature_glyph_keeps_its_letters_in_order() {
             size: 10.0,
             width: 6.0,
             text: (*t).to_string(),
+            turn: 0,
         });
     }
     assert_eq!(page_text(&g), "peace is سلام");
@@ -371,6 +373,7 @@ fn an_accent_set_over_its_letter_is_composed_with_it() {
         size: 10.0,
         width: 4.0,
         text: "\u{a8}".to_string(),
+        turn: 0,
     });
     g.extend(word(82.0, 700.0, "glichst ~ x^2"));
     assert_eq!(page_text(&g), "möglichst ~ x^2");

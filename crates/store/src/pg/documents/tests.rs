@@ -20,7 +20,8 @@ fn sections_and_boxes_round_trip_and_older_libraries_migrate_in_postgres() {
         .psql(
             "sections",
             "ALTER TABLE chunks DROP COLUMN section, DROP COLUMN boxes; ALTER TABLE documents DROP COLUMN renamed; \
-             DROP INDEX runs_by_origin; ALTER TABLE runs DROP COLUMN origin; UPDATE ragsift_schema SET version = 4",
+             DROP INDEX runs_by_origin; ALTER TABLE runs DROP COLUMN origin; ALTER TABLE pages DROP COLUMN furniture; \
+             UPDATE ragsift_schema SET version = 4",
         )
         .unwrap();
     let store = PgStore::open(&url).unwrap();

@@ -14,7 +14,7 @@ use vectors::SpringVectors;
 use super::{Client, Conn, PgResult};
 use crate::backend::{DocumentStore, StoreInfo, StoreKind};
 use crate::index::VectorIndex;
-use crate::sqlite::{ChunkRow, DocumentRow, NewChunk};
+use crate::sqlite::{ChunkRow, DocumentRow, NewChunk, NewPage};
 use crate::{Error, Result};
 use pgvector::Vector;
 use std::collections::HashMap;
@@ -234,7 +234,7 @@ impl DocumentStore for SpringTable {
         })
     }
 
-    fn replace_document(&self, _: &DocumentRow, _: &[(u32, String, bool)], _: &[NewChunk]) -> Result<Vec<u64>> {
+    fn replace_document(&self, _: &DocumentRow, _: &[NewPage], _: &[NewChunk]) -> Result<Vec<u64>> {
         Err(read_only(&self.shared.name))
     }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::backend::DocumentStore;
-use crate::sqlite::{DocumentRow, NewChunk, Store};
+use crate::sqlite::{DocumentRow, NewChunk, NewPage, Store};
 use ragsift_core::ChunkPlace;
 
 #[test]
@@ -63,7 +63,14 @@ fn library(n: usize) -> (tempfile::TempDir, Store) {
         ingested_at: 0,
     };
     store
-        .replace_document(&doc, &[(1, String::new(), false)], &chunks)
+        .replace_document(
+            &doc,
+            &[NewPage {
+                number: 1,
+                ..NewPage::default()
+            }],
+            &chunks,
+        )
         .unwrap();
     (dir, store)
 }

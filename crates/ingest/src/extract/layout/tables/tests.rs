@@ -13,6 +13,7 @@ fn word(x: f64, y: f64, text: &str) -> Vec<Glyph> {
             size: 10.0,
             width: 5.0,
             text: c.to_string(),
+            turn: 0,
         })
         .collect()
 }

@@ -1,0 +1,98 @@
+//! Layout mechanisms on real pages (issue 55): each test takes a page, or a band of one page's glyphs, from a real
+//! document of `fixtures/real/` and checks one mechanism against what the page shows. Committed files are read
+//! whole; for files that may not be committed, the glyphs of the band under test are kept in
+//! `fixtures/real/glyphs/` (written by `ragsift-bench glyphs FILE PAGE --y-min … --y-max …`: positions, sizes and
+//! characters, nothing else).
+
+use ragsift_ingest::extract::{extract_file, layout_page, Glyph, Limits};
+use ragsift_test_support::files::{fixture, words};
+use std::time::Duration;
+
+const LIMITS: Limits = Limits {
+    max_file_mb: 50,
+    timeout: Duration::from_secs(120),
+};
+
+fn glyphs(name: &str) -> Vec<Glyph> {
+    let path = fixture(&format!("real/glyphs/{name}.json"));
+    let json = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Whether `text` holds `phrase`'s words in a row.
+fn reads(text: &str, phrase: &str) -> bool {
+    let (t, p) = (words(text), words(phrase));
+    t.windows(p.len()).any(|w| w == p.as_slice())
+}
+
+#[test]
+fn running_headers_footers_and_page_numbers_are_set_apart_on_a_real_journal_article() {
+    // acmart's acmsmall sample (8 pages): "G. Zhou et. al." on even pages, the article's page number "39:N" and
+    // the journal line at the foot of every page.
+    let ex = extract_file(&fixture("real/files/acm-small.pdf"), LIMITS).unwrap();
+    let journal = "ACM Transactions on the Web, Vol. 9, No. 4, Article 39, Publication date: March 2010.";
+    let p2 = &ex.pages[1];
+    assert!(
+        !reads(&p2.text, journal),
+        "the footer is not in the body: {}",
+        &p2.text[p2.text.len().saturating_sub(300)..]
+    );
+    assert!(
+        !reads(&p2.text, "G. Zhou et. al."),
+        "the running header is not in the body"
+    );
+    assert!(
+        p2.furniture.iter().any(|f| reads(f, journal)),
+        "the footer is the page's furniture: {:?}",
+        p2.furniture
+    );
+    assert!(
+        p2.furniture.iter().any(|f| f.trim() == "39:2"),
+        "the page number is furniture: {:?}",
+        p2.furniture
+    );
+    for page in &ex.pages[1..] {
+        assert!(
+            !reads(&page.text, journal),
+            "p{}: the footer stays out of the body",
+            page.number
+        );
+    }
+    // The body is whole: the page's first words of text and its last paragraph are still there.
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("real/truth/acm-small.json")).unwrap()).unwrap();
+    let want = truth["pages"]["2"]["text"].as_str().unwrap();
+    let similarity = ragsift_ingest::quality::word_similarity(&p2.text, want);
+    assert!(similarity >= 0.98, "page 2 against its truth: {similarity:.3}");
+}
+
+#[test]
+fn a_vertical_stamp_is_set_apart_and_the_lines_it_crossed_read_whole() {
+    // The BERT paper on arXiv, page 1: the left column's abstract and the vertical stamp "arXiv:1810.04805v2
+    // [cs.CL] 24 May 2019" (20 pt, reading upwards in the margin) beside it. The stamp's glyphs lie between the
+    // abstract's lines; once they merged two lines glyph by glyph ("ttuoncerdeawteithstajtues…").
+    let (text, aside) = layout_page(&glyphs("arxiv-bert-p1-abstract"));
+    for line in [
+        "tuned with just one additional output layer",
+        "to create state-of-the-art models for a wide",
+        "range of tasks, such as question answering and",
+    ] {
+        assert!(reads(&text, line), "{line:?} in {text}");
+    }
+    assert!(
+        !text.contains("arXiv") && !text.contains("cs.CL"),
+        "the stamp is not in the body: {text}"
+    );
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert!(reads(&aside[0], "arXiv 1810 04805v2 cs CL 24 May 2019"), "{aside:?}");
+}
+
+#[test]
+fn a_figure_label_over_a_heading_stays_off_the_heading() {
+    // A TI datasheet (SLUSA75B) page 13: the axis label "Current" of the figure above sits 4 pt over the heading
+    // "8.3.2 Input Voltage Regulation" and across it; both used to be read as one row ("InpuCturVreontltage").
+    let (text, _) = layout_page(&glyphs("ti-bq24650-p13-heading"));
+    assert!(reads(&text, "8.3.2 Input Voltage Regulation"), "{text}");
+    assert!(reads(&text, "Current"), "{text}");
+    assert!(!text.split_whitespace().any(|w| w.len() > 12), "no merged word: {text}");
+}
