@@ -22,14 +22,15 @@ pub const MAX_FORM_CALLS_PER_PAGE: usize = 10_000;
 /// The deepest the page tree may go (lopdf stops there too), and the longest `/Parent` chain followed.
 pub const MAX_TREE_DEPTH: usize = 256;
 
-/// Makes `doc` safe for pdf-extract; `Err` with a plain-words reason when a stream decompresses past a bound.
-pub fn guard(doc: &mut Document) -> Result<(), String> {
+/// Makes `doc` safe for pdf-extract; `Err` with a plain-words reason when a stream decompresses past a bound. `Ok`
+/// holds the pages where nested forms past [`MAX_FORM_DEPTH`] or [`MAX_FORM_CALLS_PER_PAGE`] were cut.
+pub fn guard(doc: &mut Document) -> Result<Vec<u32>, String> {
     tree::repair(doc);
     let mut walk = Walk::default();
     for (number, page) in doc.get_pages() {
         walk.page(doc, number, page)?;
     }
-    Ok(())
+    Ok(walk.cut_pages)
 }
 
 /// Whose resources a `Do` is resolved against: a page's (inherited up the tree) or a form's own.
@@ -153,6 +154,8 @@ struct Walk {
     resources_seen: HashSet<Res>,
     drawn: HashMap<ObjectId, Rc<[Vec<u8>]>>,
     empty_form: Option<ObjectId>,
+    /// Pages where forms nested too deep or drawn too often were cut (their text may be missing), in order.
+    cut_pages: Vec<u32>,
 }
 
 impl Walk {
@@ -189,6 +192,10 @@ impl Walk {
             if let Some(from) = from {
                 let cycle = stack.iter().any(|f| f.id == Some(target));
                 if cycle || stack.len() > MAX_FORM_DEPTH || calls > MAX_FORM_CALLS_PER_PAGE {
+                    // A cycle draws nothing new; a chain cut at the bounds may have held text.
+                    if !cycle && self.cut_pages.last() != Some(&number) {
+                        self.cut_pages.push(number);
+                    }
                     self.cut(doc, from, res, &name);
                     if let Some(top) = stack.last_mut() {
                         top.res = Res::Form(from);

@@ -92,6 +92,9 @@ pub struct PageText {
     /// page view, left out of chunks.
     #[serde(default)]
     pub furniture: Vec<String>,
+    /// Forms drawn on the page were nested too deep or drawn too often, and were cut: some text may be missing.
+    #[serde(skip)]
+    pub nesting_cut: bool,
 }
 
 /// How a page's glyphs became text.
@@ -125,6 +128,9 @@ pub struct Extracted {
     /// Pages holding text that is drawn but not seen (render mode 3 or 7, no opacity) beside their visible text.
     #[serde(default)]
     pub hidden_pages: Vec<u32>,
+    /// Pages whose nested forms were cut at the guard's bounds (some of their text may be missing).
+    #[serde(default)]
+    pub cut_pages: Vec<u32>,
     /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
     #[serde(skip)]
     pub ocr: Option<ragsift_core::NoTextOcr>,
@@ -175,6 +181,15 @@ impl Extracted {
                 "pages {} look garbled (fonts without a usable text map); {}",
                 page_list(&self.garbled_pages),
                 garble::advice(self.ocr, poppler::available())
+            ));
+        }
+        if !self.cut_pages.is_empty() {
+            parts.push(format!(
+                "pages {} draw forms nested deeper than {} or more than {} times: the rest was not read, so some \
+                 text may be missing",
+                page_list(&self.cut_pages),
+                guard::MAX_FORM_DEPTH,
+                guard::MAX_FORM_CALLS_PER_PAGE
             ));
         }
         if !self.hidden_pages.is_empty() {
@@ -377,6 +392,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
     };
     let (reread_pages, garbled_pages) = (decoded(Decoding::Poppler), decoded(Decoding::Garbled));
     let hidden_pages: Vec<u32> = pages.iter().filter(|p| p.hidden_kept > 0).map(|p| p.number).collect();
+    let cut_pages: Vec<u32> = pages.iter().filter(|p| p.nesting_cut).map(|p| p.number).collect();
     if empty_pages.len() == pages.len() {
         return Err(Error::NoText {
             path: path.into(),
@@ -393,6 +409,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
         reread_pages,
         garbled_pages,
         hidden_pages,
+        cut_pages,
         ocr: None,
     })
 }

@@ -18,7 +18,7 @@ use std::time::Duration;
 pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<String>)> {
     let mut doc = open(path, bytes)?;
     let title = metadata_title(&doc);
-    prepare(path, &mut doc)?;
+    let cut = prepare(path, &mut doc)?;
     let pages = doc.get_pages();
     if pages.is_empty() {
         return Err(corrupt(path, "the document has no pages"));
@@ -47,6 +47,9 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
     }
     let furniture = learned.unwrap_or_else(|| Furniture::learn(&marks));
     out.extend(held.drain(..).map(|p| lay_page(p, &furniture)));
+    for page in out.iter_mut().filter(|p| cut.contains(&p.number)) {
+        page.nesting_cut = true;
+    }
     second_reading(bytes, &mut out, &furniture);
     if !super::outline::apply(&doc, &mut out) {
         crate::structure::assign_levels(&mut out);
@@ -55,16 +58,16 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
 }
 
 /// Makes an opened document safe and fit for decoding: guarded against cycles and bombs, fonts, widths and quote
-/// operators put in the forms pdf-extract reads, invisible text marked.
-fn prepare(path: &Path, doc: &mut lopdf::Document) -> Result<()> {
+/// operators put in the forms pdf-extract reads, invisible text marked. Gives the pages whose nested forms were cut.
+fn prepare(path: &Path, doc: &mut lopdf::Document) -> Result<Vec<u32>> {
     // First: the later passes decode page content, and pdf-extract must not meet a cycle or a bomb.
-    super::guard::guard(doc).map_err(|detail| corrupt(path, &detail))?;
+    let cut = super::guard::guard(doc).map_err(|detail| corrupt(path, &detail))?;
     super::fonts::separate_font_names(doc);
     scale_type3_widths(doc);
     expand_cid_width_ranges(doc);
     expand_quote_operators(doc);
     super::hidden::mark_hidden_text(doc);
-    Ok(())
+    Ok(cut)
 }
 
 /// The visible glyphs of one page (1-based), prepared as [`extract_pdf`] prepares them.
@@ -164,6 +167,7 @@ fn lay_page(page: Decoded, furniture: &Furniture) -> PageText {
         tables: placed.tables,
         hidden_kept: page.hidden_kept,
         furniture: placed.furniture,
+        nesting_cut: false,
     }
 }
 

@@ -43,9 +43,9 @@ fn serve(memory_mb: u64) -> i32 {
         let ocr = request.ocr();
         let result = extract_file_with_ocr(&request.path, limits, ocr.as_ref(), &|k, n| send(&Reply::Ocr(k, n)));
         let timed_out = matches!(result, Err(ragsift_core::Error::Timeout { .. }));
-        send(&Reply::Done(
+        send(&Reply::Done(Box::new(
             result.map(WireExtracted::from).map_err(|e| WireError::of(&e)),
-        ));
+        )));
         if timed_out {
             return 0;
         }

@@ -158,14 +158,14 @@ pub fn extract_isolated(
             Ok(Some(Reply::Page(n))) => page = n,
             Ok(Some(Reply::Ocr(k, n))) => on_ocr(k, n),
             Ok(Some(Reply::Done(result))) => {
-                let timed_out = matches!(result, Err(super::wire::WireError::Timeout { .. }));
+                let timed_out = matches!(*result, Err(super::wire::WireError::Timeout { .. }));
                 if timed_out {
                     // It exits after a timeout: reap it.
                     let _ = worker.child.wait();
                 } else {
                     IDLE.lock().unwrap_or_else(|e| e.into_inner()).push(worker);
                 }
-                return result.map(Extracted::from).map_err(|e| e.into_error(path));
+                return (*result).map(Extracted::from).map_err(|e| e.into_error(path));
             }
             Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                 let status = worker.child.wait().ok();

@@ -52,7 +52,7 @@ pub enum Reply {
     /// OCR is reading the k-th of n pages.
     Ocr(usize, usize),
     /// The file's pages, or why it has none.
-    Done(Result<WireExtracted, WireError>),
+    Done(Box<Result<WireExtracted, WireError>>),
 }
 
 /// A page with everything the chunker and the Page view use.
@@ -71,6 +71,8 @@ pub struct WirePage {
     hidden_kept: u32,
     #[serde(default)]
     furniture: Vec<String>,
+    #[serde(default)]
+    nesting_cut: bool,
 }
 
 /// [`Extracted`] across the pipe.
@@ -84,6 +86,8 @@ pub struct WireExtracted {
     garbled_pages: Vec<u32>,
     #[serde(default)]
     hidden_pages: Vec<u32>,
+    #[serde(default)]
+    cut_pages: Vec<u32>,
     ocr: Option<u8>,
     #[serde(default)]
     title: String,
@@ -104,6 +108,7 @@ impl From<Extracted> for WireExtracted {
                     tables: p.tables,
                     hidden_kept: p.hidden_kept,
                     furniture: p.furniture,
+                    nesting_cut: p.nesting_cut,
                 })
                 .collect(),
             empty_pages: ex.empty_pages,
@@ -112,6 +117,7 @@ impl From<Extracted> for WireExtracted {
             reread_pages: ex.reread_pages,
             garbled_pages: ex.garbled_pages,
             hidden_pages: ex.hidden_pages,
+            cut_pages: ex.cut_pages,
             ocr: ex.ocr.map(ocr_code),
             title: ex.title,
         }
@@ -133,6 +139,7 @@ impl From<WireExtracted> for Extracted {
                     tables: p.tables,
                     hidden_kept: p.hidden_kept,
                     furniture: p.furniture,
+                    nesting_cut: p.nesting_cut,
                 })
                 .collect(),
             empty_pages: w.empty_pages,
@@ -141,6 +148,7 @@ impl From<WireExtracted> for Extracted {
             reread_pages: w.reread_pages,
             garbled_pages: w.garbled_pages,
             hidden_pages: w.hidden_pages,
+            cut_pages: w.cut_pages,
             ocr: w.ocr.map(ocr_of),
             title: w.title,
         }
