@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 #[derive(clap::Args)]
 pub struct AskArgs {
     question: String,
-    /// auto, jev, local (the offline judge) or none. Default: the saved setting (auto: Jev when a key is
+    /// auto, jev, systemone, ollama, openai, local (the offline judge) or none. Default: the saved setting (auto: Jev when a key is
     /// stored in the home or in TYPESAFE_API_KEY, else local).
     #[arg(long)]
     judge: Option<JudgeKind>,

@@ -43,7 +43,7 @@ pub enum RunsAction {
     ImportCandidates {
         /// The JSON file, or - for stdin.
         file: String,
-        /// jev (rag-jev's request), local, or auto (Jev with a key).
+        /// jev, systemone, ollama or openai (rag-jev's request), local, or auto (Jev with a key).
         #[arg(long, default_value = "auto")]
         judge: JudgeKind,
         #[arg(long)]

@@ -15,7 +15,8 @@ use std::process::ExitCode;
 pub struct SelectArgs {
     /// rag-jev's request JSON, or - for stdin.
     input: String,
-    /// jev (rag-jev's request; a key in the home or TYPESAFE_API_KEY), local, or auto (Jev with a key).
+    /// jev (rag-jev's request; a key in the home or TYPESAFE_API_KEY), systemone, ollama, openai, local, or auto
+    /// (Jev with a key).
     #[arg(long, default_value = "auto")]
     judge: JudgeKind,
     /// When the judge fails: raise (exit 1, as rag-jev's CLI) or passthrough (the original context, status
@@ -88,9 +89,9 @@ pub fn run(home: &Path, args: SelectArgs) -> Result<ExitCode, Error> {
         }
     };
     let wb = args.model.workbench(home)?;
-    let jev = args.judge.resolve(wb.judge_info().key_set) == JudgeKind::Jev;
-    if !jev && request.relevance_guidance.is_some() {
-        eprintln!("note: relevance_guidance is sent to Jev only; the local judge does not read it");
+    let decision = args.judge.resolve(wb.judge_info().key_set).backend().is_some();
+    if !decision && request.relevance_guidance.is_some() {
+        eprintln!("note: relevance_guidance is sent to decision models only; the local judge does not read it");
     }
     match wb.select_candidates(&request, args.judge, args.on_error)? {
         Ok(result) => {

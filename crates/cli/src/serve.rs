@@ -22,7 +22,7 @@ pub struct ServeArgs {
     /// Never build a judge: live scoring answers 503 (rag-jev's --replay-only).
     #[arg(long)]
     replay_only: bool,
-    /// jev, local, or auto (the default: Jev with a key, else the local judge).
+    /// jev, systemone, ollama, openai, local, or auto (the default: Jev with a key, else the local judge).
     #[arg(long)]
     judge: Option<JudgeKind>,
     /// When the judge fails: passthrough (the default: 200, `bypassed`) or raise (502; 504 past the deadline).

@@ -211,7 +211,10 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
     assert!(!judges.is_empty());
     for j in judges {
         let judge = ragsift_engine::judge::JudgeName::parse(j["judge"].as_str().unwrap());
-        assert!(matches!(judge, Some(ragsift_engine::judge::JudgeName::Jev(_))), "{j}");
+        assert!(
+            matches!(judge, Some(ragsift_engine::judge::JudgeName::Decision(..))),
+            "{j}"
+        );
         let q = &j["questions"][USEFUL];
         let n = q["n"].as_u64().unwrap();
         assert_eq!(bins_total(q, "bins"), n);

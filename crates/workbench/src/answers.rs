@@ -3,8 +3,8 @@
 
 use super::Workbench;
 use crate::settings::JudgeKind;
-use crate::{Error, Result};
-use ragsift_judge::{expected_prompt_version, JevJudge, JevRequest, Judge, LocalJudge};
+use crate::Result;
+use ragsift_judge::{expected_prompt_version, JevRequest, Judge, LocalJudge};
 use ragsift_models::embed::Embedder;
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
 use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
@@ -196,9 +196,9 @@ impl Workbench {
         Ok(trace)
     }
 
-    /// The one place a judge is chosen and built, for answers and evaluation alike: `kind` with `auto`
-    /// resolved by whether a Jev key is available (stored in the home, or in `TYPESAFE_API_KEY`); Jev sends
-    /// `request`.
+    /// The judge for answers and evaluation alike: `kind` with `auto` resolved by whether a Jev key is available
+    /// (stored in the home, or in `TYPESAFE_API_KEY`); a decision model sends `request` (configured in
+    /// [`crate::judges`]).
     pub fn build_judge<'a>(
         &self,
         kind: JudgeKind,
@@ -207,18 +207,11 @@ impl Workbench {
         model: &'a dyn LanguageModel,
         store: &'a dyn LibraryStore,
     ) -> Result<Option<Box<dyn Judge + 'a>>> {
-        Ok(match kind.resolve(self.jev_config()?.is_some()) {
-            JudgeKind::Jev => Some(Box::new(self.jev_judge(request)?)),
+        Ok(match self.resolve_judge(kind)? {
             JudgeKind::Local => Some(Box::new(LocalJudge::new(embedder, Some(model), Some(store)))),
             JudgeKind::Auto | JudgeKind::None => None,
+            decision => Some(Box::new(self.decision_judge(decision, request)?)),
         })
-    }
-
-    fn jev_judge(&self, request: JevRequest) -> Result<JevJudge> {
-        let config = self
-            .jev_config()?
-            .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
-        JevJudge::with_request(config, request)
     }
 
     fn model_with_progress(&self, events: &Events<AskEvent>) -> Result<Arc<dyn LanguageModel>> {

@@ -6,7 +6,7 @@ use crate::settings::JudgeKind;
 use crate::{Error, Result};
 use ragsift_eval::calibrate::{self, Artifacts, CalibrateOptions, Calibration, Split, Traces};
 use ragsift_eval::{live, EvalCase, RagJevTrace, ScoringStrategy};
-use ragsift_judge::{JevJudge, Judge};
+use ragsift_judge::Judge;
 use std::path::PathBuf;
 
 /// One calibration: the two splits, where to write, where the traces come from, and rag-jev's settings.
@@ -90,13 +90,7 @@ impl Workbench {
                 Traces::Live(&mut score),
             )
         };
-        match request.judge.resolve(self.jev_config()?.is_some()) {
-            JudgeKind::Jev => {
-                let config = self
-                    .jev_config()?
-                    .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
-                score_with(&JevJudge::with_request(config, strategy.jev_request())?)
-            }
+        match self.resolve_judge(request.judge)? {
             JudgeKind::Local => {
                 if strategy == ScoringStrategy::Contextual {
                     return Err(Error::Invalid(
@@ -118,8 +112,11 @@ impl Workbench {
                 score_with(judge.as_ref())
             }
             JudgeKind::Auto | JudgeKind::None => Err(Error::Invalid(
-                "scoring cases live needs a judge (jev or local), or --from-traces with saved traces".into(),
+                "scoring cases live needs a judge (jev, systemone, ollama, openai or local), or --from-traces with \
+                 saved traces"
+                    .into(),
             )),
+            decision => score_with(&self.decision_judge(decision, strategy.jev_request())?),
         }
     }
 }

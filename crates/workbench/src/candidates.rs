@@ -195,11 +195,20 @@ impl Workbench {
         bounds: Option<&Bounded>,
         f: impl FnOnce(&dyn Judge) -> Result<T>,
     ) -> Result<T> {
-        match kind.resolve(self.jev_config()?.is_some()) {
-            JudgeKind::Jev => {
-                let mut config = self
-                    .jev_config()?
-                    .ok_or_else(|| Error::Auth("the Jev judge needs an API key: add one in Settings".into()))?;
+        match self.resolve_judge(kind)? {
+            JudgeKind::Local => {
+                let (embedder, model, lib) = (self.embedder()?, self.model(None)?, self.library());
+                f(&LocalJudge::new(
+                    embedder.as_ref(),
+                    Some(model.as_ref()),
+                    Some(lib.store()),
+                ))
+            }
+            JudgeKind::Auto | JudgeKind::None => Err(Error::Invalid(
+                "judging candidates needs a judge: jev, systemone, ollama, openai or local".into(),
+            )),
+            decision => {
+                let mut config = self.decision_config(decision)?;
                 if let Some(bounds) = bounds {
                     // rag-jev's service retries a failed call once, after 0.1 s (0.5 s at most), not the SDK's
                     // twice from 0.5 s: its answer comes back as `provider_error` well within the deadline.
@@ -215,17 +224,6 @@ impl Workbench {
                     .with_guidance(request.relevance_guidance.clone());
                 f(&judge)
             }
-            JudgeKind::Local => {
-                let (embedder, model, lib) = (self.embedder()?, self.model(None)?, self.library());
-                f(&LocalJudge::new(
-                    embedder.as_ref(),
-                    Some(model.as_ref()),
-                    Some(lib.store()),
-                ))
-            }
-            JudgeKind::Auto | JudgeKind::None => {
-                Err(Error::Invalid("judging candidates needs a judge: jev or local".into()))
-            }
         }
     }
 
@@ -240,7 +238,7 @@ impl Workbench {
                 {"id": "b", "text": "Orders ship within five business days."}]}"#,
         )
         .map_err(|issues| issues_error(&issues))?;
-        let local = kind.resolve(self.jev_config()?.is_some()) == JudgeKind::Local;
+        let local = self.resolve_judge(kind)? == JudgeKind::Local;
         self.with_candidate_judge(kind, &request, |judge| {
             if local {
                 let _ = select_with(judge, &request, OnError::Passthrough);

@@ -127,14 +127,14 @@ fn judge_key(trace: &Trace) -> JudgeKey {
     }
 }
 
-/// Whether a run's judge name belongs to `kind`: `jev` covers `jev`, `jev-ragjev` and `jev-contextual`; `auto`
-/// every judge.
+/// Whether a run's judge name belongs to `kind`: `jev` covers `jev`, `jev-ragjev` and `jev-contextual`, `ollama`
+/// Ollama's three, and so on; `auto` every judge.
 pub fn judge_matches(kind: JudgeKind, name: &str) -> bool {
     match kind {
         JudgeKind::Auto => true,
-        JudgeKind::Jev => JudgeName::parse(name).is_some_and(JudgeName::is_jev),
         JudgeKind::Local => JudgeName::parse(name) == Some(JudgeName::Local),
         JudgeKind::None => false,
+        decision => JudgeName::parse(name).and_then(JudgeName::backend) == decision.backend(),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod first_run;
 pub mod idle;
 mod jobs;
 pub mod judge_calibration;
+mod judges;
 pub mod labels;
 mod page;
 pub mod process;
@@ -35,6 +36,7 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use first_run::{FirstRun, Suggestion, SuggestionKind, SuggestionOpens};
 pub use jobs::Jobs;
+pub use judges::{JudgeFlags, JudgeProbe};
 pub use page::{PageChunk, PageView};
 pub use serve_status::{policy_snippets, write_serve_status, ServeSnippet, ServeStatus};
 pub use served::{ProxiedPassage, Retention, ServeBounds};
@@ -63,7 +65,6 @@ pub mod llm {
 }
 use ragsift_core::paths::resolve_home;
 use ragsift_core::progress::IngestEvent;
-use ragsift_judge::jev::JevConfig;
 use ragsift_models::embed::{Embedder, FastEmbedder};
 use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
 use ragsift_pipeline::Trace;
@@ -74,7 +75,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
-const KEY_FILE: &str = "jev-api-key";
 
 /// What the app shows about itself and its set-up.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -148,6 +148,9 @@ pub struct Workbench {
     replayable: Mutex<Option<Replayable>>,
     /// When a model was last handed out (see [`idle`]).
     last_used: Mutex<std::time::Instant>,
+    /// The CLI's `--judge-url`, `--judge-model` and `--judge-key-env`, over the settings for whichever decision
+    /// model a command judges with (see [`judges`]).
+    judge_flags: RwLock<judges::JudgeFlags>,
     pub jobs: Jobs,
 }
 
@@ -173,6 +176,7 @@ impl Workbench {
             last_trace: Mutex::new(None),
             replayable: Mutex::new(None),
             last_used: Mutex::new(std::time::Instant::now()),
+            judge_flags: RwLock::default(),
             jobs: Jobs::default(),
         })
     }
@@ -370,76 +374,6 @@ impl Workbench {
         let mut settings = self.settings();
         settings.policy = policy;
         self.save_settings(settings)
-    }
-
-    /// Stores (or with `None`, forgets) the Jev API key, readable only by the user.
-    pub fn set_judge_key(&self, key: Option<&str>) -> Result<JudgeInfo> {
-        let path = self.key_path();
-        match key.map(str::trim).filter(|k| !k.is_empty()) {
-            Some(k) => write_private(&path, k)?,
-            None => match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&path, e)),
-                _ => {}
-            },
-        }
-        Ok(self.judge_info())
-    }
-
-    /// The Jev configuration when a key is stored or in the environment; settings override the endpoint/model.
-    /// A stored key that others can read is refused with the fix, never used silently.
-    pub(crate) fn jev_config(&self) -> Result<Option<JevConfig>> {
-        let stored = self.stored_key()?;
-        let judge = self.settings().judge;
-        Ok(JevConfig::from_lookup(|name| match name {
-            "TYPESAFE_API_KEY" => stored.clone().or_else(|| std::env::var(name).ok()),
-            "TYPESAFE_BASE_URL" => judge.base_url.clone().or_else(|| std::env::var(name).ok()),
-            "TYPESAFE_DEFAULT_MODEL" => judge.model.clone().or_else(|| std::env::var(name).ok()),
-            _ => std::env::var(name).ok(),
-        }))
-    }
-
-    /// The key file: the library's own, or for a derived library (`compare`) the library it was derived from:
-    /// a key is never copied.
-    fn key_path(&self) -> PathBuf {
-        self.key_home.join(KEY_FILE)
-    }
-
-    /// The stored Jev key, if any; refused when users other than the owner can read the file.
-    fn stored_key(&self) -> Result<Option<String>> {
-        let path = self.key_path();
-        if !path.exists() {
-            return Ok(None);
-        }
-        ragsift_core::fsx::check_secret(&path, "the Jev API key file")?;
-        let text = ragsift_core::read::read_text(&path, ragsift_core::read::SMALL_MAX_MB)?;
-        Ok(Some(text.trim().to_string()).filter(|k| !k.is_empty()))
-    }
-
-    pub fn judge_info(&self) -> JudgeInfo {
-        let jev = self.jev_config().ok().flatten();
-        let key_set = jev.is_some();
-        let kind = self.settings().judge.kind.resolve(key_set);
-        let fit = ragsift_judge::local::shipped_fit();
-        JudgeInfo {
-            kind,
-            model: match kind {
-                JudgeKind::Jev => jev.map(|c| c.model).unwrap_or_default(),
-                JudgeKind::Local => format!("fitted signals ({}, {})", fit.embedding_model, fit.version),
-                JudgeKind::Auto | JudgeKind::None => String::new(),
-            },
-            calibrated: kind != JudgeKind::None,
-            key_set,
-            defaults: match kind {
-                JudgeKind::Jev => Some(ragsift_policy::JudgeDefaults::default()),
-                JudgeKind::Local => Some(fit.defaults()),
-                JudgeKind::Auto | JudgeKind::None => None,
-            },
-            not_assessed: if kind == JudgeKind::Local {
-                fit.not_assessed.clone()
-            } else {
-                Vec::new()
-            },
-        }
     }
 
     /// The embedder, loaded on first use.

@@ -36,7 +36,7 @@ impl Workbench {
                 latency_ms: 0.0,
             })
             .collect();
-        let judge = JudgeName::Jev(match request.scoring_strategy {
+        let judge = JudgeName::jev(match request.scoring_strategy {
             ScoringStrategy::Independent => JevRequest::RagJev,
             ScoringStrategy::Contextual => JevRequest::Contextual,
         });

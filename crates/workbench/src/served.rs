@@ -59,8 +59,8 @@ impl Workbench {
             slots: bounds.slots.clone(),
             deadline: Instant::now() + bounds.timeout,
         };
-        let resolved = kind.resolve(self.jev_config()?.is_some());
-        if resolved == JudgeKind::Jev {
+        let resolved = self.resolve_judge(kind)?;
+        if resolved.backend().is_some() {
             return self.with_bounded_judge(kind, request, Some(&bounded), |judge| {
                 Ok(select_with(judge, request, on_error))
             });

@@ -52,7 +52,8 @@ impl Default for Settings {
     }
 }
 
-/// Which judge scores retrieved passages.
+/// Which judge scores retrieved passages (Spring AI 2.1's `spring.ai.model.decision` values, with `jev`, `local`
+/// and `auto`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
@@ -62,6 +63,13 @@ pub enum JudgeKind {
     Auto,
     /// TypeSafe's Jev (System One API).
     Jev,
+    /// Any System One server (laya-serve, llmman, a gateway) at the configured base URL; the key is optional on
+    /// loopback.
+    SystemOne,
+    /// Ollama 0.35+ with a local decision model (`d1-omni:600m`), on its System One endpoint; no key.
+    Ollama,
+    /// OpenAI's Decisions API (`gpt-6-luna`), key in `OPENAI_API_KEY`.
+    OpenAi,
     /// The offline judge: measured signals and a fitted, calibrated model.
     Local,
     /// No judge: every retrieved passage goes to the prompt.
@@ -69,6 +77,17 @@ pub enum JudgeKind {
 }
 
 impl JudgeKind {
+    /// Every kind, in the order Settings lists them.
+    pub const ALL: [JudgeKind; 7] = [
+        JudgeKind::Auto,
+        JudgeKind::Jev,
+        JudgeKind::SystemOne,
+        JudgeKind::Ollama,
+        JudgeKind::OpenAi,
+        JudgeKind::Local,
+        JudgeKind::None,
+    ];
+
     /// The kind new answers use: `Auto` becomes Jev when a key is available, else local.
     pub fn resolve(self, key_available: bool) -> JudgeKind {
         match self {
@@ -78,11 +97,26 @@ impl JudgeKind {
         }
     }
 
+    /// The decision-model backend this kind judges with; `None` for auto, local and none.
+    pub fn backend(self) -> Option<ragsift_judge::jev::Backend> {
+        use ragsift_judge::jev::Backend;
+        match self {
+            JudgeKind::Jev => Some(Backend::Jev),
+            JudgeKind::SystemOne => Some(Backend::SystemOne),
+            JudgeKind::Ollama => Some(Backend::Ollama),
+            JudgeKind::OpenAi => Some(Backend::OpenAi),
+            JudgeKind::Auto | JudgeKind::Local | JudgeKind::None => None,
+        }
+    }
+
     /// The lowercase name, as settings and the CLI spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             JudgeKind::Auto => "auto",
             JudgeKind::Jev => "jev",
+            JudgeKind::SystemOne => "systemone",
+            JudgeKind::Ollama => "ollama",
+            JudgeKind::OpenAi => "openai",
             JudgeKind::Local => "local",
             JudgeKind::None => "none",
         }
@@ -92,29 +126,32 @@ impl JudgeKind {
 impl std::str::FromStr for JudgeKind {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "auto" => Ok(JudgeKind::Auto),
-            "jev" => Ok(JudgeKind::Jev),
-            "local" => Ok(JudgeKind::Local),
-            "none" => Ok(JudgeKind::None),
-            other => Err(Error::Invalid(format!(
-                "unknown judge '{other}' (auto, jev, local or none)"
-            ))),
-        }
+        JudgeKind::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| {
+            Error::Invalid(format!(
+                "unknown judge '{s}' (auto, jev, systemone, ollama, openai, local or none)"
+            ))
+        })
     }
 }
 
-/// The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge.
+/// The judge: a decision model (TypeSafe's Jev when a key is available under `auto`, another System One server,
+/// Ollama or OpenAI), or the offline local judge.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(default)]
 pub struct JudgeSettings {
     /// Which judge; `auto` picks Jev when a key is available, else local.
     pub kind: JudgeKind,
-    /// Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API.
+    /// The decision model's base URL, with or without its path (`/v1/systemone`, `/v1/decisions`); default: for
+    /// Jev and System One `$TYPESAFE_BASE_URL` or the public API, for Ollama `http://localhost:11434`, for OpenAI
+    /// `https://api.openai.com`.
     pub base_url: Option<String>,
-    /// Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`.
+    /// The decision model; default: `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`, Ollama's `d1-omni:600m`, OpenAI's
+    /// `gpt-6-luna`.
     pub model: Option<String>,
+    /// The environment variable holding the key when none is stored; default `TYPESAFE_API_KEY`,
+    /// `OLLAMA_API_KEY` or `OPENAI_API_KEY` by backend. A loopback server needs no key.
+    pub key_env: Option<String>,
     /// What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring.
     pub request: ragsift_judge::JevRequest,
 }
@@ -125,6 +162,7 @@ impl Default for JudgeSettings {
             kind: JudgeKind::Auto,
             base_url: None,
             model: None,
+            key_env: None,
             request: ragsift_judge::JevRequest::Spring,
         }
     }
@@ -217,6 +255,16 @@ impl Settings {
             p.push(FieldProblem::new("pipeline.variants", "must be between 0 (none) and 8"));
         }
         p.extend(check_url("judge.base_url", self.judge.base_url.as_deref()));
+        if let Some(var) = self.judge.key_env.as_deref().filter(|v| !v.is_empty()) {
+            let valid = var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !var.starts_with(|c: char| c.is_ascii_digit());
+            if !valid {
+                p.push(FieldProblem::new(
+                    "judge.key_env",
+                    "must be an environment variable's name: letters, digits and _, not starting with a digit",
+                ));
+            }
+        }
         let chat = &self.chat;
         match chat.backend {
             ChatBackend::Embedded => {

@@ -8,14 +8,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::wire::{detail_message, parse_success, validation_issues, wire_questions, WireQuestion, WireRequest};
-use super::{JevConfig, JevError, JudgeQuestion, PassageJudgment};
+use super::{openai, Backend, JevConfig, JevError, JudgeQuestion, PassageJudgment, Wire};
 
 /// Spring's state: the query and the passage as a string; nothing else leaves the process.
 fn spring_state(query: &str, passage: &str) -> serde_json::Value {
     serde_json::json!({"query": query, "passage": passage})
 }
 
-const ENDPOINT_PATH: &str = "/v1/systemone";
 const REQUEST_ID_HEADER: &str = "x-typesafe-request-id";
 /// Backoff delays are shortened by up to this fraction at random (the TypeSafe SDK's jitter).
 const JITTER: f64 = 0.25;
@@ -54,9 +53,6 @@ enum Attempt {
 impl JevClient {
     pub fn new(config: JevConfig) -> Result<Self, JevError> {
         let invalid = |message: String| JevError::Config { message };
-        if config.api_key.trim().is_empty() {
-            return Err(invalid("the API key is empty".into()));
-        }
         if config.api_key.trim().chars().any(|c| c.is_control()) {
             return Err(invalid("the API key contains control characters".into()));
         }
@@ -72,10 +68,17 @@ impl JevClient {
         if config.backoff_min > config.backoff_max {
             return Err(invalid("backoff_min is larger than backoff_max".into()));
         }
-        let base = config.base_url.trim().trim_end_matches('/');
-        let endpoint = reqwest::Url::parse(&format!("{base}{ENDPOINT_PATH}"))
-            .map_err(|e| invalid(format!("base URL '{base}': {e}")))?;
+        let endpoint = reqwest::Url::parse(&config.backend.endpoint(&config.base_url))
+            .map_err(|e| invalid(format!("base URL '{}': {e}", config.base_url.trim())))?;
+        let keyless = config.api_key.trim().is_empty();
         match endpoint.scheme() {
+            "https" | "http" if keyless && !is_loopback(&endpoint) => {
+                return Err(invalid(format!(
+                    "{} at {} needs an API key (only a loopback server may go without one)",
+                    config.backend.label(),
+                    endpoint.host_str().unwrap_or("?")
+                )))
+            }
             "https" => {}
             "http" if is_loopback(&endpoint) => {}
             "http" => {
@@ -189,14 +192,18 @@ impl JevClient {
         deadline: Instant,
         require_usage: bool,
     ) -> Result<PassageJudgment, JevError> {
-        let body = serde_json::to_vec(&WireRequest {
-            state,
-            model: &self.config.model,
-            questions,
-        })
-        .map_err(|e| JevError::InvalidRequest {
-            message: format!("serialising the request: {e}"),
-        })?;
+        let body = match self.config.backend.wire() {
+            Wire::SystemOne => serde_json::to_vec(&WireRequest {
+                state,
+                model: &self.config.model,
+                questions,
+            })
+            .map_err(|e| JevError::InvalidRequest {
+                message: format!("serialising the request: {e}"),
+            })?,
+            Wire::OpenAi => openai::request_body(&self.config.model, state, questions)?,
+        };
+        self.config.backend.check_limits(questions.len(), body.len())?;
         // The shared bound: one slot for this passage's call and its retries, waited for within the deadline.
         let _slot = match &self.config.slots {
             Some(slots) => Some(
@@ -224,7 +231,10 @@ impl JevClient {
                     request_id,
                     ..
                 } if (200..300).contains(&status) => {
-                    let mut judgment = parse_success(&body, questions, require_usage)?;
+                    let mut judgment = match self.config.backend.wire() {
+                        Wire::SystemOne => parse_success(&body, questions, require_usage)?,
+                        Wire::OpenAi => openai::parse_success(&body, questions, require_usage)?,
+                    };
                     judgment.request_id = request_id;
                     judgment.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
                     return Ok(judgment);
@@ -239,6 +249,12 @@ impl JevClient {
                         return Err(JevError::Auth {
                             status,
                             message: self.detail(&body),
+                        })
+                    }
+                    404 if self.config.backend != Backend::Jev && self.names_the_model(&body) => {
+                        return Err(JevError::NoSuchModel {
+                            model: self.config.model.clone(),
+                            pull: self.config.backend == Backend::Ollama,
                         })
                     }
                     400 => {
@@ -297,16 +313,24 @@ impl JevClient {
         base.mul_f64(1.0 - JITTER * random_fraction())
     }
 
+    /// Whether a 404's body is about the model (Ollama's "model … not found", OpenAI's `model_not_found`), not a
+    /// wrong path.
+    fn names_the_model(&self, body: &[u8]) -> bool {
+        let message = detail_message(body).to_lowercase();
+        message.contains("model") && (message.contains("not found") || message.contains("does not exist"))
+    }
+
     /// The error body's message, without anything that looks like the key sent.
     fn detail(&self, body: &[u8]) -> String {
         ragsift_core::secret::redact(&detail_message(body), &self.config().api_key)
     }
 
     fn attempt(&self, body: &[u8], timeout: Duration) -> Attempt {
-        let sent = self
-            .http
-            .post(self.endpoint.clone())
-            .bearer_auth(self.config.api_key.trim())
+        let mut request = self.http.post(self.endpoint.clone());
+        if !self.config.api_key.trim().is_empty() {
+            request = request.bearer_auth(self.config.api_key.trim());
+        }
+        let sent = request
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(reqwest::header::ACCEPT, "application/json")
             .timeout(timeout)

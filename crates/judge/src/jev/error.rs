@@ -73,6 +73,10 @@ pub enum JevError {
         attempts: u32,
         message: String,
     },
+    /// The server does not have the model (Ollama's 404 for an unpulled tag, OpenAI's `model_not_found`). Not
+    /// retried.
+    #[error("the server has no model {model}{}", pull_hint(.model, *.pull))]
+    NoSuchModel { model: String, pull: bool },
     /// Any other non-success status (404, 413, ...). Not retried.
     #[error("Jev answered HTTP {status}: {message}")]
     Http { status: u16, message: String },
@@ -125,7 +129,7 @@ impl JevError {
     pub fn code(&self) -> JudgeCode {
         match self {
             JevError::Auth { .. } => JudgeCode::ProviderAuth,
-            JevError::BadModel { .. } => JudgeCode::ProviderBadModel,
+            JevError::BadModel { .. } | JevError::NoSuchModel { .. } => JudgeCode::ProviderBadModel,
             JevError::Validation { .. } => JudgeCode::ProviderValidation,
             JevError::RateLimited { .. } => JudgeCode::ProviderRateLimit,
             JevError::Overloaded { .. } => JudgeCode::ProviderOverloaded,
@@ -140,6 +144,25 @@ impl JevError {
             JevError::Config { .. } => JudgeCode::ProviderConfig,
             JevError::InvalidRequest { .. } => JudgeCode::InvalidRequest,
         }
+    }
+}
+
+impl JevError {
+    /// The message with the server named as `backend` names it ("Ollama refused the credentials …").
+    pub fn message_for(&self, backend: super::Backend) -> String {
+        let text = self.to_string();
+        match backend {
+            super::Backend::Jev => text,
+            other => text.replace("Jev", other.label()),
+        }
+    }
+}
+
+fn pull_hint(model: &str, pull: bool) -> String {
+    if pull {
+        format!(" (ollama pull {model})")
+    } else {
+        String::new()
     }
 }
 

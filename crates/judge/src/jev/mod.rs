@@ -13,9 +13,12 @@
 //! Layout: `questions` holds the question wording, `error` the results and errors, `client` the HTTP client
 //! (retries, deadline, concurrency) and `wire` the request and response wire format.
 
+mod backend;
 #[cfg(feature = "http")]
 mod client;
 mod error;
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+mod openai;
 mod questions;
 pub mod ragjev;
 mod slots;
@@ -26,6 +29,7 @@ mod wire;
 #[cfg(all(test, feature = "http"))]
 mod tests;
 
+pub use backend::{Backend, Wire, OLLAMA_MAX_BODY, OLLAMA_MAX_QUESTIONS};
 #[cfg(feature = "http")]
 pub use client::JevClient;
 pub use error::{JevError, PassageJudgment, ValidationIssue};
@@ -78,12 +82,16 @@ pub const USEFUL: &str = "useful";
 // ---------------------------------------------------------------------------------------------------------------
 // Configuration
 
-/// Where Jev is, which key and model to use, and how patiently to wait for it.
+/// Which decision-model server, where, which key and model to use, and how patiently to wait for it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct JevConfig {
-    /// e.g. `https://api.typesafe.ai`; `/v1/systemone` is appended.
+    /// The server and its wire (TypeSafe's Jev by default).
+    pub backend: Backend,
+    /// e.g. `https://api.typesafe.ai`; the backend's path (`/v1/systemone`, `/v1/decisions`) is appended unless the
+    /// URL already ends with it.
     pub base_url: String,
-    /// Sent as a bearer token. Never logged, redacted from `Debug`.
+    /// Sent as a bearer token, and only over HTTPS or to loopback. May be empty for a loopback server (Ollama,
+    /// laya-serve), which then gets no `Authorization` header. Never logged, redacted from `Debug`.
     pub api_key: String,
     /// `jev-latest`, `jev-preview`, or a pinned `jev-1.13.0`.
     pub model: String,
@@ -110,10 +118,16 @@ impl JevConfig {
     /// The defaults (TypeSafe SDK's: 2 retries, 500 ms..5 s backoff, 10 s per attempt, 30 s total; Spring's
     /// concurrency of 4) against the public endpoint.
     pub fn new(api_key: impl Into<String>) -> Self {
+        Self::for_backend(Backend::Jev, api_key)
+    }
+
+    /// The same defaults against `backend`'s default base URL and model.
+    pub fn for_backend(backend: Backend, api_key: impl Into<String>) -> Self {
         JevConfig {
-            base_url: DEFAULT_BASE_URL.to_string(),
+            backend,
+            base_url: backend.default_base_url().to_string(),
             api_key: api_key.into(),
-            model: DEFAULT_MODEL.to_string(),
+            model: backend.default_model().to_string(),
             concurrency: 4,
             attempt_timeout: Duration::from_secs(10),
             deadline: Duration::from_secs(30),
@@ -147,6 +161,7 @@ impl JevConfig {
 impl fmt::Debug for JevConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JevConfig")
+            .field("backend", &self.backend)
             .field("base_url", &self.base_url)
             .field("api_key", &"<redacted>")
             .field("model", &self.model)

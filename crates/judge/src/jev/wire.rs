@@ -28,6 +28,15 @@ pub(super) struct WireQuestion {
     criteria: Option<WireCriteria>,
 }
 
+impl WireQuestion {
+    /// The `true` and `false` criteria, if the question has them.
+    pub(super) fn criteria(&self) -> Option<(&str, &str)> {
+        self.criteria
+            .as_ref()
+            .map(|c| (c.when_true.as_str(), c.when_false.as_str()))
+    }
+}
+
 #[derive(Serialize)]
 struct WireCriteria {
     #[serde(rename = "true")]
@@ -73,7 +82,7 @@ pub(super) fn instructions_value(instructions: &str) -> Value {
     Value::String(instructions.to_string())
 }
 
-fn malformed(message: impl Into<String>) -> JevError {
+pub(super) fn malformed(message: impl Into<String>) -> JevError {
     JevError::Malformed {
         message: message.into(),
     }
@@ -156,7 +165,7 @@ pub(super) fn parse_success(
     })
 }
 
-fn quote_value(value: &Value) -> String {
+pub(super) fn quote_value(value: &Value) -> String {
     truncate(&value.to_string())
 }
 
@@ -167,13 +176,20 @@ fn truncate(text: &str) -> String {
     }
 }
 
-/// The message of an error body `{"detail": {type, message}}`, `{"detail": "..."}` or `{"detail": [...]}`, else the
-/// body itself, shortened.
+/// The message of an error body: Jev's `{"detail": {type, message}}`, `{"detail": "..."}` or `{"detail": [...]}`,
+/// Ollama's `{"error": "..."}` or OpenAI's `{"error": {message, type, param, code}}`; else the body itself, shortened.
 pub(super) fn detail_message(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
-    let detail = serde_json::from_slice::<Value>(body)
-        .ok()
-        .and_then(|v| v.get("detail").cloned());
+    let parsed = serde_json::from_slice::<Value>(body).ok();
+    let detail = parsed.as_ref().and_then(|v| v.get("detail").cloned());
+    if detail.is_none() {
+        if let Some(Value::String(s)) = parsed.as_ref().and_then(|v| v.get("error")) {
+            return truncate(s);
+        }
+        if let Some(message) = parsed.as_ref().and_then(super::openai::error_message) {
+            return truncate(&message);
+        }
+    }
     let message = match detail {
         Some(Value::String(s)) => s,
         Some(Value::Object(o)) => {

@@ -1,4 +1,5 @@
-//! The Jev judge itself: [`JevJudge`] sends one of the [`JevRequest`]s over HTTP (the `http` feature, which the
+//! The decision-model judge itself: [`JevJudge`] sends one of the [`JevRequest`]s over HTTP to the configured
+//! backend (Jev, another System One server, Ollama or OpenAI's Decisions API; the `http` feature, which the
 //! workbench turns on; the crates above the judge build without an HTTP stack).
 
 use super::JevRequest;
@@ -6,7 +7,7 @@ use crate::jev::{self, ragjev, JevError, JudgeQuestion, PassageJudgment};
 use crate::{Error, Judge, Result};
 use std::collections::BTreeMap;
 
-/// TypeSafe's Jev.
+/// A decision model: TypeSafe's Jev by default, or the backend its configuration names.
 pub struct JevJudge {
     client: jev::JevClient,
     request: JevRequest,
@@ -22,7 +23,7 @@ impl JevJudge {
 
     pub fn with_request(config: jev::JevConfig, request: JevRequest) -> Result<Self> {
         Ok(JevJudge {
-            client: jev::JevClient::new(config).map_err(judge_error)?,
+            client: jev::JevClient::new(config.clone()).map_err(|e| judge_error(config.backend, e))?,
             request,
             guidance: None,
         })
@@ -41,6 +42,15 @@ impl JevJudge {
 
     pub fn request(&self) -> JevRequest {
         self.request
+    }
+
+    /// Which judge this is: its backend and request.
+    pub fn identity(&self) -> crate::JudgeName {
+        crate::JudgeName::Decision(self.client.config().backend, self.request)
+    }
+
+    fn error(&self, e: JevError) -> Error {
+        judge_error(self.client.config().backend, e)
     }
 
     /// rag-jev's requests answer only the usefulness question, stored under [`jev::USEFUL`].
@@ -64,13 +74,16 @@ impl JevJudge {
 
     fn rag_jev(&self, query: &str, passages: &[String], questions: &[JudgeQuestion]) -> Vec<Result<PassageJudgment>> {
         if let Err(e) = Self::only_useful(questions) {
-            return crate::every_passage_fails(passages.len(), &judge_error(e));
+            return crate::every_passage_fails(passages.len(), &self.error(e));
         }
         let question = [ragjev::relevant_question(self.guidance.as_deref())];
         self.client
             .judge_batch_with(passages, &question, |text| ragjev::independent_state(query, text))
             .into_iter()
-            .map(|r| r.map(|j| Self::as_useful(j, ragjev::RELEVANT)).map_err(judge_error))
+            .map(|r| {
+                r.map(|j| Self::as_useful(j, ragjev::RELEVANT))
+                    .map_err(|e| self.error(e))
+            })
             .collect()
     }
 
@@ -103,22 +116,22 @@ impl JevJudge {
     }
 }
 
-fn judge_error(e: JevError) -> Error {
+fn judge_error(backend: jev::Backend, e: JevError) -> Error {
     Error::Judge {
         code: e.code(),
-        message: e.to_string(),
+        message: e.message_for(backend),
     }
 }
 
 impl Judge for JevJudge {
     fn name(&self) -> &'static str {
-        self.request.judge_name()
+        self.identity().as_str()
     }
     fn model(&self) -> String {
         self.client.config().model.clone()
     }
     fn prompt_version(&self) -> String {
-        self.request.prompt_version().to_string()
+        self.identity().prompt_version()
     }
     fn calibrated(&self) -> bool {
         true
@@ -139,12 +152,12 @@ impl Judge for JevJudge {
                 .client
                 .judge_batch(query, passages, questions)
                 .into_iter()
-                .map(|r| r.map_err(judge_error))
+                .map(|r| r.map_err(|e| self.error(e)))
                 .collect(),
             JevRequest::RagJev => self.rag_jev(query, passages, questions),
             JevRequest::Contextual => match self.contextual_batch(query, passages, questions) {
                 Ok(all) => all.into_iter().map(Ok).collect(),
-                Err(e) => crate::every_passage_fails(passages.len(), &judge_error(e)),
+                Err(e) => crate::every_passage_fails(passages.len(), &self.error(e)),
             },
         }
     }

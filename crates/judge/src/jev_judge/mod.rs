@@ -24,9 +24,9 @@ pub enum JevRequest {
 }
 
 impl JevRequest {
-    /// The judge's name in traces and caches.
+    /// TypeSafe's Jev judge's name in traces and caches when it sends this request.
     pub fn judge_name(self) -> &'static str {
-        crate::JudgeName::Jev(self).as_str()
+        crate::JudgeName::jev(self).as_str()
     }
 
     /// The prompt version its judgments carry.

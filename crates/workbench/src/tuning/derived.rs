@@ -5,7 +5,8 @@
 //! files. Its runs and its judgment cache stay in its home.
 
 use super::CompareCase;
-use crate::{Error, Result, Workbench, KEY_FILE};
+use crate::judges::JEV_KEY_FILE;
+use crate::{Error, Result, Workbench};
 use ragsift_core::progress::IngestStatus;
 use ragsift_core::CancelToken;
 use ragsift_pipeline::join::Candidate;
@@ -87,7 +88,7 @@ impl Workbench {
         settings.save(&dir)?;
         // The judge key is the library's own, read where it is stored: never copied. A copy an older version
         // made is removed.
-        let copy = dir.join(KEY_FILE);
+        let copy = dir.join(JEV_KEY_FILE);
         match std::fs::remove_file(&copy) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&copy, e)),
             _ => {}
