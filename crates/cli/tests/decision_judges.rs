@@ -1,0 +1,216 @@
+//! `ragsift ask` with each decision-model backend, against stand-in servers on loopback: the trace names the
+//! backend and the model, every probability round-trips exactly, a refusal stays not assessed, and the judgment
+//! cache keeps each model's answers apart.
+
+mod common;
+
+use common::{ragsift, repo};
+use ragsift_test_support::decision::{self, probability};
+use serde_json::Value;
+use std::process::Command;
+
+const QUESTION: &str = "How long is the battery warranty?";
+
+fn run_json(cmd: &mut Command) -> (i32, Value, String) {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    (
+        out.status.code().unwrap_or(-1),
+        serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stderr,
+    )
+}
+
+fn ingested_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let (code, _, err) = run_json(
+        ragsift(home.path())
+            .arg("ingest")
+            .arg(repo().join("fixtures/pdf/multipage.pdf")),
+    );
+    assert_eq!(code, 0, "{err}");
+    home
+}
+
+/// Every (question → probability) the server answered, by the text of the state it was sent.
+fn answered(requests: &[ragsift_test_support::http::Request], state_key: &str) -> Vec<Value> {
+    requests
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| {
+            let body = r.json();
+            let state = match &body[state_key] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let keys: Vec<String> = match &body["questions"] {
+                Value::Object(q) => q.keys().cloned().collect(),
+                Value::Array(q) => q.iter().map(|q| q["name"].as_str().unwrap().to_string()).collect(),
+                _ => Vec::new(),
+            };
+            keys.iter()
+                .map(|k| (k.clone(), Value::from(probability(&state, k))))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        })
+        .collect()
+}
+
+fn ask(home: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Value {
+    let mut cmd = ragsift(home);
+    cmd.args(["ask", QUESTION, "--max-tokens", "8", "--json"]).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (code, v, err) = run_json(&mut cmd);
+    assert_eq!(code, 0, "{err}");
+    v
+}
+
+#[test]
+fn ask_with_ollama_names_it_and_keeps_each_models_answers_apart() {
+    let server = decision::ollama(&["d1-omni:600m", "nimble:350m"]);
+    let home = ingested_home();
+    let url = format!("{}/v1/systemone", server.url);
+    let flags = [
+        "--judge",
+        "ollama",
+        "--judge-url",
+        url.as_str(),
+        "--judge-model",
+        "d1-omni:600m",
+    ];
+    let v = ask(home.path(), &flags, &[]);
+    assert_eq!(v["judge"]["judge"], "ollama", "{}", v["judge"]);
+    assert_eq!(v["judge"]["model"], "d1-omni:600m");
+    assert_eq!(v["judge"]["status"], "judged", "{}", v["judge"]);
+    let requests = server.requests();
+    assert!(!requests.is_empty());
+    assert!(requests
+        .iter()
+        .all(|r| r.path == "/v1/systemone" && r.header("authorization").is_none()));
+    // Every stored probability is exactly one the server gave for that passage.
+    let given = answered(&requests, "state");
+    let judgments = v["judge"]["judgments"].as_array().unwrap();
+    assert_eq!(judgments.len(), given.len());
+    for j in judgments {
+        assert!(
+            given.contains(&j["answers"]),
+            "{} was not answered by the server",
+            j["answers"]
+        );
+    }
+    // The same question again: all from the cache.
+    let again = ask(home.path(), &flags, &[]);
+    assert_eq!(server.requests().len(), requests.len(), "the cache answered");
+    assert_eq!(again["judge"]["fresh_passages"], 0);
+    // Another model never satisfies a lookup for this one.
+    let other = [
+        "--judge",
+        "ollama",
+        "--judge-url",
+        url.as_str(),
+        "--judge-model",
+        "nimble:350m",
+    ];
+    let third = ask(home.path(), &other, &[]);
+    assert_eq!(third["judge"]["model"], "nimble:350m");
+    assert_eq!(third["judge"]["cached_passages"], 0, "{}", third["judge"]);
+    assert!(server.requests().len() > requests.len());
+}
+
+#[test]
+fn ask_with_an_unpulled_ollama_model_says_how_to_pull_it() {
+    let server = decision::ollama(&["nimble:350m"]);
+    let home = ingested_home();
+    let flags = [
+        "--judge",
+        "ollama",
+        "--judge-url",
+        server.url.as_str(),
+        "--judge-model",
+        "d1-omni:600m",
+    ];
+    let v = ask(home.path(), &flags, &[]);
+    // Spring's fail-open: the passages stay, unscreened, with the reason.
+    assert_eq!(v["judge"]["error_code"], "provider_bad_model", "{}", v["judge"]);
+    let error = v["judge"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("the server has no model d1-omni:600m (ollama pull d1-omni:600m)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn ask_with_openai_keeps_a_refusal_not_assessed() {
+    let server = decision::openai("sk-from-env", "contains_answer_evidence", 0);
+    let home = ingested_home();
+    let flags = [
+        "--judge",
+        "openai",
+        "--judge-url",
+        server.url.as_str(),
+        "--judge-key-env",
+        "MY_DECISIONS_KEY",
+    ];
+    let v = ask(home.path(), &flags, &[("MY_DECISIONS_KEY", "sk-from-env")]);
+    assert_eq!(v["judge"]["judge"], "openai", "{}", v["judge"]);
+    assert_eq!(v["judge"]["model"], "gpt-6-luna");
+    assert!(v["judge"]["prompt_version"]
+        .as_str()
+        .unwrap()
+        .ends_with("openai-predicate-v1"));
+    let requests = server.requests();
+    assert!(requests
+        .iter()
+        .all(|r| r.path == "/v1/decisions" && r.header("authorization") == Some("Bearer sk-from-env")));
+    let given = answered(&requests, "input");
+    for j in v["judge"]["judgments"].as_array().unwrap() {
+        assert!(
+            j["answers"].get("contains_answer_evidence").is_none(),
+            "refused, so not assessed: {j}"
+        );
+        let mut expected = given
+            .iter()
+            .find(|g| g["is_relevant"] == j["answers"]["is_relevant"])
+            .unwrap()
+            .clone();
+        expected.as_object_mut().unwrap().remove("contains_answer_evidence");
+        assert_eq!(j["answers"], expected);
+    }
+    // Without the key, a server on this machine is asked without one, and its 401 is said in plain words.
+    let before = server.requests().len();
+    let mut cmd = ragsift(home.path());
+    cmd.args(["ask", "What does the warranty cover?", "--max-tokens", "8", "--strict"])
+        .args(flags)
+        .env_remove("MY_DECISIONS_KEY");
+    let (code, _, err) = run_json(&mut cmd);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("OpenAI's Decisions API refused the credentials (HTTP 401)"),
+        "{err}"
+    );
+    assert!(server.requests()[before..]
+        .iter()
+        .all(|r| r.header("authorization").is_none()));
+    // Off this machine a key is required: the error names the variable, and nothing is sent.
+    let remote = [
+        "--judge",
+        "openai",
+        "--judge-url",
+        "https://decisions.example.invalid",
+        "--judge-key-env",
+        "MY_DECISIONS_KEY",
+    ];
+    let mut cmd = ragsift(home.path());
+    cmd.args(["ask", QUESTION, "--max-tokens", "8"])
+        .args(remote)
+        .env_remove("MY_DECISIONS_KEY");
+    let (code, _, err) = run_json(&mut cmd);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("needs an API key") && err.contains("MY_DECISIONS_KEY"),
+        "{err}"
+    );
+}
