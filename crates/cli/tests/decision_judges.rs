@@ -214,3 +214,76 @@ fn ask_with_openai_keeps_a_refusal_not_assessed() {
         "{err}"
     );
 }
+
+/// `serve`'s `/v1/select` judged by Ollama or OpenAI: `models` names the model that answered, and the decisions are
+/// rag-jev's, from the stand-in's exact probabilities.
+#[test]
+fn serve_selects_with_ollama_and_openai() {
+    let ollama = decision::ollama(&["d1-omni:600m"]);
+    let openai = decision::openai("sk-serve", "", 0);
+    let request = serde_json::json!({
+        "query": "Which port does the service listen on?",
+        "mode": "rerank",
+        "documents": [
+            {"id": "a", "text": "The service listens on port 8000 unless PORT is set."},
+            {"id": "b", "text": "Orders ship within five business days."},
+            {"id": "c", "text": "Set PORT to change the port."}
+        ]
+    });
+    let cases = [
+        ("ollama", ollama.url.as_str(), "d1-omni:600m", "d1-omni:600m"),
+        ("openai", openai.url.as_str(), "gpt-6-luna", "gpt-6-luna-2026-10-01"),
+    ];
+    for (judge, url, model, answered_by) in cases {
+        let home = std::sync::Arc::new(tempfile::tempdir().unwrap());
+        let service = common::service::serve_judged(
+            home,
+            judge,
+            "http://127.0.0.1:9",
+            &[("OPENAI_API_KEY", "sk-serve")],
+            &["--judge-url", url, "--judge-model", model],
+        );
+        let response = common::service::client()
+            .post(format!("{}/v1/select", service.url))
+            .header("content-type", "application/json")
+            .body(request.to_string())
+            .send()
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let v: Value = response.json().unwrap();
+        assert_eq!(v["status"], "applied", "{judge}: {v}\n{}", service.log());
+        assert_eq!(v["models"], serde_json::json!([answered_by]), "{judge}");
+        // Each relevance is exactly what the stand-in answered, and rerank orders them descending.
+        let server = if judge == "ollama" { &ollama } else { &openai };
+        let state_key = if judge == "ollama" { "state" } else { "input" };
+        let given: Vec<f64> = answered(&server.requests(), state_key)
+            .iter()
+            .flat_map(|g| {
+                g.as_object()
+                    .unwrap()
+                    .values()
+                    .map(|p| p.as_f64().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let scores: Vec<f64> = (v["decisions"].as_array().unwrap().iter())
+            .filter(|d| d["returned"] == true)
+            .map(|d| d["relevance"].as_f64().unwrap())
+            .collect();
+        assert_eq!(scores.len(), 3, "{v}");
+        assert!(
+            scores.iter().all(|s| given.contains(s)),
+            "{judge}: {scores:?} not among {given:?}"
+        );
+        let relevance = |id: &str| {
+            (v["decisions"].as_array().unwrap().iter())
+                .find(|d| d["id"] == id)
+                .and_then(|d| d["relevance"].as_f64())
+                .unwrap()
+        };
+        let order: Vec<f64> = (v["documents"].as_array().unwrap().iter())
+            .map(|d| relevance(d["id"].as_str().unwrap()))
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] >= w[1]), "{judge}: {order:?}");
+    }
+}
