@@ -224,6 +224,20 @@ pub async fn set_judge_key(wb: Wb<'_>, key: Option<String>) -> Result<JudgeInfo>
     blocking(&wb, move |wb| wb.set_judge_key(key.as_deref())).await
 }
 
+/// Every judge Settings offers, with its defaults.
+#[tauri::command]
+#[specta::specta]
+pub fn judge_choices() -> Vec<ragsift_workbench::JudgeChoice> {
+    ragsift_workbench::judge_choices()
+}
+
+/// One small call to the decision model `judge` describes (not saved): Settings' *Test connection*.
+#[tauri::command]
+#[specta::specta]
+pub async fn test_judge(wb: Wb<'_>, judge: ragsift_workbench::JudgeSettings) -> Result<ragsift_workbench::JudgeProbe> {
+    blocking(&wb, move |wb| wb.test_judge(&judge)).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn save_default_policy(wb: Wb<'_>, options: PolicyOptions) -> Result<Settings> {

@@ -66,6 +66,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::clear_judgment_cache,
             commands::save_settings,
             commands::set_judge_key,
+            commands::judge_choices,
+            commands::test_judge,
             commands::save_default_policy,
             commands::evaluate,
             commands::import_candidates,

@@ -29,6 +29,60 @@ pub struct JudgeFlags {
     pub key_env: Option<String>,
 }
 
+/// One judge Settings offers, with what it uses when a field is left empty: the one list the UI and the CLI's
+/// help share.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct JudgeChoice {
+    pub kind: JudgeKind,
+    /// "Ollama (local decision model)".
+    pub label: String,
+    /// What it is and what it needs, in one line.
+    pub hint: String,
+    /// Whether it is a decision model (base URL, model and key apply).
+    pub decision: bool,
+    pub default_base_url: Option<String>,
+    pub default_model: Option<String>,
+    pub default_key_env: Option<String>,
+}
+
+/// Every judge kind Settings offers, in order.
+pub fn judge_choices() -> Vec<JudgeChoice> {
+    JudgeKind::ALL
+        .into_iter()
+        .map(|kind| {
+            let (label, hint) = match kind {
+                JudgeKind::Auto => ("auto", "Jev when a key is set, else the local judge"),
+                JudgeKind::Jev => ("Jev (TypeSafe)", "TypeSafe's System One API; needs a key"),
+                JudgeKind::SystemOne => (
+                    "System One server",
+                    "laya-serve, llmman or a gateway at its base URL; no key needed on this machine",
+                ),
+                JudgeKind::Ollama => (
+                    "Ollama (local decision model)",
+                    "Ollama 0.35+ with a decision model, e.g. `ollama pull d1-omni:600m`; no key",
+                ),
+                JudgeKind::OpenAi => (
+                    "OpenAI Decisions API",
+                    "gpt-6-luna; key in OPENAI_API_KEY or stored here",
+                ),
+                JudgeKind::Local => ("local model", "the offline judge: measured signals and a fitted model"),
+                JudgeKind::None => ("none (no filtering)", "every retrieved passage goes to the prompt"),
+            };
+            let backend = kind.backend();
+            JudgeChoice {
+                kind,
+                label: label.into(),
+                hint: hint.into(),
+                decision: backend.is_some(),
+                default_base_url: backend.map(|b| b.default_base_url().to_string()),
+                default_model: backend.map(|b| b.default_model().to_string()),
+                default_key_env: backend.map(|b| b.default_key_env().to_string()),
+            }
+        })
+        .collect()
+}
+
 /// What one small call to a decision model answered: shown under Settings' *Test connection*.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -61,11 +115,15 @@ impl Workbench {
     /// belong to the kind they were saved for), the environment and the backend's defaults; an error that says what
     /// is missing when it cannot be used.
     pub(crate) fn decision_config(&self, kind: JudgeKind) -> Result<JevConfig> {
+        self.decision_config_with(kind, &self.settings().judge)
+    }
+
+    /// [`Workbench::decision_config`] with these judge settings instead of the saved ones.
+    fn decision_config_with(&self, kind: JudgeKind, saved: &JudgeSettings) -> Result<JevConfig> {
         let kind = self.resolve_judge(kind)?;
         let backend = kind
             .backend()
             .ok_or_else(|| Error::Invalid(format!("the {} judge is not a decision model", kind.as_str())))?;
-        let saved = self.settings().judge;
         let flags = self.judge_flags.read().unwrap_or_else(|e| e.into_inner()).clone();
         let own = saved.kind == kind || (saved.kind == JudgeKind::Auto && kind == JudgeKind::Jev);
         let setting = |flag: &Option<String>, value: &Option<String>| {
@@ -105,11 +163,7 @@ impl Workbench {
     /// Makes one small call to the decision model `judge` describes (not saved) and says what it answered, or
     /// why it failed, in plain words: Settings' *Test connection*.
     pub fn test_judge(&self, judge: &JudgeSettings) -> Result<JudgeProbe> {
-        let previous = self.settings().judge;
-        self.use_judge(judge.clone());
-        let config = self.decision_config(judge.kind);
-        self.use_judge(previous);
-        let mut config = config?;
+        let mut config = self.decision_config_with(judge.kind, judge)?;
         config.deadline = std::time::Duration::from_secs(20);
         config.max_retries = 0;
         let endpoint = config.backend.endpoint(&config.base_url);

@@ -36,7 +36,7 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use first_run::{FirstRun, Suggestion, SuggestionKind, SuggestionOpens};
 pub use jobs::Jobs;
-pub use judges::{JudgeFlags, JudgeProbe};
+pub use judges::{judge_choices, JudgeChoice, JudgeFlags, JudgeProbe};
 pub use page::{PageChunk, PageView};
 pub use serve_status::{policy_snippets, write_serve_status, ServeSnippet, ServeStatus};
 pub use served::{ProxiedPassage, Retention, ServeBounds};
