@@ -95,6 +95,10 @@ export const api = {
   checkSettings: (settings: Settings) => unwrap<T.FieldProblem[]>(() => commands.checkSettings(settings)),
   saveSettings: (settings: Settings) => unwrap<T.Settings>(() => commands.saveSettings(settings)),
   setJudgeKey: (key: string | null) => unwrap<T.JudgeInfo>(() => commands.setJudgeKey(key)),
+  /** Every judge Settings offers, with its defaults (the list lives in Rust). */
+  judgeChoices: () => commands.judgeChoices(),
+  /** One small call to the decision model these settings describe (not saved). */
+  testJudge: (judge: T.JudgeSettings) => unwrap<T.JudgeProbe>(() => commands.testJudge(judge)),
   saveDefaultPolicy: (options: PolicyOptions) => unwrap<T.Settings>(() => commands.saveDefaultPolicy(options)),
   evaluate: (request: EvalRequest, job: string) => unwrap<T.EvalView>(() => commands.evaluate(request, job)),
   importCandidates: (json: string, judge: T.JudgeKind) => unwrap<T.Trace>(() => commands.importCandidates(json, judge)),

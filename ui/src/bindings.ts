@@ -48,6 +48,10 @@ export const commands = {
 	clearJudgmentCache: () => typedError<number, IpcError>(__TAURI_INVOKE("clear_judgment_cache")),
 	saveSettings: (settings: Settings_Deserialize) => typedError<Settings_Serialize, IpcError>(__TAURI_INVOKE("save_settings", { settings })),
 	setJudgeKey: (key: string | null) => typedError<JudgeInfo_Serialize, IpcError>(__TAURI_INVOKE("set_judge_key", { key })),
+	/**  Every judge Settings offers, with its defaults. */
+	judgeChoices: () => __TAURI_INVOKE<JudgeChoice_Serialize[]>("judge_choices"),
+	/**  One small call to the decision model `judge` describes (not saved): Settings' *Test connection*. */
+	testJudge: (judge: JudgeSettings_Deserialize) => typedError<JudgeProbe_Serialize, IpcError>(__TAURI_INVOKE("test_judge", { judge })),
 	saveDefaultPolicy: (options: PolicyOptions_Deserialize) => typedError<Settings_Serialize, IpcError>(__TAURI_INVOKE("save_default_policy", { options })),
 	evaluate: (request: EvalRequest_Deserialize, job: string) => typedError<EvalView_Serialize, IpcError>(__TAURI_INVOKE("evaluate", { request, job })),
 	/**  Another retriever's candidates (rag-jev's request or one eval case, pasted) judged and stored as a run. */
@@ -127,10 +131,16 @@ export type AnsweredBy =
 /**  Not answered: imported candidates are judged and selected, and answered only when regenerated. */
 "not_answered";
 
-/**  What the app shows about itself and its set-up. */
+/**
+ *  The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
+ *  What the app shows about itself and its set-up.
+ */
 export type AppInfo = AppInfo_Serialize | AppInfo_Deserialize;
 
-/**  What the app shows about itself and its set-up. */
+/**
+ *  The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
+ *  What the app shows about itself and its set-up.
+ */
 export type AppInfo_Deserialize = {
 	version: string,
 	home: string,
@@ -147,7 +157,10 @@ export type AppInfo_Deserialize = {
 	problems: string[],
 };
 
-/**  What the app shows about itself and its set-up. */
+/**
+ *  The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
+ *  What the app shows about itself and its set-up.
+ */
 export type AppInfo_Serialize = {
 	version: string,
 	home: string,
@@ -1364,6 +1377,46 @@ export type JudgeCalibrationReport_Serialize = {
 };
 
 /**
+ *  One judge Settings offers, with what it uses when a field is left empty: the one list the UI and the CLI's
+ *  help share.
+ */
+export type JudgeChoice = JudgeChoice_Serialize | JudgeChoice_Deserialize;
+
+/**
+ *  One judge Settings offers, with what it uses when a field is left empty: the one list the UI and the CLI's
+ *  help share.
+ */
+export type JudgeChoice_Deserialize = {
+	kind: JudgeKind,
+	/**  "Ollama (local decision model)". */
+	label: string,
+	/**  What it is and what it needs, in one line. */
+	hint: string,
+	/**  Whether it is a decision model (base URL, model and key apply). */
+	decision: boolean,
+	default_base_url?: string | null,
+	default_model?: string | null,
+	default_key_env?: string | null,
+};
+
+/**
+ *  One judge Settings offers, with what it uses when a field is left empty: the one list the UI and the CLI's
+ *  help share.
+ */
+export type JudgeChoice_Serialize = {
+	kind: JudgeKind,
+	/**  "Ollama (local decision model)". */
+	label: string,
+	/**  What it is and what it needs, in one line. */
+	hint: string,
+	/**  Whether it is a decision model (base URL, model and key apply). */
+	decision: boolean,
+	default_base_url: string | null,
+	default_model: string | null,
+	default_key_env: string | null,
+};
+
+/**
  *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
  *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
  */
@@ -1442,12 +1495,24 @@ export type JudgeInfo_Serialize = {
 	not_assessed: string[],
 };
 
-/**  Which judge scores retrieved passages. */
+/**
+ *  Which judge scores retrieved passages (Spring AI 2.1's `spring.ai.model.decision` values, with `jev`, `local`
+ *  and `auto`).
+ */
 export type JudgeKind = 
 /**  Jev when a key is stored or in `TYPESAFE_API_KEY`, else the local judge. */
 "auto" | 
 /**  TypeSafe's Jev (System One API). */
 "jev" | 
+/**
+ *  Any System One server (laya-serve, llmman, a gateway) at the configured base URL; the key is optional on
+ *  loopback.
+ */
+"systemone" | 
+/**  Ollama 0.35+ with a local decision model (`d1-omni:600m`), on its System One endpoint; no key. */
+"ollama" | 
+/**  OpenAI's Decisions API (`gpt-6-luna`), key in `OPENAI_API_KEY`. */
+"openai" | 
 /**  The offline judge: measured signals and a fitted, calibrated model. */
 "local" | 
 /**  No judge: every retrieved passage goes to the prompt. */
@@ -1499,6 +1564,31 @@ export type JudgeOutcome_Serialize = {
 	defaults: JudgeDefaults_Serialize,
 };
 
+/**  What one small call to a decision model answered: shown under Settings' *Test connection*. */
+export type JudgeProbe = JudgeProbe_Serialize | JudgeProbe_Deserialize;
+
+/**  What one small call to a decision model answered: shown under Settings' *Test connection*. */
+export type JudgeProbe_Deserialize = {
+	/**  `ollama · d1-omni:600m`: the backend and the model that answered. */
+	judge: string,
+	/**  The endpoint called. */
+	endpoint: string,
+	/**  The probability it gave that a passage about the question is relevant (a sanity check, near 1). */
+	relevant?: number | null,
+	latency_ms: number,
+};
+
+/**  What one small call to a decision model answered: shown under Settings' *Test connection*. */
+export type JudgeProbe_Serialize = {
+	/**  `ollama · d1-omni:600m`: the backend and the model that answered. */
+	judge: string,
+	/**  The endpoint called. */
+	endpoint: string,
+	/**  The probability it gave that a passage about the question is relevant (a sanity check, near 1). */
+	relevant: number | null,
+	latency_ms: number,
+};
+
 /**  One judge's calibration, as reported. */
 export type JudgeReport = JudgeReport_Serialize | JudgeReport_Deserialize;
 
@@ -1524,29 +1614,62 @@ export type JudgeReport_Serialize = {
 	questions: { [key in string]: QuestionCalibration_Serialize },
 };
 
-/**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
+/**
+ *  The judge: a decision model (TypeSafe's Jev when a key is available under `auto`, another System One server,
+ *  Ollama or OpenAI), or the offline local judge.
+ */
 export type JudgeSettings = JudgeSettings_Serialize | JudgeSettings_Deserialize;
 
-/**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
+/**
+ *  The judge: a decision model (TypeSafe's Jev when a key is available under `auto`, another System One server,
+ *  Ollama or OpenAI), or the offline local judge.
+ */
 export type JudgeSettings_Deserialize = {
 	/**  Which judge; `auto` picks Jev when a key is available, else local. */
 	kind?: JudgeKind,
-	/**  Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API. */
+	/**
+	 *  The decision model's base URL, with or without its path (`/v1/systemone`, `/v1/decisions`); default: for
+	 *  Jev and System One `$TYPESAFE_BASE_URL` or the public API, for Ollama `http://localhost:11434`, for OpenAI
+	 *  `https://api.openai.com`.
+	 */
 	base_url?: string | null,
-	/**  Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`. */
+	/**
+	 *  The decision model; default: `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`, Ollama's `d1-omni:600m`, OpenAI's
+	 *  `gpt-6-luna`.
+	 */
 	model?: string | null,
+	/**
+	 *  The environment variable holding the key when none is stored; default `TYPESAFE_API_KEY`,
+	 *  `OLLAMA_API_KEY` or `OPENAI_API_KEY` by backend. A loopback server needs no key.
+	 */
+	key_env?: string | null,
 	/**  What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring. */
 	request?: JevRequest,
 };
 
-/**  The judge: TypeSafe's Jev when a key is available (`auto`), or the offline local judge. */
+/**
+ *  The judge: a decision model (TypeSafe's Jev when a key is available under `auto`, another System One server,
+ *  Ollama or OpenAI), or the offline local judge.
+ */
 export type JudgeSettings_Serialize = {
 	/**  Which judge; `auto` picks Jev when a key is available, else local. */
 	kind: JudgeKind,
-	/**  Jev endpoint; default `$TYPESAFE_BASE_URL` or the public API. */
+	/**
+	 *  The decision model's base URL, with or without its path (`/v1/systemone`, `/v1/decisions`); default: for
+	 *  Jev and System One `$TYPESAFE_BASE_URL` or the public API, for Ollama `http://localhost:11434`, for OpenAI
+	 *  `https://api.openai.com`.
+	 */
 	base_url: string | null,
-	/**  Jev model; default `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`. */
+	/**
+	 *  The decision model; default: `$TYPESAFE_DEFAULT_MODEL` or `jev-latest`, Ollama's `d1-omni:600m`, OpenAI's
+	 *  `gpt-6-luna`.
+	 */
 	model: string | null,
+	/**
+	 *  The environment variable holding the key when none is stored; default `TYPESAFE_API_KEY`,
+	 *  `OLLAMA_API_KEY` or `OPENAI_API_KEY` by backend. A loopback server needs no key.
+	 */
+	key_env: string | null,
 	/**  What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring. */
 	request: JevRequest,
 };

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import type { ChatBackend, JevRequest, JudgeInfo, SearchMode, Settings as S } from "../api";
+import type { ChatBackend, JevRequest, JudgeChoice, JudgeInfo, JudgeProbe, SearchMode, Settings as S } from "../api";
 import { Banner, ErrorBanner } from "../components/common";
 import { appInfo, refreshAppInfo } from "../state";
 
@@ -45,15 +45,19 @@ export function Settings() {
   const [cleared, setCleared] = useState<number | null>(null);
   const [key, setKey] = useState("");
   const [judge, setJudge] = useState<JudgeInfo | null>(null);
+  const [choices, setChoices] = useState<JudgeChoice[]>([]);
+  const [probe, setProbe] = useState<{ ok: JudgeProbe } | { error: string } | "testing" | null>(null);
 
   useEffect(() => {
     api.settings().then(setS, setError);
+    api.judgeChoices().then(setChoices, setError);
     void refreshAppInfo();
   }, []);
   useEffect(() => { if (appInfo.value) setJudge(appInfo.value.judge); }, [appInfo.value]);
 
   if (!s) return <section class="view view-settings" data-testid="view-settings" aria-label="Settings"><h1>Settings</h1><ErrorBanner error={error} /></section>;
 
+  const choice = choices.find((c) => c.kind === s.judge.kind);
   const set = (f: (d: S) => void) => {
     const d: S = structuredClone(s);
     f(d);
@@ -83,6 +87,14 @@ export function Settings() {
       setError(err);
     }
   };
+  const testConnection = async () => {
+    setProbe("testing");
+    try {
+      setProbe({ ok: await api.testJudge(s.judge) });
+    } catch (err) {
+      setProbe({ error: err instanceof Error ? err.message : String((err as { message?: string })?.message ?? err) });
+    }
+  };
   const saveKey = async (k: string | null) => {
     try {
       setJudge(await api.setJudgeKey(k));
@@ -107,24 +119,49 @@ export function Settings() {
       <form class="settings-form" onSubmit={save} noValidate>
         <fieldset class="panel">
           <legend>Judge</legend>
-          <Field label="Judge" name="judge.kind" errors={errors} hint="auto: Jev when a key is set, else the local model">
-            <select {...a("judge.kind")} class="input" value={s.judge.kind} onChange={(e) => set((d) => (d.judge.kind = str(e) as S["judge"]["kind"]))}>
-              <option value="auto">auto</option><option value="jev">Jev</option><option value="local">local model</option><option value="none">none (no filtering)</option>
+          <Field label="Judge" name="judge.kind" errors={errors} hint={choice?.hint ?? ""}>
+            <select {...a("judge.kind")} class="input" data-testid="judge-kind" value={s.judge.kind}
+              onChange={(e) => set((d) => {
+                const kind = str(e) as S["judge"]["kind"];
+                // Base URL, model and key variable belong to the judge they were set for.
+                if (kind !== d.judge.kind) { d.judge.base_url = null; d.judge.model = null; d.judge.key_env = null; }
+                d.judge.kind = kind;
+                setProbe(null);
+              })}>
+              {choices.map((c) => <option key={c.kind} value={c.kind}>{c.label}</option>)}
             </select>
           </Field>
-          <Field label="Jev base URL" name="judge.base_url" errors={errors}>
-            <input {...a("judge.base_url")} class="input" value={s.judge.base_url ?? ""} placeholder="https://…" onInput={(e) => set((d) => (d.judge.base_url = opt(e)))} />
-          </Field>
-          <Field label="Jev model" name="judge.model" errors={errors} hint="empty: the server's default">
-            <input {...a("judge.model")} class="input" value={s.judge.model ?? ""} onInput={(e) => set((d) => (d.judge.model = opt(e)))} />
-          </Field>
-          <Field label="Jev request" name="judge.request" errors={errors} hint="spring: the four filter questions and usefulness; rag-jev and contextual: rag-jev's own requests (usefulness only)">
+          {(choice?.decision ?? false) && <>
+            <Field label="Base URL" name="judge.base_url" errors={errors} hint="with or without /v1/systemone or /v1/decisions">
+              <input {...a("judge.base_url")} class="input" data-testid="judge-base-url" value={s.judge.base_url ?? ""} placeholder={choice?.default_base_url ?? "https://…"} onInput={(e) => set((d) => (d.judge.base_url = opt(e)))} />
+            </Field>
+            <Field label="Model" name="judge.model" errors={errors} hint={`empty: ${choice?.default_model ?? "the server's default"}`}>
+              <input {...a("judge.model")} class="input" data-testid="judge-model" value={s.judge.model ?? ""} placeholder={choice?.default_model ?? ""} onInput={(e) => set((d) => (d.judge.model = opt(e)))} />
+            </Field>
+            <Field label="Key variable" name="judge.key_env" errors={errors} hint="the environment variable read when no key is stored; a server on this machine needs none">
+              <input {...a("judge.key_env")} class="input" value={s.judge.key_env ?? ""} placeholder={choice?.default_key_env ?? ""} onInput={(e) => set((d) => (d.judge.key_env = opt(e)))} />
+            </Field>
+            <div class="field">
+              <label for="f-judge-test">Connection</label>
+              <div class="inline">
+                <button type="button" id="f-judge-test" class="btn" data-testid="judge-test" disabled={probe === "testing"} onClick={testConnection}>Test connection</button>
+                {probe === "testing" && <span class="muted" role="status">Asking the judge…</span>}
+                {probe && probe !== "testing" && "ok" in probe && (
+                  <span role="status" data-testid="judge-test-ok">{probe.ok.judge} answered in {Math.round(probe.ok.latency_ms)} ms
+                    {probe.ok.relevant != null ? ` (relevance ${probe.ok.relevant.toFixed(2)} on a sample passage)` : " (its answer was not assessed)"}</span>
+                )}
+                {probe && probe !== "testing" && "error" in probe && <span class="field-msg" role="alert" data-testid="judge-test-error">{probe.error}</span>}
+              </div>
+              <span class="field-hint muted">One small call with the settings above (not saved).</span>
+            </div>
+          </>}
+          <Field label="Request" name="judge.request" errors={errors} hint="spring: the four filter questions and usefulness; rag-jev and contextual: rag-jev's own requests (usefulness only)">
             <select {...a("judge.request")} class="input" value={s.judge.request ?? "spring"} onChange={(e) => set((d) => (d.judge.request = str(e) as JevRequest))}>
               <option value="spring">Spring's questions, per passage</option><option value="rag-jev">rag-jev's request, per passage</option><option value="contextual">contextual: all passages in one request</option>
             </select>
           </Field>
           <div class="field">
-            <label for="f-judge-key">Jev API key</label>
+            <label for="f-judge-key">API key</label>
             <div class="inline">
               <input id="f-judge-key" class="input" type="password" autocomplete="off" value={key} placeholder={judge?.key_set ? "a key is set (hidden)" : "no key set"}
                 onInput={(e) => setKey(str(e))} data-testid="judge-key" />

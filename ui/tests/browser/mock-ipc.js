@@ -295,6 +295,19 @@
     clear_judgment_cache: () => 42,
     save_settings: (a) => { window.__MOCK_SAVED_SETTINGS__ = a.settings; return a.settings; },
     set_judge_key: (a) => ({ ...judgeInfo, key_set: a.key != null }),
+    judge_choices: () => [
+      { kind: "auto", label: "auto", hint: "Jev when a key is set, else the local judge", decision: false, default_base_url: null, default_model: null, default_key_env: null },
+      { kind: "jev", label: "Jev (TypeSafe)", hint: "TypeSafe's System One API; needs a key", decision: true, default_base_url: "https://api.typesafe.ai", default_model: "jev-latest", default_key_env: "TYPESAFE_API_KEY" },
+      { kind: "systemone", label: "System One server", hint: "laya-serve, llmman or a gateway", decision: true, default_base_url: "https://api.typesafe.ai", default_model: "jev-latest", default_key_env: "TYPESAFE_API_KEY" },
+      { kind: "ollama", label: "Ollama (local decision model)", hint: "Ollama 0.35+ with a decision model", decision: true, default_base_url: "http://localhost:11434", default_model: "d1-omni:600m", default_key_env: "OLLAMA_API_KEY" },
+      { kind: "openai", label: "OpenAI Decisions API", hint: "gpt-6-luna", decision: true, default_base_url: "https://api.openai.com", default_model: "gpt-6-luna", default_key_env: "OPENAI_API_KEY" },
+      { kind: "local", label: "local model", hint: "the offline judge", decision: false, default_base_url: null, default_model: null, default_key_env: null },
+      { kind: "none", label: "none (no filtering)", hint: "every retrieved passage goes to the prompt", decision: false, default_base_url: null, default_model: null, default_key_env: null },
+    ],
+    test_judge: (a) => {
+      if ((a.judge.model ?? "d1-omni:600m") !== "d1-omni:600m") throw { code: "judge", message: `the server has no model ${a.judge.model} (ollama pull ${a.judge.model})` };
+      return { judge: `${a.judge.kind} · ${a.judge.model ?? "d1-omni:600m"}`, endpoint: "http://localhost:11434/v1/systemone", relevant: 0.93, latency_ms: 41 };
+    },
     save_default_policy: () => settings,
     runs: () => runsList,
     run: (a) => { const t = runsById()[a.id]; if (t) return t; throw { code: "not_found", message: `no run '${a.id}'` }; },

@@ -300,6 +300,22 @@ try {
       await page.click('[data-testid="clear-judgment-cache"]');
       const note = await page.locator('[data-testid="cache-cleared"]').textContent();
       check(note.includes("42"), `clearing the judgment cache says how many answers went (${note})`);
+      // The judges come from Rust's list; a decision model shows its URL, model and key fields and can be tested.
+      const kinds = await page.locator('[data-testid="judge-kind"] option').evaluateAll((os) => os.map((o) => o.value));
+      check(kinds.join(",") === "auto,jev,systemone,ollama,openai,local,none", `every judge is offered (${kinds})`);
+      await page.selectOption('[data-testid="judge-kind"]', "ollama");
+      const placeholder = await page.getAttribute('[data-testid="judge-base-url"]', "placeholder");
+      check(placeholder === "http://localhost:11434", `Ollama's default URL is shown (${placeholder})`);
+      await page.click('[data-testid="judge-test"]');
+      const ok = await page.locator('[data-testid="judge-test-ok"]').textContent();
+      check(ok.includes("ollama · d1-omni:600m") && ok.includes("0.93"), `Test connection shows the model's answer (${ok})`);
+      await page.fill('[data-testid="judge-model"]', "nimble:350m");
+      await page.click('[data-testid="judge-test"]');
+      const failed = await page.locator('[data-testid="judge-test-error"]').textContent();
+      check(failed.includes("ollama pull nimble:350m"), `Test connection says why not, in plain words (${failed})`);
+      await page.selectOption('[data-testid="judge-kind"]', "local");
+      check((await page.locator('[data-testid="judge-base-url"]').count()) === 0, "the local judge has no URL to set");
+      await page.selectOption('[data-testid="judge-kind"]', "auto");
     }
 
     await page.click('[data-testid="nav-eval"]');
