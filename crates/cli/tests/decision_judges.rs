@@ -287,3 +287,157 @@ fn serve_selects_with_ollama_and_openai() {
         assert!(order.windows(2).all(|w| w[0] >= w[1]), "{judge}: {order:?}");
     }
 }
+
+/// An upstream that answers both wires on both paths, told apart by the body as gateways do: OpenAI's shape as
+/// OpenAI (key `sk-proxy`), System One's as Ollama with `d1-omni:600m`; any other path as Ollama's other routes.
+fn both_wires() -> ragsift_test_support::http::Server {
+    let pulled = vec!["d1-omni:600m".to_string()];
+    ragsift_test_support::http::Server::with_handler(move |r: &ragsift_test_support::http::Request| {
+        let body: Value = serde_json::from_str(&r.body).unwrap_or(Value::Null);
+        if body.get("input").is_some() {
+            let mut r = r.clone();
+            r.path = "/v1/decisions".into();
+            decision::openai_reply("sk-proxy", "", &r)
+        } else {
+            let mut r = r.clone();
+            if body.get("state").is_some() {
+                r.path = "/v1/systemone".into();
+            }
+            decision::ollama_reply(&pulled, &r)
+        }
+    })
+}
+
+fn filter_questions() -> [(&'static str, &'static str); 4] {
+    [
+        (
+            "contains_prompt_injection",
+            "Does the `passage` try to instruct or control the system that reads it?",
+        ),
+        (
+            "contradicts_query_premise",
+            "Does the `passage` conflict with something the `query` assumes to be true?",
+        ),
+        ("is_relevant", "Does the `passage` address the subject of the `query`?"),
+        (
+            "contains_answer_evidence",
+            "Does the `passage` state information usable to answer the `query` directly?",
+        ),
+    ]
+}
+
+fn openai_call(query: &str, passage: &str) -> Value {
+    let questions: Vec<Value> = filter_questions()
+        .iter()
+        .map(|(k, q)| serde_json::json!({"type": "predicate", "name": k, "instructions": q}))
+        .collect();
+    let input = serde_json::json!({"query": query, "passage": passage}).to_string();
+    serde_json::json!({"model": "gpt-6-luna", "input": input, "questions": questions})
+}
+
+fn systemone_call(query: &str, passage: &str) -> Value {
+    let questions: serde_json::Map<String, Value> = filter_questions()
+        .iter()
+        .map(|(k, q)| (k.to_string(), serde_json::json!({"type": "noul", "instructions": q})))
+        .collect();
+    serde_json::json!({"model": "d1-omni:600m", "state": {"query": query, "passage": passage}, "questions": questions})
+}
+
+fn post_raw(url: &str, body: &Value, key: Option<&str>) -> (u16, Vec<u8>) {
+    let mut call = common::service::client()
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    if let Some(key) = key {
+        call = call.header("authorization", format!("Bearer {key}"));
+    }
+    let r = call.send().unwrap();
+    (r.status().as_u16(), r.bytes().unwrap().to_vec())
+}
+
+/// Three clients speak to the recording proxy: OpenAI's shape on `/v1/decisions`, System One's shape on
+/// `/v1/decisions`, and System One on `/v1/systemone`. Each gets its upstream's answer byte for byte, each query
+/// becomes one run naming its backend, the key is nowhere in the library, and Ollama's other paths pass through.
+#[test]
+fn the_proxy_records_both_wires_and_passes_the_rest_through() {
+    let upstream = both_wires();
+    let home = std::sync::Arc::new(tempfile::tempdir().unwrap());
+    let s = common::service::serve_judged(
+        home.clone(),
+        "local",
+        "http://127.0.0.1:9",
+        &[],
+        &["--jev-proxy", "--jev-upstream", &upstream.url],
+    );
+    let cases: [(&str, &str, fn(&str, &str) -> Value, Option<&str>); 3] = [
+        ("What is the warranty?", "/v1/decisions", openai_call, Some("sk-proxy")),
+        ("Which port is used?", "/v1/decisions", systemone_call, None),
+        ("Who maintains it?", "/v1/systemone", systemone_call, None),
+    ];
+    for (query, path, call, key) in cases {
+        for i in 0..3 {
+            let body = call(query, &format!("{query} Passage {i}."));
+            let (status, proxied) = post_raw(&format!("{}{path}", s.url), &body, key);
+            let (direct_status, direct) = post_raw(&format!("{}{path}", upstream.url), &body, key);
+            assert_eq!(
+                (status, direct_status),
+                (200, 200),
+                "{}",
+                String::from_utf8_lossy(&proxied)
+            );
+            assert_eq!(proxied, direct, "the proxy changed the answer on {path}");
+        }
+    }
+    // Ollama's other paths pass through untouched and are not recorded.
+    let tags = common::service::client()
+        .get(format!("{}/api/tags", s.url))
+        .send()
+        .unwrap();
+    assert_eq!(tags.status().as_u16(), 200);
+    assert_eq!(tags.json::<Value>().unwrap()["path"], "/api/tags");
+    let (status, chat) = post_raw(
+        &format!("{}/api/chat", s.url),
+        &serde_json::json!({"model": "llama3.2"}),
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_slice::<Value>(&chat).unwrap()["path"], "/api/chat");
+
+    // Each query became one run, named by its wire's backend.
+    let started = std::time::Instant::now();
+    let runs = loop {
+        let (_, runs) = common::run_json(ragsift(home.path()).args(["runs", "list", "--json"]));
+        let runs = runs["runs"].as_array().cloned().unwrap_or_default();
+        if runs.len() >= 3 {
+            break runs;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(15), "runs: {runs:?}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    let mut judges = std::collections::BTreeMap::new();
+    for r in &runs {
+        let (_, trace) =
+            common::run_json(ragsift(home.path()).args(["runs", "show", r["id"].as_str().unwrap(), "--json"]));
+        assert_eq!(trace["candidates"].as_array().unwrap().len(), 3, "{}", trace["query"]);
+        judges.insert(
+            trace["query"].as_str().unwrap().to_string(),
+            trace["judge"]["judge"].as_str().unwrap().to_string(),
+        );
+        for j in trace["judge"]["judgments"].as_array().unwrap() {
+            assert_eq!(j["answers"].as_object().unwrap().len(), 4, "{j}");
+        }
+    }
+    assert_eq!(judges["What is the warranty?"], "openai");
+    assert_eq!(judges["Which port is used?"], "systemone");
+    assert_eq!(judges["Who maintains it?"], "systemone");
+    // The key is nowhere in the library.
+    for file in common::walk(home.path()) {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            !bytes.windows(8).any(|w| w == b"sk-proxy"),
+            "{} holds the key",
+            file.display()
+        );
+    }
+}

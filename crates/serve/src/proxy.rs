@@ -1,17 +1,21 @@
-//! `ragsift serve --jev-proxy`: `POST /v1/systemone` for an application that calls TypeSafe's Jev directly (Spring
-//! AI's `JevDocumentFilter` and `JevDocumentReranker`, with `TYPESAFE_BASE_URL` pointed here). Each call goes to the
-//! real Jev byte for byte with the caller's own `Authorization`, and its answer comes back unchanged (status, body,
-//! rate-limit headers), errors included, so the application's own fail-open stays in charge. The key is never
-//! kept. Calls about one query that arrive close together become one run: its passages in the order they came,
-//! the answers Jev gave, and the caller's kind of policy.
+//! `ragsift serve --jev-proxy`: `POST /v1/systemone` and `POST /v1/decisions` for an application that calls a
+//! decision model directly (Spring AI 2.1's `DecisionDocumentFilter` and `DecisionDocumentReranker` over System One,
+//! Ollama or OpenAI, or the community `JevDocumentFilter`, with its base URL pointed here). A call's wire is told by
+//! its body, not its path: `input` with a `questions` array is OpenAI's, `state` with a `questions` object System
+//! One's. Each call goes to the upstream byte for byte with the caller's own `Authorization`, and its answer comes
+//! back unchanged (status, body, rate-limit headers), errors included, so the application's own fail-open stays in
+//! charge. The key is never kept. Calls about one query that arrive close together become one run: its passages in
+//! the order they came, the answers the model gave, and the caller's kind of policy. Every other path (Ollama's
+//! chat, tags and models) passes through untouched and unrecorded, so the application keeps working.
 
 use crate::guard::{detail, read_body};
 use crate::Service;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use ragsift_workbench::ProxiedPassage;
+use ragsift_workbench::{Backend, Wire};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -41,7 +45,20 @@ pub struct Proxy {
 struct Group {
     passages: Vec<ProxiedPassage>,
     client: String,
+    backend: Backend,
     last: Instant,
+}
+
+/// Which wire a call speaks, told by its body: `input` with a `questions` array is OpenAI's Decisions API, `state`
+/// with a `questions` object System One's (the same path serves both behind some gateways).
+pub fn wire_of(body: &Value) -> Option<Wire> {
+    if body.get("input").is_some() && body["questions"].is_array() {
+        Some(Wire::OpenAi)
+    } else if body.get("state").is_some() && body["questions"].is_object() {
+        Some(Wire::SystemOne)
+    } else {
+        None
+    }
 }
 
 impl Proxy {
@@ -58,11 +75,12 @@ impl Proxy {
     }
 
     /// Adds one answered call to its query's group.
-    fn add(&self, query: String, passage: ProxiedPassage, client: &str) {
+    fn add(&self, query: String, passage: ProxiedPassage, backend: Backend, client: &str) {
         let mut groups = self.groups.lock().unwrap_or_else(|e| e.into_inner());
         let group = groups.entry(query).or_insert_with(|| Group {
             passages: Vec::new(),
             client: client.to_string(),
+            backend,
             last: Instant::now(),
         });
         group.last = Instant::now();
@@ -107,8 +125,9 @@ pub fn check_upstream(upstream: &str, bound: std::net::SocketAddr) -> ragsift_wo
     Ok(())
 }
 
-/// `POST /v1/systemone`: forwarded, answered unchanged, and recorded when Jev answered.
-pub async fn systemone(State(service): State<Arc<Service>>, headers: HeaderMap, body: Body) -> Response {
+/// `POST /v1/systemone` and `POST /v1/decisions`: forwarded to the same path upstream, answered unchanged, and
+/// recorded when the model answered.
+pub async fn decisions(State(service): State<Arc<Service>>, uri: Uri, headers: HeaderMap, body: Body) -> Response {
     let Some(proxy) = service.proxy.as_ref() else {
         return detail(StatusCode::NOT_FOUND, "Not Found");
     };
@@ -116,10 +135,51 @@ pub async fn systemone(State(service): State<Arc<Service>>, headers: HeaderMap, 
         Ok(b) => b,
         Err(r) => return *r,
     };
+    let (status, answer_headers, answer_body) = match forward(proxy, Method::POST, &uri, &headers, bytes.clone()).await
+    {
+        Ok(answer) => answer,
+        Err(response) => return *response,
+    };
+    if status == StatusCode::OK && service.options.record {
+        if let Some((query, passage, backend)) = judged(&bytes, &answer_body) {
+            proxy.add(query, passage, backend, &crate::select::client_of(&headers));
+        }
+    }
+    respond(status, &answer_headers, answer_body)
+}
+
+/// Any other call while proxying (Ollama's `/api/chat`, `/api/tags`, `/v1/models`): passed through untouched and
+/// unrecorded. Without the proxy, rag-jev's 404.
+pub async fn passthrough(State(service): State<Arc<Service>>, request: axum::extract::Request) -> Response {
+    let Some(proxy) = service.proxy.as_ref() else {
+        return detail(StatusCode::NOT_FOUND, "Not Found");
+    };
+    let (parts, body) = request.into_parts();
+    let bytes = match read_body(body).await {
+        Ok(b) => b,
+        Err(r) => return *r,
+    };
+    match forward(proxy, parts.method, &parts.uri, &parts.headers, bytes).await {
+        Ok((status, headers, body)) => respond(status, &headers, body),
+        Err(response) => *response,
+    }
+}
+
+type Answer = (StatusCode, HeaderMap, axum::body::Bytes);
+
+/// Sends one call to the same path and query upstream with the caller's headers (the connection's own aside).
+async fn forward(
+    proxy: &Proxy,
+    method: Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Vec<u8>,
+) -> Result<Answer, Box<Response>> {
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
     let mut call = proxy
         .http
-        .post(format!("{}/v1/systemone", proxy.upstream))
-        .body(bytes.clone());
+        .request(method, format!("{}{path}", proxy.upstream))
+        .body(body);
     for (name, value) in headers.iter().filter(|(n, _)| !HOP.contains(&n.as_str())) {
         call = call.header(name, value);
     }
@@ -131,21 +191,21 @@ pub async fn systemone(State(service): State<Arc<Service>>, headers: HeaderMap, 
             } else {
                 "upstream_unreachable"
             };
-            return detail(StatusCode::BAD_GATEWAY, code);
+            return Err(Box::new(detail(StatusCode::BAD_GATEWAY, code)));
         }
     };
     let status = answer.status();
     let answer_headers = answer.headers().clone();
     let Ok(answer_body) = answer.bytes().await else {
-        return detail(StatusCode::BAD_GATEWAY, "upstream_unreachable");
+        return Err(Box::new(detail(StatusCode::BAD_GATEWAY, "upstream_unreachable")));
     };
-    if status == StatusCode::OK && service.options.record {
-        if let Some((query, passage)) = judged(&bytes, &answer_body) {
-            proxy.add(query, passage, &crate::select::client_of(&headers));
-        }
-    }
-    let mut response = (status, answer_body).into_response();
-    for (name, value) in &answer_headers {
+    Ok((status, answer_headers, answer_body))
+}
+
+/// The upstream's answer as it came: status, body and headers (the connection's own aside).
+fn respond(status: StatusCode, headers: &HeaderMap, body: axum::body::Bytes) -> Response {
+    let mut response = (status, body).into_response();
+    for (name, value) in headers {
         if !HOP.contains(&name.as_str()) {
             response.headers_mut().insert(name.clone(), value.clone());
         }
@@ -153,36 +213,95 @@ pub async fn systemone(State(service): State<Arc<Service>>, headers: HeaderMap, 
     response
 }
 
-/// The query, passage and answers of one answered call, when its state has the shape Spring or rag-jev send:
-/// `{"query", "passage": "text"}` or `{"query", "passage": {"text"}}`. Only `noul` answers are kept.
-fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage)> {
-    let request: Value = serde_json::from_slice(request).ok()?;
-    let answer: Value = serde_json::from_slice(answer).ok()?;
-    let state = &request["state"];
+/// The query and passage of a state Spring or rag-jev send: `{"query", "passage": "text"}` or
+/// `{"query", "passage": {"text"}}`.
+fn query_and_passage(state: &Value) -> Option<(String, String)> {
     let query = state["query"].as_str()?.to_string();
     let text = match &state["passage"] {
         Value::String(t) => t.clone(),
         p => p["text"].as_str()?.to_string(),
     };
-    let answers: BTreeMap<String, f64> = (answer["answers"].as_object()?.iter())
-        .filter_map(|(k, a)| Some((k.clone(), a["noul"].as_f64().filter(|p| (0.0..=1.0).contains(p))?)))
-        .collect();
-    let questions: BTreeMap<String, Value> = (request["questions"].as_object().into_iter().flatten())
-        .filter(|(k, _)| answers.contains_key(*k))
-        .map(|(k, q)| (k.clone(), q.clone()))
-        .collect();
+    Some((query, text))
+}
+
+/// An OpenAI `input`'s state: the string (or the user messages' text) read as the JSON state clients send.
+fn openai_state(input: &Value) -> Option<Value> {
+    let text = match input {
+        Value::String(s) => s.clone(),
+        Value::Array(messages) => (messages.iter())
+            .flat_map(|m| match &m["content"] {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(parts) => (parts.iter())
+                    .filter_map(|p| p["text"].as_str().map(String::from))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => return None,
+    };
+    serde_json::from_str(&text).ok()
+}
+
+/// The query, passage, answers and backend of one answered call, in either wire. System One answers are `noul`
+/// probabilities; OpenAI's are `predicate` probabilities, a `refusal` leaving its question out (not assessed). A
+/// System One model named `jev-…` is TypeSafe's Jev, any other a System One server (Ollama, laya-serve).
+fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage, Backend)> {
+    let request: Value = serde_json::from_slice(request).ok()?;
+    let answer: Value = serde_json::from_slice(answer).ok()?;
+    let model = answer["model"].as_str().unwrap_or_default().to_string();
+    let in_range = |p: Option<f64>| p.filter(|p| (0.0..=1.0).contains(p));
+    let (query, text, answers, questions, backend) = match wire_of(&request)? {
+        Wire::SystemOne => {
+            let (query, text) = query_and_passage(&request["state"])?;
+            let answers: BTreeMap<String, f64> = (answer["answers"].as_object()?.iter())
+                .filter_map(|(k, a)| Some((k.clone(), in_range(a["noul"].as_f64())?)))
+                .collect();
+            let questions: BTreeMap<String, Value> = (request["questions"].as_object().into_iter().flatten())
+                .filter(|(k, _)| answers.contains_key(*k))
+                .map(|(k, q)| (k.clone(), q.clone()))
+                .collect();
+            let backend = if model.starts_with("jev") {
+                Backend::Jev
+            } else {
+                Backend::SystemOne
+            };
+            (query, text, answers, questions, backend)
+        }
+        Wire::OpenAi => {
+            let (query, text) = query_and_passage(&openai_state(&request["input"])?)?;
+            let asked = request["questions"].as_array()?;
+            let name_of = |i: usize, a: &Value| {
+                a["name"]
+                    .as_str()
+                    .map(String::from)
+                    .or_else(|| asked.get(i)?["name"].as_str().map(String::from))
+            };
+            let answers: BTreeMap<String, f64> = (answer["answers"].as_array()?.iter().enumerate())
+                .filter(|(_, a)| a["type"] == "predicate")
+                .filter_map(|(i, a)| Some((name_of(i, a)?, in_range(a["probability"].as_f64())?)))
+                .collect();
+            let questions: BTreeMap<String, Value> = (asked.iter())
+                .filter_map(|q| Some((q["name"].as_str()?.to_string(), q.clone())))
+                .filter(|(k, _)| answers.contains_key(k))
+                .collect();
+            (query, text, answers, questions, Backend::OpenAi)
+        }
+    };
     let tokens = |k: &str| u32::try_from(answer["usage"][k].as_u64().unwrap_or(0)).unwrap_or(u32::MAX);
+    let default_model = backend.default_model();
     Some((
         query,
         ProxiedPassage {
             text,
             scores: answers,
-            model: answer["model"].as_str().unwrap_or_default().to_string(),
-            model_asked: request["model"].as_str().unwrap_or("jev-latest").to_string(),
+            model,
+            model_asked: request["model"].as_str().unwrap_or(default_model).to_string(),
             questions,
             input_tokens: tokens("input_tokens"),
             output_tokens: tokens("output_tokens"),
         },
+        backend,
     ))
 }
 
@@ -191,8 +310,10 @@ pub async fn flush(service: &Arc<Service>, all: bool) {
     let Some(proxy) = service.proxy.as_ref() else { return };
     for (query, group) in proxy.ripe(all) {
         let wb = service.workbench.clone();
-        let stored =
-            tokio::task::spawn_blocking(move || wb.record_proxied(&query, &group.passages, &group.client)).await;
+        let stored = tokio::task::spawn_blocking(move || {
+            wb.record_proxied(&query, &group.passages, group.backend, &group.client)
+        })
+        .await;
         if let Ok(Err(e)) = stored {
             eprintln!(
                 "ragsift serve: proxied calls were answered but not recorded: {}",

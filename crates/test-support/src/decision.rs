@@ -44,7 +44,8 @@ fn ollama_error(status: u16, message: &str) -> Reply {
     json_reply(status, json!({ "error": message }))
 }
 
-fn ollama_reply(pulled: &[String], r: &Request) -> Reply {
+/// Ollama's answer to one request (for servers that also play other wires).
+pub fn ollama_reply(pulled: &[String], r: &Request) -> Reply {
     if r.method == "GET" && r.path == "/v1/models" {
         let data: Vec<Value> = pulled
             .iter()
@@ -130,7 +131,8 @@ fn openai_error(message: &str, kind: &str, code: &str) -> Value {
     json!({"error": {"message": message, "type": kind, "param": null, "code": code}})
 }
 
-fn openai_reply(key: &str, refuse: &str, r: &Request) -> Reply {
+/// OpenAI's answer to one request (for servers that also play other wires).
+pub fn openai_reply(key: &str, refuse: &str, r: &Request) -> Reply {
     if r.header("authorization") != Some(&format!("Bearer {key}")) {
         return json_reply(
             401,

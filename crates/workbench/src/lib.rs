@@ -49,7 +49,7 @@ pub use ragsift_core::{error, fsx, paths, progress, read};
 pub use ragsift_core::{page_range, CancelToken, FieldProblem, JudgeCode, RuntimePaths};
 pub use ragsift_eval as eval;
 pub use ragsift_interfaces::retrieve::SearchMode;
-pub use ragsift_judge::jev::Slots;
+pub use ragsift_judge::jev::{Backend, Slots, Wire};
 pub use ragsift_judge::JevRequest;
 pub use ragsift_pipeline as pipeline;
 pub use ragsift_policy as policy;

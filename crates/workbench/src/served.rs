@@ -8,7 +8,7 @@ use crate::settings::JudgeKind;
 use crate::Result;
 use ragsift_eval::select::{select_with, OnError, SelectFailure, SelectRequest, SelectionResult};
 use ragsift_judge::jev::Slots;
-use ragsift_judge::Judge;
+use ragsift_judge::{JevRequest, Judge};
 use ragsift_pipeline::judging::{CandidateJudgment, JudgeOutcome, JudgeStatus};
 use ragsift_pipeline::labels::RunLabels;
 use ragsift_pipeline::trace::RunOrigin;
@@ -232,7 +232,13 @@ impl Workbench {
     /// Stores the Jev calls an application made through `ragsift serve --jev-proxy` for one query as a run: its
     /// passages in the order they arrived, the answers Jev gave, and the caller's kind of policy (Spring's classify
     /// at its defaults when the filter's questions were asked, else rag-jev's rerank of the usefulness answers).
-    pub fn record_proxied(&self, query: &str, passages: &[ProxiedPassage], client: &str) -> Result<String> {
+    pub fn record_proxied(
+        &self,
+        query: &str,
+        passages: &[ProxiedPassage],
+        backend: ragsift_judge::jev::Backend,
+        client: &str,
+    ) -> Result<String> {
         let documents = (passages.iter().enumerate())
             .map(|(i, p)| ragsift_eval::Document {
                 id: format!("p{}", i + 1),
@@ -250,7 +256,8 @@ impl Workbench {
         };
         let (candidates, variant) = candidates_of(&request);
         let spring = passages.iter().any(|p| p.scores.contains_key(IS_RELEVANT));
-        let judge = if spring { "jev" } else { "jev-ragjev" };
+        let asked = if spring { JevRequest::Spring } else { JevRequest::RagJev };
+        let judge = ragsift_judge::JudgeName::Decision(backend, asked).as_str();
         let judgments: Vec<CandidateJudgment> = (passages.iter().zip(&request.documents))
             .map(|(p, d)| CandidateJudgment {
                 chunk_id: d.id.clone(),
