@@ -49,6 +49,33 @@ pub enum RunsAction {
         #[arg(long)]
         json: bool,
     },
+    /// Judge a run's candidates again with another judge or model: a new run (the original stays as it was), to
+    /// set beside it with `compare-judges`.
+    Rejudge {
+        id: String,
+        /// jev, systemone, ollama, openai or local.
+        #[arg(long)]
+        judge: JudgeKind,
+        /// The decision model's base URL (with or without its path).
+        #[arg(long, value_name = "URL")]
+        judge_url: Option<String>,
+        /// The decision model's name.
+        #[arg(long, value_name = "NAME")]
+        judge_model: Option<String>,
+        /// Environment variable that holds its key.
+        #[arg(long, value_name = "VAR")]
+        judge_key_env: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Two runs of the same passages judged by two models, per question: Cohen's κ, where they disagree, and each
+    /// judge's accuracy against the first run's labels.
+    CompareJudges {
+        a: String,
+        b: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Attach labels to a run: which candidates hold relevant evidence, which the baseline sends.
     Label {
         id: String,
@@ -178,6 +205,71 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
                     trace.selection.selected().len(),
                     trace.judge.judge
                 );
+            }
+        }
+        RunsAction::Rejudge {
+            id,
+            judge,
+            judge_url,
+            judge_model,
+            judge_key_env,
+            json,
+        } => {
+            wb.use_judge_flags(ragsift_workbench::JudgeFlags {
+                base_url: judge_url,
+                model: judge_model,
+                key_env: judge_key_env,
+            });
+            let trace = wb.rejudge_run(&id, judge)?;
+            if json {
+                print_json(&RunOut::new(&trace));
+            } else {
+                println!(
+                    "judged run {} again as run {} (judge {} · {}); compare: ragsift runs compare-judges {} {}",
+                    plain(&id),
+                    trace.run_id,
+                    plain(&trace.judge.judge),
+                    plain(&trace.judge.model),
+                    plain(&id),
+                    trace.run_id
+                );
+            }
+        }
+        RunsAction::CompareJudges { a, b, json } => {
+            let c = wb.compare_judges(&a, &b)?;
+            if json {
+                print_json(&c);
+            } else {
+                println!(
+                    "A: {} ({} · {})   B: {} ({} · {})",
+                    plain(&c.a.run_id),
+                    plain(&c.a.judge),
+                    plain(&c.a.model),
+                    plain(&c.b.run_id),
+                    plain(&c.b.judge),
+                    plain(&c.b.model)
+                );
+                for q in &c.questions {
+                    let kappa = q.kappa.map_or("not assessed".to_string(), |k| format!("{k:.2}"));
+                    let acc = |x: Option<f64>| x.map_or("—".to_string(), |a| format!("{:.0}%", a * 100.0));
+                    println!(
+                        "{:<28} κ {kappa:<12} agree {:>3.0}% of {}  accuracy A {} B {}",
+                        q.question,
+                        q.agreement * 100.0,
+                        q.passages,
+                        acc(q.a_accuracy),
+                        acc(q.b_accuracy)
+                    );
+                    for d in &q.disagreements {
+                        println!(
+                            "    {:<12} A {:.2}  B {:.2}  {}",
+                            plain(&d.chunk_id),
+                            d.a,
+                            d.b,
+                            plain(&d.snippet)
+                        );
+                    }
+                }
             }
         }
         RunsAction::Label {

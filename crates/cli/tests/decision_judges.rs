@@ -441,3 +441,108 @@ fn the_proxy_records_both_wires_and_passes_the_rest_through() {
         );
     }
 }
+
+/// Two models judge the same passages: two cache entries per passage and question, the original run unchanged, and
+/// compare-judges reports the κ that the stand-in's answers give, computed here from its function.
+#[test]
+fn two_models_keep_two_cache_entries_and_compare_judges_reports_kappa() {
+    let server = decision::ollama(&["d1-omni:600m", "nimble:350m"]);
+    let home = ingested_home();
+    let url = server.url.clone();
+    let first = ask(
+        home.path(),
+        &[
+            "--judge",
+            "ollama",
+            "--judge-url",
+            &url,
+            "--judge-model",
+            "d1-omni:600m",
+        ],
+        &[],
+    );
+    let run_a = first["run_id"].as_str().unwrap().to_string();
+    let (code, second, err) = run_json(ragsift(home.path()).args([
+        "runs",
+        "rejudge",
+        &run_a,
+        "--judge",
+        "ollama",
+        "--judge-url",
+        &url,
+        "--judge-model",
+        "nimble:350m",
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let run_b = second["run_id"].as_str().unwrap().to_string();
+    assert_ne!(run_a, run_b, "a new run");
+    assert_eq!(second["judge"]["model"], "nimble:350m");
+    let (_, original, _) = run_json(ragsift(home.path()).args(["runs", "show", &run_a, "--json"]));
+    assert_eq!(
+        original["judge"]["model"], "d1-omni:600m",
+        "the original stays as it was"
+    );
+    assert_eq!(original["judge"]["judgments"], first["judge"]["judgments"]);
+
+    // κ per question, from the stand-in's own probabilities for each passage under each model.
+    let text_of: std::collections::HashMap<String, String> = (first["candidates"].as_array().unwrap().iter())
+        .map(|c| {
+            (
+                c["chunk_id"].as_str().unwrap().to_string(),
+                c["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let (code, cmp, err) = run_json(ragsift(home.path()).args(["runs", "compare-judges", &run_a, &run_b, "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(cmp["a"]["model"], "d1-omni:600m");
+    assert_eq!(cmp["b"]["model"], "nimble:350m");
+    let questions = cmp["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 5, "{cmp}");
+    for q in questions {
+        let key = q["question"].as_str().unwrap();
+        let pairs: Vec<(bool, bool)> = text_of
+            .values()
+            .map(|t| {
+                let state = serde_json::json!({"query": QUESTION, "passage": t}).to_string();
+                (
+                    probability(&state, key) >= 0.5,
+                    probability(&format!("{state}nimble:350m"), key) >= 0.5,
+                )
+            })
+            .collect();
+        let expected = ragsift_engine::workbench::cohens_kappa(&pairs);
+        assert_eq!(q["passages"], pairs.len(), "{key}");
+        match expected {
+            Some(k) => assert!(
+                (q["kappa"].as_f64().unwrap() - k).abs() < 1e-9,
+                "{key}: {} vs {k}",
+                q["kappa"]
+            ),
+            None => assert!(q["kappa"].is_null(), "{key}"),
+        }
+        let disagreeing = pairs.iter().filter(|(a, b)| a != b).count();
+        assert_eq!(q["disagreements"].as_array().unwrap().len(), disagreeing, "{key}");
+    }
+    // Asking again under either model is answered from its own cache entries.
+    let before = server.requests().len();
+    ask(
+        home.path(),
+        &["--judge", "ollama", "--judge-url", &url, "--judge-model", "nimble:350m"],
+        &[],
+    );
+    ask(
+        home.path(),
+        &[
+            "--judge",
+            "ollama",
+            "--judge-url",
+            &url,
+            "--judge-model",
+            "d1-omni:600m",
+        ],
+        &[],
+    );
+    assert_eq!(server.requests().len(), before, "both models' answers are cached apart");
+}

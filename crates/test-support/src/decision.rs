@@ -33,7 +33,8 @@ fn state_text(state: &Value) -> String {
 /// Ollama's 64 KiB text-body limit on `/v1/systemone`.
 pub const OLLAMA_BODY_LIMIT: usize = 64 * 1024;
 
-/// An Ollama-like server: `POST /v1/systemone` for the `pulled` models (others get 404), `GET /v1/models`, and every
+/// An Ollama-like server (answers for `d1-omni:600m` are [`probability`] of the state's text; any other model's
+/// are salted with its name): `POST /v1/systemone` for the `pulled` models (others get 404), `GET /v1/models`, and every
 /// other path answered 200 `{"path": …}` (as chat and tags would be), so a proxy's pass-through can be seen.
 pub fn ollama(pulled: &[&str]) -> Server {
     let pulled: Vec<String> = pulled.iter().map(|m| m.to_string()).collect();
@@ -85,7 +86,11 @@ pub fn ollama_reply(pulled: &[String], r: &Request) -> Reply {
     if questions.is_empty() || questions.len() > 64 {
         return ollama_error(400, "questions must have between 1 and 64 entries");
     }
-    let text = state_text(&state);
+    // Another model reads the same passage differently: its probabilities are salted with its name.
+    let text = match model.as_str() {
+        "d1-omni:600m" => state_text(&state),
+        other => format!("{}{other}", state_text(&state)),
+    };
     let mut answers = serde_json::Map::new();
     for (name, q) in questions {
         if q.get("type").and_then(Value::as_str) != Some("noul") {

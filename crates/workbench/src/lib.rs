@@ -13,6 +13,7 @@ pub mod first_run;
 pub mod idle;
 mod jobs;
 pub mod judge_calibration;
+mod judge_compare;
 mod judges;
 pub mod labels;
 mod page;
@@ -36,6 +37,7 @@ pub use documents::{extract, Extraction, LibraryOverview, Removal, SearchQuery, 
 pub use evaluation::{EvalLimits, EvalRequest, EvalView, Evaluation, EVAL_LIMITS};
 pub use first_run::{FirstRun, Suggestion, SuggestionKind, SuggestionOpens};
 pub use jobs::Jobs;
+pub use judge_compare::{cohens_kappa, Disagreement, JudgeComparison, JudgeSide, QuestionAgreement};
 pub use judges::{judge_choices, JudgeChoice, JudgeFlags, JudgeProbe};
 pub use page::{PageChunk, PageView};
 pub use serve_status::{policy_snippets, write_serve_status, ServeSnippet, ServeStatus};
