@@ -224,6 +224,20 @@ pub async fn set_judge_key(wb: Wb<'_>, key: Option<String>) -> Result<JudgeInfo>
     blocking(&wb, move |wb| wb.set_judge_key(key.as_deref())).await
 }
 
+/// A stored run's candidates judged again by the judge of `kind`: a new run.
+#[tauri::command]
+#[specta::specta]
+pub async fn rejudge_run(wb: Wb<'_>, run_id: String, kind: JudgeKind) -> Result<Trace> {
+    blocking(&wb, move |wb| wb.rejudge_run(&run_id, kind)).await
+}
+
+/// Two runs' judgments compared per question: κ, disagreements, accuracy against labels.
+#[tauri::command]
+#[specta::specta]
+pub async fn compare_judges(wb: Wb<'_>, a: String, b: String) -> Result<ragsift_workbench::JudgeComparison> {
+    blocking(&wb, move |wb| wb.compare_judges(&a, &b)).await
+}
+
 /// Every judge Settings offers, with its defaults.
 #[tauri::command]
 #[specta::specta]

@@ -68,6 +68,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::set_judge_key,
             commands::judge_choices,
             commands::test_judge,
+            commands::rejudge_run,
+            commands::compare_judges,
             commands::save_default_policy,
             commands::evaluate,
             commands::import_candidates,

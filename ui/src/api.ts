@@ -95,6 +95,10 @@ export const api = {
   checkSettings: (settings: Settings) => unwrap<T.FieldProblem[]>(() => commands.checkSettings(settings)),
   saveSettings: (settings: Settings) => unwrap<T.Settings>(() => commands.saveSettings(settings)),
   setJudgeKey: (key: string | null) => unwrap<T.JudgeInfo>(() => commands.setJudgeKey(key)),
+  /** A stored run judged again by another judge: a new run. */
+  rejudgeRun: (runId: string, kind: T.JudgeKind) => unwrap<T.Trace>(() => commands.rejudgeRun(runId, kind)),
+  /** Two runs' judgments per question: Cohen's κ, disagreements, accuracy against labels. */
+  compareJudges: (a: string, b: string) => unwrap<T.JudgeComparison>(() => commands.compareJudges(a, b)),
   /** Every judge Settings offers, with its defaults (the list lives in Rust). */
   judgeChoices: () => commands.judgeChoices(),
   /** One small call to the decision model these settings describe (not saved). */

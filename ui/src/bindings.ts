@@ -52,6 +52,10 @@ export const commands = {
 	judgeChoices: () => __TAURI_INVOKE<JudgeChoice_Serialize[]>("judge_choices"),
 	/**  One small call to the decision model `judge` describes (not saved): Settings' *Test connection*. */
 	testJudge: (judge: JudgeSettings_Deserialize) => typedError<JudgeProbe_Serialize, IpcError>(__TAURI_INVOKE("test_judge", { judge })),
+	/**  A stored run's candidates judged again by the judge of `kind`: a new run. */
+	rejudgeRun: (runId: string, kind: JudgeKind) => typedError<Trace_Serialize, IpcError>(__TAURI_INVOKE("rejudge_run", { runId, kind })),
+	/**  Two runs' judgments compared per question: κ, disagreements, accuracy against labels. */
+	compareJudges: (a: string, b: string) => typedError<JudgeComparison_Serialize, IpcError>(__TAURI_INVOKE("compare_judges", { a, b })),
 	saveDefaultPolicy: (options: PolicyOptions_Deserialize) => typedError<Settings_Serialize, IpcError>(__TAURI_INVOKE("save_default_policy", { options })),
 	evaluate: (request: EvalRequest_Deserialize, job: string) => typedError<EvalView_Serialize, IpcError>(__TAURI_INVOKE("evaluate", { request, job })),
 	/**  Another retriever's candidates (rag-jev's request or one eval case, pasted) judged and stored as a run. */
@@ -985,6 +989,14 @@ export type Decision_Serialize = {
 	skipped_rules: string[],
 };
 
+/**  A passage the two judges read differently. */
+export type Disagreement = {
+	chunk_id: string,
+	snippet: string,
+	a: number,
+	b: number,
+};
+
 /**  A document as the library lists it. */
 export type DocumentRow = DocumentRow_Serialize | DocumentRow_Deserialize;
 
@@ -1416,6 +1428,27 @@ export type JudgeChoice_Serialize = {
 	default_key_env: string | null,
 };
 
+/**  Two runs of the same passages, judged by two models. */
+export type JudgeComparison = JudgeComparison_Serialize | JudgeComparison_Deserialize;
+
+/**  Two runs of the same passages, judged by two models. */
+export type JudgeComparison_Deserialize = {
+	a: JudgeSide,
+	b: JudgeSide,
+	questions: QuestionAgreement_Deserialize[],
+	/**  Passages of one run the other does not hold. */
+	unmatched: number,
+};
+
+/**  Two runs of the same passages, judged by two models. */
+export type JudgeComparison_Serialize = {
+	a: JudgeSide,
+	b: JudgeSide,
+	questions: QuestionAgreement_Serialize[],
+	/**  Passages of one run the other does not hold. */
+	unmatched: number,
+};
+
 /**
  *  The thresholds a judge's probabilities are meant to be read with: Spring's for Jev (its cookbook's), fitted
  *  operating points for the local judge. `source` names them for the UI ("spring", or the local fit's version).
@@ -1672,6 +1705,15 @@ export type JudgeSettings_Serialize = {
 	key_env: string | null,
 	/**  What Jev is asked for new answers: Spring's questions (default), rag-jev's request, or contextual scoring. */
 	request: JevRequest,
+};
+
+/**  One side of a comparison: the run and who judged it. */
+export type JudgeSide = {
+	run_id: string,
+	/**  `ollama`, `jev`, … */
+	judge: string,
+	model: string,
+	prompt_version: string,
 };
 
 export type JudgeStatus = 
@@ -2123,6 +2165,45 @@ export type Provenance = {
 	variant: number,
 	rank: number,
 	score: number,
+};
+
+/**  How two judges agree on one question. */
+export type QuestionAgreement = QuestionAgreement_Serialize | QuestionAgreement_Deserialize;
+
+/**  How two judges agree on one question. */
+export type QuestionAgreement_Deserialize = {
+	question: string,
+	/**  Passages both judges answered. */
+	passages: number,
+	/**  The share read the same way. */
+	agreement: number,
+	/**
+	 *  Cohen's κ; `None` (not assessed) when chance agreement is 1 (both judges said the same thing of every
+	 *  passage), where κ is undefined.
+	 */
+	kappa?: number | null,
+	disagreements: Disagreement[],
+	/**  Accuracy against the run's relevance labels (relevance and usefulness questions only), `None` without labels. */
+	a_accuracy?: number | null,
+	b_accuracy?: number | null,
+};
+
+/**  How two judges agree on one question. */
+export type QuestionAgreement_Serialize = {
+	question: string,
+	/**  Passages both judges answered. */
+	passages: number,
+	/**  The share read the same way. */
+	agreement: number,
+	/**
+	 *  Cohen's κ; `None` (not assessed) when chance agreement is 1 (both judges said the same thing of every
+	 *  passage), where κ is undefined.
+	 */
+	kappa: number | null,
+	disagreements: Disagreement[],
+	/**  Accuracy against the run's relevance labels (relevance and usefulness questions only), `None` without labels. */
+	a_accuracy: number | null,
+	b_accuracy: number | null,
 };
 
 /**

@@ -60,6 +60,7 @@ export type IpcError = G.IpcError;
 export type JevRequest = G.JevRequest;
 export type JudgeCalibrationReport = G.JudgeCalibrationReport_Serialize;
 export type JudgeChoice = G.JudgeChoice_Serialize;
+export type JudgeComparison = G.JudgeComparison_Serialize;
 export type JudgeDefaults = G.JudgeDefaults_Serialize;
 export type JudgeInfo = G.JudgeInfo_Serialize;
 export type JudgeKind = G.JudgeKind;

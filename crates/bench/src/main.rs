@@ -197,9 +197,12 @@ enum Command {
         /// Requests of the CLI baseline.
         #[arg(long, default_value_t = 10)]
         baseline: usize,
-        /// Measure the recording Jev proxy's added latency instead (this many calls each way).
+        /// Measure the recording proxy's added latency instead (this many calls each way, on each wire).
         #[arg(long)]
         proxy: Option<usize>,
+        /// Measure each decision-model judge's added latency per passage instead (this many passages).
+        #[arg(long)]
+        judges: Option<usize>,
         /// Send the labelled set's questions with this many real chunks each (distinct requests, the service's
         /// default deadline) instead of rag-jev's eval cases (with a 60 s deadline).
         #[arg(long)]
@@ -282,10 +285,14 @@ fn main() {
         Command::Replay => replay::run(),
         Command::Serve { proxy: Some(calls), .. } => serve::proxy(calls),
         Command::Serve {
+            judges: Some(passages), ..
+        } => serve::judges(passages),
+        Command::Serve {
             clients,
             requests_per_client,
             baseline,
             proxy: None,
+            judges: None,
             candidates,
         } => serve::run(clients, requests_per_client, baseline, candidates),
         Command::Answers {

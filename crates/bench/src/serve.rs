@@ -299,9 +299,10 @@ pub fn run(clients: usize, per_client: usize, baseline: usize, candidates: Optio
     Ok(())
 }
 
-/// A stand-in Jev on loopback: answers every `POST /v1/systemone` with the same judgment at once, keeping
-/// connections alive (the proxy's added latency is measured against calls to it directly).
-fn stand_in_jev() -> Result<String, Error> {
+/// A stand-in decision model on loopback: answers every POST at once, keeping connections alive, in the wire
+/// its body speaks (OpenAI's for `input`, else System One's); the proxy's and the judges' added latency are
+/// measured against calls to it directly.
+pub(crate) fn stand_in_jev() -> Result<String, Error> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(err)?;
     let url = format!("http://{}", listener.local_addr().map_err(err)?);
     std::thread::spawn(move || {
@@ -312,11 +313,23 @@ fn stand_in_jev() -> Result<String, Error> {
     Ok(url)
 }
 
+const ASKED: [(&str, f64); 5] = [
+    ("is_relevant", 0.8),
+    ("contains_answer_evidence", 0.7),
+    ("contradicts_query_premise", 0.05),
+    ("contains_prompt_injection", 0.02),
+    ("useful", 0.75),
+];
+
 fn answer_all(stream: std::net::TcpStream) {
-    let body = json!({"model": "jev-1.13.0", "answers": {
-        "is_relevant": {"type": "noul", "noul": 0.8}, "contains_answer_evidence": {"type": "noul", "noul": 0.7},
-        "contradicts_query_premise": {"type": "noul", "noul": 0.05}, "contains_prompt_injection": {"type": "noul", "noul": 0.02}},
+    let systemone = json!({"model": "jev-1.13.0",
+        "answers": ASKED.iter().map(|(k, p)| (k.to_string(), json!({"type": "noul", "noul": p}))).collect::<serde_json::Map<_, _>>(),
         "usage": {"input_tokens": 100, "output_tokens": 4}})
+    .to_string();
+    let openai = json!({"model": "gpt-6-luna",
+        "answers": ASKED.iter().map(|(k, p)| json!({"type": "predicate", "name": k, "probability": p})).collect::<Vec<_>>(),
+        "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 105}})
     .to_string();
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
@@ -337,10 +350,15 @@ fn answer_all(stream: std::net::TcpStream) {
                 length = v.trim().parse().unwrap_or(0);
             }
         }
-        let mut sink = vec![0; length];
-        if std::io::Read::read_exact(&mut reader, &mut sink).is_err() {
+        let mut request = vec![0; length];
+        if std::io::Read::read_exact(&mut reader, &mut request).is_err() {
             return;
         }
+        let body = if request.windows(8).any(|w| w == b"\"input\":") {
+            &openai
+        } else {
+            &systemone
+        };
         let reply = format!(
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
@@ -351,8 +369,30 @@ fn answer_all(stream: std::net::TcpStream) {
     }
 }
 
-/// The recording proxy's added latency: Spring-style calls (four questions, one passage each) straight to a
-/// stand-in Jev against the same calls through `ragsift serve --jev-proxy`, one client, alternated.
+/// One Spring-style call's body (the filter's four questions about one passage) in either wire.
+fn spring_body(i: usize, openai: bool) -> Value {
+    let questions = [
+        "contains_prompt_injection",
+        "contradicts_query_premise",
+        "is_relevant",
+        "contains_answer_evidence",
+    ];
+    let state = json!({"query": format!("query {}", i / 6), "passage": format!("passage {i}")});
+    if openai {
+        let questions: Vec<Value> = (questions.iter())
+            .map(|q| json!({"type": "predicate", "name": q, "instructions": "?"}))
+            .collect();
+        json!({"model": "gpt-6-luna", "input": state.to_string(), "questions": questions})
+    } else {
+        let questions: serde_json::Map<String, Value> = (questions.iter())
+            .map(|q| (q.to_string(), json!({"type": "noul", "instructions": "?"})))
+            .collect();
+        json!({"state": state, "model": "jev-latest", "questions": questions})
+    }
+}
+
+/// The recording proxy's added latency on each wire: Spring-style calls (four questions, one passage each) straight
+/// to a stand-in decision model against the same calls through `ragsift serve --jev-proxy`, one client, alternated.
 pub fn proxy(calls: usize) -> Result<(), Error> {
     let ragsift = std::env::current_exe().map_err(err)?.with_file_name("ragsift");
     let upstream = stand_in_jev()?;
@@ -364,20 +404,10 @@ pub fn proxy(calls: usize) -> Result<(), Error> {
         Some(60_000),
     )?;
     let http = reqwest::blocking::Client::new();
-    let call = |base: &str, i: usize| -> Result<f64, Error> {
-        let questions: serde_json::Map<String, Value> = ([
-            "contains_prompt_injection",
-            "contradicts_query_premise",
-            "is_relevant",
-            "contains_answer_evidence",
-        ])
-        .iter()
-        .map(|q| (q.to_string(), json!({"type": "noul", "instructions": "?"})))
-        .collect();
-        let body = json!({"state": {"query": format!("query {}", i / 6), "passage": format!("passage {i}")},
-            "model": "jev-latest", "questions": questions});
+    let call = |base: &str, path: &str, i: usize, openai: bool| -> Result<f64, Error> {
+        let body = spring_body(i, openai);
         let t = Instant::now();
-        let r = (http.post(format!("{base}/v1/systemone")))
+        let r = (http.post(format!("{base}{path}")))
             .bearer_auth("sk-bench")
             .json(&body)
             .send()
@@ -385,41 +415,110 @@ pub fn proxy(calls: usize) -> Result<(), Error> {
         r.bytes().map_err(err)?;
         Ok(t.elapsed().as_secs_f64() * 1e3)
     };
-    let (mut direct, mut proxied) = (Vec::new(), Vec::new());
-    call(&url, 0)?;
-    call(&upstream, 0)?;
-    for i in 0..calls {
-        direct.push(call(&upstream, i)?);
-        proxied.push(call(&url, i)?);
+    println!(
+        "\n## serve --jev-proxy: {calls} Spring-style calls per wire, one client, direct and proxied alternated ({})",
+        crate::machine()
+    );
+    println!("\n| wire | path | calls | p50 ms | p95 ms |\n| --- | --- | ---: | ---: | ---: |");
+    let mut added = Vec::new();
+    for (wire, path, openai, offset) in [
+        ("System One", "/v1/systemone", false, 0),
+        ("OpenAI Decisions", "/v1/decisions", true, calls),
+    ] {
+        let (mut direct, mut proxied) = (Vec::new(), Vec::new());
+        call(&url, path, offset, openai)?;
+        call(&upstream, path, offset, openai)?;
+        for i in offset..offset + calls {
+            direct.push(call(&upstream, path, i, openai)?);
+            proxied.push(call(&url, path, i, openai)?);
+        }
+        direct.sort_by(f64::total_cmp);
+        proxied.sort_by(f64::total_cmp);
+        for (name, ms) in [
+            ("direct to the stand-in (baseline)", &direct),
+            ("through the proxy, recording", &proxied),
+        ] {
+            println!(
+                "| {wire} | {name} | {} | {:.2} | {:.2} |",
+                ms.len(),
+                percentile(ms, 0.5),
+                percentile(ms, 0.95)
+            );
+        }
+        added.push((
+            wire,
+            percentile(&proxied, 0.5) - percentile(&direct, 0.5),
+            percentile(&proxied, 0.95) - percentile(&direct, 0.95),
+        ));
     }
     std::thread::sleep(Duration::from_secs(3));
     let recorded = runs_in(&ragsift, home.path())?;
     let _ = child.kill();
     let _ = child.wait();
+    println!("\nruns recorded: {recorded} (one per query of six passages)");
+    for (wire, p50, p95) in added {
+        println!("\n{wire}: added p50 {p50:.2} ms, p95 {p95:.2} ms");
+    }
+    Ok(())
+}
+
+/// The decision-model judge's added latency per passage on each backend: one passage at a time through the judge
+/// (request building, the client, parsing, the judgment) against the same body posted directly to the same
+/// stand-in.
+pub fn judges(passages: usize) -> Result<(), Error> {
+    use ragsift_engine::judge::jev::{default_questions, Backend, JevConfig};
+    use ragsift_engine::judge::{JevJudge, JevRequest, Judge};
+    let upstream = stand_in_jev()?;
+    let http = reqwest::blocking::Client::new();
+    let questions = default_questions();
     println!(
-        "\n## serve --jev-proxy: {calls} Spring-style calls, one client, direct and proxied alternated ({})",
+        "\n## decision-model judges: {passages} passages one at a time per backend, against direct HTTP to the same stand-in ({})",
         crate::machine()
     );
-    println!("\n| path | calls | p50 ms | p95 ms |\n| --- | ---: | ---: | ---: |");
-    for (name, ms) in [
-        ("direct to the stand-in Jev (baseline)", &mut direct),
-        ("through `ragsift serve --jev-proxy`, recording", &mut proxied),
-    ] {
-        ms.sort_by(f64::total_cmp);
+    println!(
+        "\n| backend | direct p50 ms | direct p95 ms | judge p50 ms | judge p95 ms | added p50 ms | added p95 ms |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for backend in [Backend::Jev, Backend::SystemOne, Backend::Ollama, Backend::OpenAi] {
+        let mut config = JevConfig::for_backend(backend, "sk-bench");
+        config.base_url = upstream.clone();
+        let judge = JevJudge::with_request(config, JevRequest::Spring).map_err(|e| err(e.to_string()))?;
+        let path = backend.endpoint_path();
+        let (mut direct, mut judged) = (Vec::new(), Vec::new());
+        for i in 0..passages + 1 {
+            let passage = format!("passage {i} about the warranty");
+            let body = spring_body(i, backend == Backend::OpenAi);
+            let t = Instant::now();
+            let r = (http.post(format!("{upstream}{path}")))
+                .bearer_auth("sk-bench")
+                .json(&body)
+                .send()
+                .map_err(err)?;
+            r.bytes().map_err(err)?;
+            let d = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            judge
+                .judge("How long is the warranty?", &[passage], &questions)
+                .map_err(|e| err(e.to_string()))?;
+            let j = t.elapsed().as_secs_f64() * 1e3;
+            if i > 0 {
+                direct.push(d);
+                judged.push(j);
+            }
+        }
+        direct.sort_by(f64::total_cmp);
+        judged.sort_by(f64::total_cmp);
+        let (d50, d95, j50, j95) = (
+            percentile(&direct, 0.5),
+            percentile(&direct, 0.95),
+            percentile(&judged, 0.5),
+            percentile(&judged, 0.95),
+        );
         println!(
-            "| {name} | {} | {:.2} | {:.2} |",
-            ms.len(),
-            percentile(ms, 0.5),
-            percentile(ms, 0.95)
+            "| {backend} | {d50:.2} | {d95:.2} | {j50:.2} | {j95:.2} | {:.2} | {:.2} |",
+            j50 - d50,
+            j95 - d95
         );
     }
-    println!("\nruns recorded: {recorded} (one per query of six passages)");
-    direct.sort_by(f64::total_cmp);
-    proxied.sort_by(f64::total_cmp);
-    println!(
-        "\nadded: p50 {:.2} ms, p95 {:.2} ms",
-        percentile(&proxied, 0.5) - percentile(&direct, 0.5),
-        percentile(&proxied, 0.95) - percentile(&direct, 0.95)
-    );
     Ok(())
 }

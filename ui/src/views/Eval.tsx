@@ -1,3 +1,4 @@
+import { CompareJudgesPanel } from "../components/CompareJudges";
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { EVAL_DEFAULTS, EVAL_LIMITS } from "../bindings";
@@ -166,6 +167,7 @@ export function Evaluation() {
         </div>
       )}
       <JudgeCalibrationPanel />
+      <CompareJudgesPanel />
       <LabelList />
       <Calibration browse={(set) => void browse(set)} />
       <ComparePanel browse={(set) => void browse(set)} />

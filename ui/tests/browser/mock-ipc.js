@@ -304,6 +304,16 @@
       { kind: "local", label: "local model", hint: "the offline judge", decision: false, default_base_url: null, default_model: null, default_key_env: null },
       { kind: "none", label: "none (no filtering)", hint: "every retrieved passage goes to the prompt", decision: false, default_base_url: null, default_model: null, default_key_env: null },
     ],
+    rejudge_run: (a) => { const t = structuredClone(runsById()[a.runId] ?? Object.values(runsById())[0]); t.run_id = "rejudged-1"; t.judge.judge = a.kind; t.judge.model = "d1-omni:600m"; return t; },
+    compare_judges: (a) => ({
+      a: { run_id: a.a, judge: "jev", model: "jev-1.13.0", prompt_version: "jev-filter-v1+useful-evidence-v1" },
+      b: { run_id: a.b, judge: "ollama", model: "d1-omni:600m", prompt_version: "jev-filter-v1+useful-evidence-v1" },
+      questions: [
+        { question: "is_relevant", passages: 50, agreement: 0.7, kappa: 0.4, disagreements: [{ chunk_id: "c7", snippet: "Premium support is not part of the warranty.", a: 0.81, b: 0.22 }], a_accuracy: 0.8, b_accuracy: 0.7 },
+        { question: "contains_prompt_injection", passages: 50, agreement: 1, kappa: null, disagreements: [], a_accuracy: null, b_accuracy: null },
+      ],
+      unmatched: 0,
+    }),
     test_judge: (a) => {
       if ((a.judge.model ?? "d1-omni:600m") !== "d1-omni:600m") throw { code: "judge", message: `the server has no model ${a.judge.model} (ollama pull ${a.judge.model})` };
       return { judge: `${a.judge.kind} · ${a.judge.model ?? "d1-omni:600m"}`, endpoint: "http://localhost:11434/v1/systemone", relevant: 0.93, latency_ms: 41 };

@@ -319,6 +319,19 @@ try {
     }
 
     await page.click('[data-testid="nav-eval"]');
+    if (scheme === "light") {
+      // Compare judges: judge a run again with Ollama, and see κ per question ("not assessed" where it is undefined).
+      await page.waitForSelector('[data-testid="cj-a"] option:nth-child(2)', { state: "attached" });
+      const first = await page.locator('[data-testid="cj-a"] option').nth(1).getAttribute("value");
+      await page.selectOption('[data-testid="cj-a"]', first);
+      await page.selectOption('[data-testid="cj-kind"]', "ollama");
+      await page.click('[data-testid="cj-rejudge"]');
+      await page.waitForSelector('[data-testid="cj-result"]');
+      const kappas = await page.locator('[data-testid="cj-kappa"]').allTextContents();
+      check(kappas.join("|") === "0.40|not assessed", `compare judges shows κ per question (${kappas.join("|")})`);
+      const head = await page.locator('[data-testid="cj-result"] p').first().textContent();
+      check(head.includes("ollama · d1-omni:600m"), `the comparison names both judges (${head})`);
+    }
     await page.fill('[data-testid="eval-cases"]', "/cases.json");
     await page.click('[data-testid="eval-run"]');
     await page.waitForSelector('[data-testid="sweep-plot"] path.line-precision');
