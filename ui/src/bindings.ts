@@ -135,16 +135,10 @@ export type AnsweredBy =
 /**  Not answered: imported candidates are judged and selected, and answered only when regenerated. */
 "not_answered";
 
-/**
- *  The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
- *  What the app shows about itself and its set-up.
- */
+/**  What the app shows about itself and its set-up. */
 export type AppInfo = AppInfo_Serialize | AppInfo_Deserialize;
 
-/**
- *  The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
- *  What the app shows about itself and its set-up.
- */
+/**  What the app shows about itself and its set-up. */
 export type AppInfo_Deserialize = {
 	version: string,
 	home: string,
@@ -161,10 +155,7 @@ export type AppInfo_Deserialize = {
 	problems: string[],
 };
 
-/**
- *  The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
- *  What the app shows about itself and its set-up.
- */
+/**  What the app shows about itself and its set-up. */
 export type AppInfo_Serialize = {
 	version: string,
 	home: string,

@@ -326,6 +326,9 @@ fn filter_questions() -> [(&'static str, &'static str); 4] {
     ]
 }
 
+/// Builds one call's body from a query and a passage.
+type CallBody = fn(&str, &str) -> Value;
+
 fn openai_call(query: &str, passage: &str) -> Value {
     let questions: Vec<Value> = filter_questions()
         .iter()
@@ -369,7 +372,7 @@ fn the_proxy_records_both_wires_and_passes_the_rest_through() {
         &[],
         &["--jev-proxy", "--jev-upstream", &upstream.url],
     );
-    let cases: [(&str, &str, fn(&str, &str) -> Value, Option<&str>); 3] = [
+    let cases: [(&str, &str, CallBody, Option<&str>); 3] = [
         ("What is the warranty?", "/v1/decisions", openai_call, Some("sk-proxy")),
         ("Which port is used?", "/v1/decisions", systemone_call, None),
         ("Who maintains it?", "/v1/systemone", systemone_call, None),

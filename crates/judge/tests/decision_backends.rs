@@ -93,7 +93,7 @@ fn ollama_limits_are_checked_before_sending() {
     }
     // 65 questions are over Ollama's 64.
     let many: Vec<JudgeQuestion> = (0..65)
-        .map(|i| JudgeQuestion::new(&format!("q{i}"), "Is it?", None))
+        .map(|i| JudgeQuestion::new(format!("q{i}"), "Is it?", None))
         .collect();
     assert!(matches!(
         client.judge(QUERY, PASSAGE, &many),
@@ -105,7 +105,7 @@ fn ollama_limits_are_checked_before_sending() {
     );
     // At the limits it goes through: 64 questions.
     let limit: Vec<JudgeQuestion> = (0..64)
-        .map(|i| JudgeQuestion::new(&format!("q{i}"), "Is it?", None))
+        .map(|i| JudgeQuestion::new(format!("q{i}"), "Is it?", None))
         .collect();
     assert_eq!(client.judge(QUERY, PASSAGE, &limit).unwrap().scores.len(), 64);
 }

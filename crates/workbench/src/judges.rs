@@ -9,7 +9,8 @@ use ragsift_judge::{JevJudge, JevRequest, Judge};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// The key file of TypeSafe's Jev and of other System One servers (the name it always had).
+/// The file in the home that holds the key of TypeSafe's Jev and of other System One servers (mode 0600, the name it
+/// always had), kept out of `settings.json` and traces.
 pub(crate) const JEV_KEY_FILE: &str = "jev-api-key";
 
 fn key_file(backend: Backend) -> &'static str {

@@ -76,8 +76,6 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-/// The file in the home that holds the Jev API key (mode 0600), kept out of `settings.json` and traces.
-
 /// What the app shows about itself and its set-up.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
