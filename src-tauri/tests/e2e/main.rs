@@ -981,3 +981,67 @@ fn the_first_run_offers_the_samples_and_a_question_that_drops_a_passage() {
     s.click("[data-testid=suggestion-ask-threshold_matters]");
     s.wait("[data-testid=view-replay] [data-testid=replay-run-head]", long);
 }
+
+/// Sets a `<select>` or `<input>` the way a person does: its value, then the events the form listens to.
+fn set_value(s: &Session, css: &str, value: &str) {
+    s.script(
+        "const el = document.querySelector(arguments[0]);\
+         const proto = el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;\
+         Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, arguments[1]);\
+         el.dispatchEvent(new Event('input', {bubbles: true}));\
+         el.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([css, value]),
+    );
+}
+
+/// A local decision model in the real window: Settings offers Ollama, *Test connection* asks an Ollama-like
+/// server (no key, its wire and limits) and shows its answer, an ask is judged by it, and the Inspector's judge
+/// stage names `ollama · d1-omni:600m`. The first of the library's passages the server sees always fails (500), so
+/// one passage is kept unscreened under Spring's fail-open.
+#[test]
+fn a_local_decision_model_judges_in_the_real_window() {
+    let Some(w) = window_test() else {
+        return;
+    };
+    let (home, shots) = (&w.home, &w.shots);
+    let failing: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+    let pulled = vec!["d1-omni:600m".to_string()];
+    let ollama = Server::with_handler(move |r: &Request| {
+        let body: serde_json::Value = serde_json::from_str(&r.body).unwrap_or_default();
+        // The first passage of the library it sees (not Settings' probe about the sky) always fails.
+        if let Some(passage) = body["state"]["passage"].as_str().filter(|p| !p.contains("clear day")) {
+            let mut first = failing.lock().unwrap();
+            if first.get_or_insert_with(|| passage.to_string()) == passage {
+                return http::Reply::Json(500, vec![], r#"{"error":"model runner crashed"}"#.into());
+            }
+        }
+        ragsift_test_support::decision::ollama_reply(&pulled, r)
+    });
+    let app = launch(home.path(), &[]);
+    let s = &app.session;
+    let long = Duration::from_secs(240);
+    ingest(s, &repo().join("fixtures/pdf/multipage.pdf"), long);
+
+    s.click("[data-testid=nav-settings]");
+    s.wait("[data-testid=judge-kind]", Duration::from_secs(20));
+    set_value(s, "[data-testid=judge-kind]", "ollama");
+    s.wait("[data-testid=judge-base-url]", Duration::from_secs(10));
+    set_value(s, "[data-testid=judge-base-url]", &ollama.url);
+    s.click("[data-testid=judge-test]");
+    let ok = s.wait("[data-testid=judge-test-ok]", Duration::from_secs(30));
+    assert!(s.text(&ok).contains("ollama · d1-omni:600m"), "{}", s.text(&ok));
+    shots.take(s, "settings-ollama-judge");
+    s.click("[data-testid=settings-save]");
+    std::thread::sleep(Duration::from_millis(800));
+
+    ask(s, "How long is the battery warranty?", long);
+    let asked = ollama.requests().iter().filter(|r| r.path == "/v1/systemone").count();
+    assert!(asked > 1, "the Ollama-like server judged the passages");
+    assert!(ollama.requests().iter().all(|r| r.header("authorization").is_none()));
+    s.click("[data-testid=open-inspector]");
+    let stage = s.wait("[data-testid=stage-5] h3", Duration::from_secs(20));
+    let head = s.text(&stage);
+    assert!(head.contains("ollama · d1-omni:600m"), "{head}");
+    s.wait("[data-testid=judge-partial]", Duration::from_secs(10));
+    shots.take(s, "inspector-ollama-judge");
+}

@@ -14,7 +14,7 @@ import { Snippet } from "../components/Passage";
 
 function Stage(props: { n: number; title: string; meta?: string; children: preact.ComponentChildren }) {
   return (
-    <section class="stage">
+    <section class="stage" data-testid={`stage-${props.n}`}>
       <h3><span class="stage-n">{props.n}</span>{props.title}{props.meta && <span class="muted small"> · {props.meta}</span>}</h3>
       <div class="stage-body">{props.children}</div>
     </section>
