@@ -4,13 +4,11 @@
 use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::Result;
-use ragsift_judge::{expected_prompt_version, JevRequest, Judge, LocalJudge};
-use ragsift_models::embed::Embedder;
+use ragsift_judge::{expected_prompt_version, JevRequest};
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
 use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
 use ragsift_policy::PolicyOptions;
 use ragsift_store::retrieve::{LibraryRetriever, SearchMode};
-use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -194,24 +192,6 @@ impl Workbench {
         )?;
         self.remember(trace.clone());
         Ok(trace)
-    }
-
-    /// The judge for answers and evaluation alike: `kind` with `auto` resolved by whether a Jev key is available
-    /// (stored in the home, or in `TYPESAFE_API_KEY`); a decision model sends `request` (configured in
-    /// [`crate::judges`]).
-    pub fn build_judge<'a>(
-        &self,
-        kind: JudgeKind,
-        request: JevRequest,
-        embedder: &'a dyn Embedder,
-        model: &'a dyn LanguageModel,
-        store: &'a dyn LibraryStore,
-    ) -> Result<Option<Box<dyn Judge + 'a>>> {
-        Ok(match self.resolve_judge(kind)? {
-            JudgeKind::Local => Some(Box::new(LocalJudge::new(embedder, Some(model), Some(store)))),
-            JudgeKind::Auto | JudgeKind::None => None,
-            decision => Some(Box::new(self.decision_judge(decision, request)?)),
-        })
     }
 
     fn model_with_progress(&self, events: &Events<AskEvent>) -> Result<Arc<dyn LanguageModel>> {

@@ -2,13 +2,12 @@
 //! selected as `rag-jev select` does, or imported as a run to inspect, replay, regenerate and label; labels on
 //! runs; and runs carried between machines as integrity-checked files.
 
-use super::served::Bounded;
 use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::{Error, Result};
 use ragsift_eval::select::{parse_request, select_with, Issue, OnError, SelectFailure, SelectRequest, SelectionResult};
+use ragsift_judge::default_questions;
 use ragsift_judge::jev::ragjev::cl100k_tokens;
-use ragsift_judge::{default_questions, JevJudge, Judge, LocalJudge};
 use ragsift_pipeline::join::{Candidate, Provenance};
 use ragsift_pipeline::judging::judge_candidates;
 use ragsift_pipeline::labels::RunLabels;
@@ -22,15 +21,6 @@ use serde_json::{Map, Value};
 const LABEL_KEYS: [&str; 5] = ["id", "relevant_ids", "baseline_ids", "reference_answer", "family_id"];
 /// The request keys that make a policy; without any, an import takes the saved default policy.
 const POLICY_KEYS: [&str; 5] = ["mode", "min_relevance", "top_n", "max_context_tokens", "shadow"];
-
-/// rag-jev's service's retry policy for Jev's calls (`RetryPolicy(max_retries=1, backoff_initial=0.1,
-/// backoff_max=0.5)`).
-pub const SERVED_RETRIES: u32 = 1;
-/// The first and the longest backoff of [`SERVED_RETRIES`].
-pub const SERVED_BACKOFF: (std::time::Duration, std::time::Duration) = (
-    std::time::Duration::from_millis(100),
-    std::time::Duration::from_millis(500),
-);
 
 /// An import, read: the request, its policy when it names one, and its labels.
 struct Import {
@@ -176,57 +166,6 @@ fn read_text(path: &str) -> Result<String> {
 }
 
 impl Workbench {
-    /// Calls `f` with the judge for another retriever's candidates: Jev sending rag-jev's request (independent or
-    /// contextual, with the relevance guidance) when `kind` resolves to Jev, else the local judge.
-    pub(crate) fn with_candidate_judge<T>(
-        &self,
-        kind: JudgeKind,
-        request: &SelectRequest,
-        f: impl FnOnce(&dyn Judge) -> Result<T>,
-    ) -> Result<T> {
-        self.with_bounded_judge(kind, request, None, f)
-    }
-
-    /// [`Workbench::with_candidate_judge`] whose Jev calls hold `bounds`' shared slots, each within its deadline.
-    pub(crate) fn with_bounded_judge<T>(
-        &self,
-        kind: JudgeKind,
-        request: &SelectRequest,
-        bounds: Option<&Bounded>,
-        f: impl FnOnce(&dyn Judge) -> Result<T>,
-    ) -> Result<T> {
-        match self.resolve_judge(kind)? {
-            JudgeKind::Local => {
-                let (embedder, model, lib) = (self.embedder()?, self.model(None)?, self.library());
-                f(&LocalJudge::new(
-                    embedder.as_ref(),
-                    Some(model.as_ref()),
-                    Some(lib.store()),
-                ))
-            }
-            JudgeKind::Auto | JudgeKind::None => Err(Error::Invalid(
-                "judging candidates needs a judge: jev, systemone, ollama, openai or local".into(),
-            )),
-            decision => {
-                let mut config = self.decision_config(decision)?;
-                if let Some(bounds) = bounds {
-                    // rag-jev's service retries a failed call once, after 0.1 s (0.5 s at most), not the SDK's
-                    // twice from 0.5 s: its answer comes back as `provider_error` well within the deadline.
-                    config.max_retries = SERVED_RETRIES;
-                    (config.backoff_min, config.backoff_max) = SERVED_BACKOFF;
-                    // Every passage may go at once, as rag-jev's tasks do: only the shared slots bound them.
-                    config.concurrency = bounds.slots.size();
-                    config.slots = Some(bounds.slots.clone());
-                    let left = bounds.deadline.saturating_duration_since(std::time::Instant::now());
-                    config.deadline = left.max(std::time::Duration::from_millis(1));
-                }
-                let judge = JevJudge::with_request(config, request.scoring_strategy.jev_request())?
-                    .with_guidance(request.relevance_guidance.clone());
-                f(&judge)
-            }
-        }
-    }
-
     /// Everything a served selection loads on first use, loaded now, so the first request is as fast as the later
     /// ones: the cl100k tokenizer, the judge of `kind` and, for the local judge (which costs nothing per call), one
     /// judged selection of a throwaway request with its embedding model and fitted signals. Jev is never called.

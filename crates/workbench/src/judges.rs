@@ -1,11 +1,17 @@
-//! The one place a judge is chosen and configured: `auto` resolved, a decision model's base URL, model and key
-//! (stored per backend, else the named environment variable; none needed on loopback), the keys on disk, the
-//! app's "Test connection", and the CLI's per-run judge flags.
+//! The one place a judge is chosen, configured and built: `auto` resolved, a decision model's base URL, model and
+//! key (stored per backend, else the named environment variable; none needed on loopback), the judge for answers
+//! (`build_judge`), the bounded judge for another retriever's candidates and for `serve` (rag-jev's retry policy,
+//! the shared slots), the keys on disk, the app's "Test connection", and the CLI's per-run judge flags.
 
+use crate::served::Bounded;
 use crate::settings::{JudgeKind, JudgeSettings};
 use crate::{Error, JudgeInfo, Result, Workbench};
+use ragsift_eval::select::SelectRequest;
+use ragsift_interfaces::embed::Embedder;
 use ragsift_judge::jev::{Backend, JevConfig, JudgeQuestion};
-use ragsift_judge::{JevJudge, JevRequest, Judge};
+use ragsift_judge::{JevJudge, JevRequest, Judge, LocalJudge};
+use ragsift_models::llm::LanguageModel;
+use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -84,6 +90,15 @@ pub fn judge_choices() -> Vec<JudgeChoice> {
         .collect()
 }
 
+/// rag-jev's service's retry policy for Jev's calls (`RetryPolicy(max_retries=1, backoff_initial=0.1,
+/// backoff_max=0.5)`).
+pub const SERVED_RETRIES: u32 = 1;
+/// The first and the longest backoff of [`SERVED_RETRIES`].
+pub const SERVED_BACKOFF: (std::time::Duration, std::time::Duration) = (
+    std::time::Duration::from_millis(100),
+    std::time::Duration::from_millis(500),
+);
+
 /// What one small call to a decision model answered: shown under Settings' *Test connection*.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -102,6 +117,75 @@ const PROBE_QUERY: &str = "What colour is the sky on a clear day?";
 const PROBE_PASSAGE: &str = "On a clear day the sky is blue, because air scatters blue light the most.";
 
 impl Workbench {
+    /// The judge for answers and evaluation alike: `kind` with `auto` resolved by whether a Jev key is available
+    /// (stored in the home, or in `TYPESAFE_API_KEY`); a decision model sends `request` (configured in
+    /// [`crate::judges`]).
+    pub fn build_judge<'a>(
+        &self,
+        kind: JudgeKind,
+        request: JevRequest,
+        embedder: &'a dyn Embedder,
+        model: &'a dyn LanguageModel,
+        store: &'a dyn LibraryStore,
+    ) -> Result<Option<Box<dyn Judge + 'a>>> {
+        Ok(match self.resolve_judge(kind)? {
+            JudgeKind::Local => Some(Box::new(LocalJudge::new(embedder, Some(model), Some(store)))),
+            JudgeKind::Auto | JudgeKind::None => None,
+            decision => Some(Box::new(self.decision_judge(decision, request)?)),
+        })
+    }
+
+    /// Calls `f` with the judge for another retriever's candidates: Jev sending rag-jev's request (independent or
+    /// contextual, with the relevance guidance) when `kind` resolves to Jev, else the local judge.
+    pub(crate) fn with_candidate_judge<T>(
+        &self,
+        kind: JudgeKind,
+        request: &SelectRequest,
+        f: impl FnOnce(&dyn Judge) -> Result<T>,
+    ) -> Result<T> {
+        self.with_bounded_judge(kind, request, None, f)
+    }
+
+    /// [`Workbench::with_candidate_judge`] whose Jev calls hold `bounds`' shared slots, each within its deadline.
+    pub(crate) fn with_bounded_judge<T>(
+        &self,
+        kind: JudgeKind,
+        request: &SelectRequest,
+        bounds: Option<&Bounded>,
+        f: impl FnOnce(&dyn Judge) -> Result<T>,
+    ) -> Result<T> {
+        match self.resolve_judge(kind)? {
+            JudgeKind::Local => {
+                let (embedder, model, lib) = (self.embedder()?, self.model(None)?, self.library());
+                f(&LocalJudge::new(
+                    embedder.as_ref(),
+                    Some(model.as_ref()),
+                    Some(lib.store()),
+                ))
+            }
+            JudgeKind::Auto | JudgeKind::None => Err(Error::Invalid(
+                "judging candidates needs a judge: jev, systemone, ollama, openai or local".into(),
+            )),
+            decision => {
+                let mut config = self.decision_config(decision)?;
+                if let Some(bounds) = bounds {
+                    // rag-jev's service retries a failed call once, after 0.1 s (0.5 s at most), not the SDK's
+                    // twice from 0.5 s: its answer comes back as `provider_error` well within the deadline.
+                    config.max_retries = SERVED_RETRIES;
+                    (config.backoff_min, config.backoff_max) = SERVED_BACKOFF;
+                    // Every passage may go at once, as rag-jev's tasks do: only the shared slots bound them.
+                    config.concurrency = bounds.slots.size();
+                    config.slots = Some(bounds.slots.clone());
+                    let left = bounds.deadline.saturating_duration_since(std::time::Instant::now());
+                    config.deadline = left.max(std::time::Duration::from_millis(1));
+                }
+                let judge = JevJudge::with_request(config, request.scoring_strategy.jev_request())?
+                    .with_guidance(request.relevance_guidance.clone());
+                f(&judge)
+            }
+        }
+    }
+
     /// Whether TypeSafe's Jev has a key (stored or in `TYPESAFE_API_KEY`): what `auto` resolves by.
     pub(crate) fn jev_available(&self) -> Result<bool> {
         Ok(self.stored_key(Backend::Jev)?.is_some() || env_key("TYPESAFE_API_KEY").is_some())
