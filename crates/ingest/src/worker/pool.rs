@@ -150,7 +150,9 @@ pub fn extract_isolated(
             .and_then(|_| worker.stdin.flush())
             .map_err(|e| Error::Setup(format!("the extraction worker does not take requests: {e}")))?;
     }
-    let deadline = Instant::now() + limits.timeout + GRACE + ocr.map_or(Duration::ZERO, |o| o.timeout * 4);
+    // The loader's deadline, then OCR's budget for the file (OCR stops within it and returns the pages it read),
+    // then the grace for the reply.
+    let deadline = Instant::now() + limits.timeout + ocr.map_or(Duration::ZERO, |o| o.total_timeout) + GRACE;
     let mut page = 0u32;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
