@@ -11,6 +11,7 @@ mod layout;
 pub mod lexicon;
 pub mod normalize;
 mod ocr;
+mod one_page;
 mod outline;
 mod pdf;
 mod place;
