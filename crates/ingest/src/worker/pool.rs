@@ -42,6 +42,17 @@ pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Release);
 }
 
+/// Ends the idle workers and waits for them (closing its stdin ends a worker's loop): for a program about to exit,
+/// and for a test that reads its children's peak memory (`getrusage(RUSAGE_CHILDREN)` counts reaped children).
+pub fn retire_idle() {
+    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(|e| e.into_inner()));
+    for worker in idle {
+        let Worker { mut child, stdin, .. } = worker;
+        drop(stdin);
+        let _ = child.wait();
+    }
+}
+
 /// A running worker: its stdin, its reply lines, and the tail of its stderr.
 struct Worker {
     child: Child,
