@@ -1,6 +1,6 @@
 //! A hostile batch through extraction workers (issue 55, "ingest no file can take down"): a 10000×10000 photo page,
 //! 2,000 blank pages, 100,000 empty pages, a file whose name holds terminal escapes, a damaged PDF, and in the heavy
-//! tier a 150 MB text file of one line. Each file ends in its text or a clear error of its own, the batch goes on,
+//! tier a 150 MB text file of one line; and OCR within its budgets, in a worker. Each file ends in its text or a clear error of its own, the batch goes on,
 //! its JSON report holds every file, and no worker's peak memory reaches the workers' ceiling.
 //!
 //! This test program is its own worker (`harness = false`: its `main` first serves when started as one). It takes
@@ -26,8 +26,9 @@ fn main() {
         exe,
         memory_mb: worker::DEFAULT_MEMORY_MB,
     });
-    let cases: [(&str, fn()); 2] = [
+    let cases: [(&str, fn()); 3] = [
         ("a_hostile_batch_ends_each_file_in_text_or_its_own_error", batch),
+        ("ocr_in_a_worker_returns_the_pages_read_within_its_budget", ocr_budget),
         ("heavy_a_150_mb_one_line_text_file_is_read_under_the_ceiling", long_line),
     ];
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -153,6 +154,40 @@ fn batch() {
         report[4]
     );
     assert!(!error.contains("worker"), "a clear error, not a dead worker: {error}");
+}
+
+/// OCR's budgets reach the worker, and what it read within them comes back: a page budget of one on a
+/// three-page scan, and a time budget spent on the first page of a scan beside a text page (the worker stops OCR
+/// and answers, well before its parent's deadline would kill it).
+fn ocr_budget() {
+    use ragsift_ingest::extract::{OcrLimit, OcrOptions};
+    let scanned = repo().join("fixtures/scanned/scanned.pdf");
+    let one_page = OcrOptions {
+        max_pages: 1,
+        ..OcrOptions::default()
+    };
+    let ex = worker::extract_isolated(&scanned, LIMITS, Some(&one_page), &|_, _| {}).unwrap();
+    assert_eq!(ex.ocr_pages, [1]);
+    assert!(ex.pages[0].text.split_whitespace().count() > 20, "{}", ex.pages[0].text);
+    let stop = ex.ocr_stop.clone().expect("OCR stopped");
+    assert_eq!(
+        (stop.done, stop.left.as_slice(), stop.why),
+        (1, &[2, 3][..], OcrLimit::Pages(1))
+    );
+    assert!(ex.warning().unwrap().contains("pages 2–3 have no text from OCR"));
+    let spent = OcrOptions {
+        total_timeout: Duration::from_millis(50),
+        ..OcrOptions::default()
+    };
+    let mixed = repo().join("fixtures/pdf/mixed_scanned.pdf");
+    let started = Instant::now();
+    let ex = worker::extract_isolated(&mixed, LIMITS, Some(&spent), &|_, _| {}).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(
+        ex.ocr_stop.map(|s| (s.left, s.why)),
+        Some((vec![2], OcrLimit::Seconds(0)))
+    );
+    assert!(!ex.pages[0].text.is_empty() && ex.pages[1].text.is_empty());
 }
 
 fn long_line() {
