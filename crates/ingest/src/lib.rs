@@ -1,6 +1,7 @@
 //! ragsift's ingest: files in, page texts in reading order out (`extract`), then token-aware chunks (`chunk`);
 //! `quality` measures extracted text against a reference; `fuzz` mutates real files to check that every input ends in text or a typed error;
-//! `title` names a document; `worker` runs extraction in a child process with limits.
+//! `title` names a document; `worker` runs extraction in a child process with limits; `synth` writes large PDFs
+//! for tests and benchmarks.
 
 pub mod chunk;
 pub mod corpus;
@@ -8,6 +9,8 @@ pub mod extract;
 pub mod fuzz;
 pub mod quality;
 pub mod structure;
+#[doc(hidden)]
+pub mod synth;
 pub mod title;
 pub mod worker;
 

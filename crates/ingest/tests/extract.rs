@@ -304,6 +304,68 @@ fn scanned_pages_are_read_by_ocr() {
     }
 }
 
+/// OCR within a page budget of one: page 1 of the three-page scan keeps its OCR text, pages 2–3 are left unread
+/// and named by the warning; a time budget already spent reads none and says so.
+#[test]
+fn ocr_out_of_budget_keeps_the_pages_it_read_and_names_the_rest() {
+    use ragsift_ingest::extract::{extract_file_with_ocr, OcrLimit, OcrOptions};
+    let pdf = fixture("scanned/scanned.pdf");
+    let options = OcrOptions {
+        max_pages: 1,
+        ..OcrOptions::default()
+    };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let ex = extract_file_with_ocr(&pdf, LIMITS, Some(&options), &|k, n| seen.lock().unwrap().push((k, n))).unwrap();
+    assert_eq!(seen.into_inner().unwrap(), [(1, 3)]);
+    assert_eq!(ex.ocr_pages, [1]);
+    let truth = expected_pages("multipage");
+    assert!(
+        char_accuracy(&ex.pages[0].text, &truth[0]) >= 0.95,
+        "{}",
+        ex.pages[0].text
+    );
+    assert!(ex.pages[1..].iter().all(|p| p.text.is_empty() && !p.ocr));
+    let stop = ex.ocr_stop.clone().expect("OCR stopped");
+    assert_eq!((stop.done, stop.wanted, stop.left.as_slice()), (1, 3, &[2, 3][..]));
+    assert_eq!(stop.why, OcrLimit::Pages(1));
+    let warning = ex.warning().unwrap();
+    assert!(
+        warning.contains("OCR stopped after 1 of 3 pages (its budget of 1 pages); pages 2–3 have no text from OCR"),
+        "{warning}"
+    );
+    // A time budget spent before the first page: nothing is read, and the file says OCR read no page.
+    let spent = OcrOptions {
+        total_timeout: Duration::ZERO,
+        ..OcrOptions::default()
+    };
+    let err = extract_file_with_ocr(&pdf, LIMITS, Some(&spent), &|_, _| panic!("no page is started")).unwrap_err();
+    assert!(matches!(err, Error::NoText { .. }), "{err:?}");
+}
+
+/// A page cut by the file's time budget while Tesseract reads it is left, not counted as done: the document's
+/// text page stays, and the warning names the scanned page as OCR's time budget ran out.
+#[test]
+fn ocr_cut_by_its_time_budget_mid_page_leaves_that_page() {
+    use ragsift_ingest::extract::{extract_file_with_ocr, OcrLimit, OcrOptions};
+    // Rendering and reading a page at 300 dpi takes far more than 50 ms: page 2 (the scan) is cut part way.
+    let options = OcrOptions {
+        total_timeout: Duration::from_millis(50),
+        ..OcrOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let ex = extract_file_with_ocr(&fixture("pdf/mixed_scanned.pdf"), LIMITS, Some(&options), &|_, _| {}).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(ex.ocr_pages.is_empty() && ex.empty_pages == [2], "{ex:?}");
+    let stop = ex.ocr_stop.clone().expect("OCR stopped");
+    assert_eq!((stop.done, stop.wanted, stop.left.as_slice()), (0, 1, &[2][..]));
+    assert_eq!(stop.why, OcrLimit::Seconds(0));
+    let warning = ex.warning().unwrap();
+    assert!(
+        warning.contains("OCR stopped after 0 of 1 pages (its time budget of 0 s)"),
+        "{warning}"
+    );
+}
+
 /// Simple fonts whose `/Encoding` has `/Differences` (as pdfTeX writes them; fixtures/encoding/make.py), over no
 /// base encoding and over WinAnsi: accented glyphs and ligatures decode by their glyph names.
 #[test]

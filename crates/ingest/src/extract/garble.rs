@@ -1,5 +1,9 @@
 //! Tells a page whose glyphs were decoded with the wrong map (a subset font without a usable ToUnicode, a font
-//! resolved by the wrong name) from real text: such pages read as strings no language has.
+//! resolved by the wrong name, a ToUnicode map that sends glyphs to garbage) from real text: such pages read as
+//! strings no language has. A wrong map shows in one of a few ways, each judged over the page as a whole:
+//! private-use or control characters; words no language writes; letters of a consistent but wrong alphabet (a
+//! shifted or shuffled map: vowels no longer where every Latin-script language has them); punctuation where
+//! letters belong; letters of several scripts inside one word; or Han ideographs drawn from an alphabet-sized set.
 
 /// How much of a page's text is looked at.
 const SAMPLE_BYTES: usize = 8 * 1024;
@@ -36,11 +40,131 @@ pub fn looks_garbled(text: &str) -> bool {
         .filter(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
         .filter(|w| !w.as_bytes().windows(2).any(|p| p.iter().all(u8::is_ascii_digit)))
         .collect();
+    if words.len() >= MIN_WORDS {
+        let impossible = words.iter().filter(|w| impossible(w)).count();
+        if impossible as f64 > IMPOSSIBLE_SHARE * words.len() as f64 {
+            return true;
+        }
+    }
+    wrong_alphabet(text) || punctuation_for_letters(text) || mixed_scripts(text) || few_ideographs(text)
+}
+
+/// Vowels of Latin-script languages, accented ones included.
+fn is_vowel(c: char) -> bool {
+    "aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿāăąēĕėęěīĭįıōŏőœūŭůűų".contains(c)
+}
+
+/// Every Latin-script language writes about two letters in five as vowels (English 0.38, German 0.38, French 0.45,
+/// Polish and Czech 0.42), has vowels among its most frequent letters, and few words without one. A map that sends
+/// glyphs to the wrong letters, consistently (a shifted or shuffled alphabet), keeps words looking like words but
+/// moves the vowels: two of these three going wrong, or one far out, is such a map.
+fn wrong_alphabet(text: &str) -> bool {
+    // Words of Latin letters with a lower-case one: acronyms and pin names (GND, SCL) are not judged.
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().count() >= 2 && w.chars().all(|c| c.is_alphabetic() && (c as u32) < 0x250))
+        .filter(|w| w.chars().any(char::is_lowercase))
+        .map(str::to_lowercase)
+        .collect();
     if words.len() < MIN_WORDS {
         return false;
     }
-    let impossible = words.iter().filter(|w| impossible(w)).count();
-    impossible as f64 > IMPOSSIBLE_SHARE * words.len() as f64
+    let mut counts = std::collections::HashMap::<char, usize>::new();
+    for c in words.iter().flat_map(|w| w.chars()) {
+        *counts.entry(c).or_default() += 1;
+    }
+    let letters: usize = counts.values().sum();
+    let vowels: usize = counts.iter().filter(|(c, _)| is_vowel(**c)).map(|(_, n)| n).sum();
+    let share = vowels as f64 / letters as f64;
+    let mut by_count: Vec<(char, usize)> = counts.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top_vowels = by_count.iter().take(5).filter(|(c, _)| is_vowel(*c)).count();
+    let voweless = words.iter().filter(|w| !w.chars().any(is_vowel)).count() as f64 / words.len() as f64;
+    let odd = usize::from(share < 0.32) + usize::from(top_vowels < 2) + usize::from(voweless > 0.15);
+    odd >= 2 || share < 0.25 || voweless > 0.3
+}
+
+/// Punctuation and symbols other than math operators, counted once per run (dot leaders, rules of dashes).
+fn is_symbol(c: char) -> bool {
+    !(c.is_alphanumeric() || c.is_whitespace() || c.is_control() || is_math(c))
+}
+
+fn is_math(c: char) -> bool {
+    matches!(c, '+' | '<' | '=' | '>' | '|' | '~' | '^' | '±' | '×' | '÷' | '¬' | '\u{2200}'..='\u{22FF}'
+        | '\u{27C0}'..='\u{27EF}' | '\u{2980}'..='\u{2AFF}' | '\u{2190}'..='\u{21FF}')
+}
+
+/// A map that sends letters to punctuation (a glyph-order map landing in ASCII's or Latin-1's symbols): more than
+/// 45% of the page's characters are symbols, and hardly a tenth of its words are made of letters. Code and
+/// formulas stay under it (math operators are not counted; identifiers are words).
+fn punctuation_for_letters(text: &str) -> bool {
+    let mut seen = 0usize;
+    let mut symbols = 0usize;
+    let mut last = None;
+    for c in text.chars().filter(|c| !c.is_whitespace()) {
+        if last == Some(c) {
+            continue;
+        }
+        last = Some(c);
+        seen += 1;
+        symbols += usize::from(is_symbol(c));
+    }
+    if seen < 40 || symbols as f64 <= 0.45 * seen as f64 {
+        return false;
+    }
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let wordlike = tokens
+        .iter()
+        .map(|t| t.trim_matches(|c: char| c.is_ascii_punctuation()))
+        .filter(|t| t.chars().count() >= 2 && t.chars().all(char::is_alphabetic))
+        .count();
+    (wordlike as f64) < 0.1 * tokens.len() as f64
+}
+
+/// The script a letter is written in (by Unicode block), for [`mixed_scripts`].
+fn script(c: char) -> u8 {
+    match c as u32 {
+        0..=0x24F | 0x1E00..=0x1EFF => 1,
+        0x250..=0x2AF => 2,
+        0x370..=0x3FF | 0x1F00..=0x1FFF => 3,
+        0x400..=0x52F => 4,
+        0x530..=0x58F => 5,
+        0x590..=0x5FF => 6,
+        0x600..=0x6FF => 7,
+        0x900..=0xDFF => 8,
+        0x3040..=0x30FF => 9,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF => 10,
+        0xAC00..=0xD7AF => 11,
+        _ => 0,
+    }
+}
+
+/// A map that sends glyph numbers to code points as they are (an identity map over a font's glyph order) spreads
+/// one word's letters over Latin, Greek, Cyrillic, Hebrew, Arabic…: more than a quarter of the words of three
+/// letters or more mixing scripts. Real text mixes scripts in a unit (μA, kΩ), not in most of its words.
+fn mixed_scripts(text: &str) -> bool {
+    let words: Vec<Vec<u8>> = text
+        .split_whitespace()
+        .map(|w| w.chars().filter(|c| c.is_alphabetic()).map(script).collect::<Vec<u8>>())
+        .filter(|w| w.len() >= 3)
+        .collect();
+    if words.len() < 10 {
+        return false;
+    }
+    let mixed = words.iter().filter(|w| w.iter().any(|&s| s != w[0])).count();
+    mixed as f64 > 0.25 * words.len() as f64
+}
+
+/// Han text draws on thousands of ideographs: a hundred of them in a row use dozens of different ones. Letters
+/// mapped onto ideographs use an alphabet's worth: fewer than 12% different.
+fn few_ideographs(text: &str) -> bool {
+    let han: Vec<char> = text.chars().filter(|&c| script(c) == 10).collect();
+    if han.len() < 100 {
+        return false;
+    }
+    let distinct: std::collections::HashSet<&char> = han.iter().collect();
+    (distinct.len() as f64) < 0.12 * han.len() as f64
 }
 
 /// What a person can do about pages still garbled, by whether OCR ran and why not, and whether poppler (the

@@ -11,6 +11,7 @@ mod layout;
 pub mod lexicon;
 pub mod normalize;
 mod ocr;
+mod one_page;
 mod outline;
 mod pdf;
 mod place;
@@ -18,7 +19,7 @@ mod poppler;
 mod repair;
 
 pub use garble::looks_garbled;
-pub use ocr::{available as ocr_available, read_page as ocr_page, OcrOptions};
+pub use ocr::{available as ocr_available, read_page as ocr_page, OcrLimit, OcrOptions, OcrStop};
 pub use poppler::available as poppler_available;
 pub use ragsift_core::read::read_capped;
 
@@ -131,6 +132,9 @@ pub struct Extracted {
     /// Pages whose nested forms were cut at the guard's bounds (some of their text may be missing).
     #[serde(default)]
     pub cut_pages: Vec<u32>,
+    /// OCR ran out of its page or time budget: the pages it did not read (see [`OcrOptions`]).
+    #[serde(default)]
+    pub ocr_stop: Option<OcrStop>,
     /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
     #[serde(skip)]
     pub ocr: Option<ragsift_core::NoTextOcr>,
@@ -169,6 +173,9 @@ impl Extracted {
                 "pages {} decoded as garbage; read by OCR instead",
                 page_list(&replaced)
             ));
+        }
+        if let Some(stop) = &self.ocr_stop {
+            parts.push(stop.warning());
         }
         if !self.reread_pages.is_empty() {
             parts.push(format!(
@@ -324,9 +331,9 @@ pub fn extract_file_with_ocr(
     }
     let bytes = read_capped(path, limits.max_file_mb)?;
     let (mut pages, title) = load_pages(path, bytes, limits)?;
-    ocr::read_pages(path, &mut pages, options, on_ocr);
+    let stop = ocr::read_pages(path, &mut pages, options, on_ocr);
     finish(path, pages, title)
-        .map(|ex| ex.with_ocr(ragsift_core::NoTextOcr::Read))
+        .map(|ex| Extracted { ocr_stop: stop, ..ex }.with_ocr(ragsift_core::NoTextOcr::Read))
         .map_err(|e| e.with_ocr(ragsift_core::NoTextOcr::Read))
 }
 
@@ -410,6 +417,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
         garbled_pages,
         hidden_pages,
         cut_pages,
+        ocr_stop: None,
         ocr: None,
     })
 }

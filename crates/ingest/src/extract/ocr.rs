@@ -5,19 +5,34 @@
 
 use super::{Decoding, PageText};
 use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How pages are read.
+/// The longest one page may take by default, rendering and reading together (a dense A4 page at 300 dpi takes
+/// some 3 s on two cores).
+pub const PAGE_TIMEOUT: Duration = Duration::from_secs(60);
+/// At most this many pages of a file are read by OCR by default.
+pub const MAX_PAGES: u32 = 300;
+/// The longest OCR of one file may take by default, all its pages together (about 200 dense pages on two cores).
+pub const TOTAL_TIMEOUT: Duration = Duration::from_secs(540);
+
+/// How pages are read, and how much of a file OCR may take: pages done within the budget keep their text, and
+/// [`OcrStop`] names the pages left.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OcrOptions {
     /// Tesseract's language codes joined by `+`, e.g. `eng` or `eng+deu`.
     pub languages: String,
     /// Rendering resolution (Tesseract reads best around 300 dpi).
     pub dpi: u32,
-    /// Longest a page may take, rendering and reading together.
+    /// Longest a page may take, rendering and reading together ([`PAGE_TIMEOUT`]); a page past it stays unread.
     pub timeout: Duration,
+    /// The most pages of one file OCR reads ([`MAX_PAGES`]).
+    pub max_pages: u32,
+    /// Longest OCR may take for one file, all pages together ([`TOTAL_TIMEOUT`]). An extraction worker's deadline
+    /// leaves room for it, so OCR stops and returns the pages done instead of being killed.
+    pub total_timeout: Duration,
 }
 
 impl Default for OcrOptions {
@@ -25,8 +40,50 @@ impl Default for OcrOptions {
         OcrOptions {
             languages: "eng".into(),
             dpi: 300,
-            timeout: Duration::from_secs(120),
+            timeout: PAGE_TIMEOUT,
+            max_pages: MAX_PAGES,
+            total_timeout: TOTAL_TIMEOUT,
         }
+    }
+}
+
+/// OCR stopped before it read every page that wanted it: the pages done keep their text, these did not get any.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct OcrStop {
+    /// Pages OCR went through (read, or given up on singly past the per-page timeout).
+    pub done: u32,
+    /// Pages that wanted OCR (no text, or garbled).
+    pub wanted: u32,
+    /// The pages not read, in order.
+    pub left: Vec<u32>,
+    /// Which budget ran out.
+    pub why: OcrLimit,
+}
+
+/// The budget OCR ran out of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub enum OcrLimit {
+    /// The page budget ([`OcrOptions::max_pages`]).
+    Pages(u32),
+    /// The time budget for the file, in seconds ([`OcrOptions::total_timeout`]).
+    Seconds(u64),
+}
+
+impl OcrStop {
+    /// "OCR stopped after 180 of 200 pages (its budget of 180 pages); pages 181–200 have no text from OCR".
+    pub fn warning(&self) -> String {
+        let why = match self.why {
+            OcrLimit::Pages(n) => format!("its budget of {n} pages"),
+            OcrLimit::Seconds(s) => format!("its time budget of {s} s"),
+        };
+        format!(
+            "OCR stopped after {} of {} pages ({why}); pages {} have no text from OCR",
+            self.done,
+            self.wanted,
+            super::page_list(&self.left)
+        )
     }
 }
 
@@ -93,7 +150,11 @@ fn run(mut command: Command, deadline: Instant, path: &Path, what: &str) -> Resu
 
 /// The text Tesseract reads on page `page` (1-based) of the PDF at `pdf`, paragraphs separated by blank lines.
 pub fn read_page(pdf: &Path, page: u32, options: &OcrOptions) -> Result<String> {
-    let deadline = Instant::now() + options.timeout;
+    read_page_by(pdf, page, options, Instant::now() + options.timeout)
+}
+
+/// [`read_page`], given up at `deadline`.
+fn read_page_by(pdf: &Path, page: u32, options: &OcrOptions, deadline: Instant) -> Result<String> {
     let dir = tempfile::tempdir().map_err(|e| Error::io(pdf, e))?;
     let image = dir.path().join("page.png");
     let mut render = Command::new("pdftoppm");
@@ -112,14 +173,45 @@ pub fn read_page(pdf: &Path, page: u32, options: &OcrOptions) -> Result<String> 
 /// Reads by OCR the pages that have no text and, when `garbled` is set, the pages whose glyphs decoded as garbage
 /// (`Decoding::Garbled`), calling `on_ocr(k, n)` before the k-th of n. An empty page takes any text OCR finds; a
 /// garbled page takes it only when it is readable (some words, not garbled itself), then `Decoding::Ocr`.
-pub(super) fn read_pages(path: &Path, pages: &mut [PageText], options: &OcrOptions, on_ocr: &dyn Fn(usize, usize)) {
+///
+/// OCR reads at most [`OcrOptions::max_pages`] pages, each within [`OcrOptions::timeout`], all within
+/// [`OcrOptions::total_timeout`]: when a budget runs out, the pages read keep their text and the [`OcrStop`]
+/// returned names the pages left.
+pub(super) fn read_pages(
+    path: &Path,
+    pages: &mut [PageText],
+    options: &OcrOptions,
+    on_ocr: &dyn Fn(usize, usize),
+) -> Option<OcrStop> {
     let wanted: Vec<usize> = (0..pages.len())
         .filter(|&i| pages[i].text.trim().is_empty() || pages[i].decoding == Decoding::Garbled)
         .collect();
+    let all_by = Instant::now() + options.total_timeout;
     for (k, &i) in wanted.iter().enumerate() {
+        let why = if k >= options.max_pages as usize {
+            Some(OcrLimit::Pages(options.max_pages))
+        } else if Instant::now() >= all_by {
+            Some(OcrLimit::Seconds(options.total_timeout.as_secs()))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Some(stop(pages, &wanted, k, why));
+        }
         on_ocr(k + 1, wanted.len());
         crate::worker::at_page(pages[i].number);
-        let Ok(text) = read_page(path, pages[i].number, options) else {
+        let page_by = (Instant::now() + options.timeout).min(all_by);
+        let read = read_page_by(path, pages[i].number, options, page_by);
+        if read.is_err() && Instant::now() >= all_by {
+            // Cut by the file's budget, not by its own timeout: this page is left with the rest.
+            return Some(stop(
+                pages,
+                &wanted,
+                k,
+                OcrLimit::Seconds(options.total_timeout.as_secs()),
+            ));
+        }
+        let Ok(text) = read else {
             continue;
         };
         let page = &mut pages[i];
@@ -137,6 +229,17 @@ pub(super) fn read_pages(path: &Path, pages: &mut [PageText], options: &OcrOptio
                 ..PageText::default()
             };
         }
+    }
+    None
+}
+
+/// The stop after `done` of the `wanted` pages (indices into `pages`).
+fn stop(pages: &[PageText], wanted: &[usize], done: usize, why: OcrLimit) -> OcrStop {
+    OcrStop {
+        done: done as u32,
+        wanted: wanted.len() as u32,
+        left: wanted[done..].iter().map(|&i| pages[i].number).collect(),
+        why,
     }
 }
 

@@ -6,6 +6,7 @@ use super::furniture::{key, Furniture, Mark, BAND};
 use super::garble::looks_garbled;
 use super::hidden::{keep_seen, read_marker, Seen, Visibility};
 use super::layout::{band_text, page_layout, page_layout_apart, Glyph, Laid};
+use super::one_page::OnePage;
 use super::place::{place, Frame};
 use super::{Decoding, PageText};
 use crate::{Error, Result};
@@ -28,9 +29,10 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
     // pages decoded so far, when their glyphs grow past what is held).
     let (mut held, mut held_glyphs, mut marks) = (Vec::new(), 0, Vec::new());
     let mut learned: Option<Furniture> = None;
+    let mut one = OnePage::new(&mut doc);
     for (&number, &id) in &pages {
         crate::worker::at_page(number);
-        let page = decode(&doc, number, id);
+        let page = decode(&mut one, number, id);
         match &learned {
             Some(furniture) => out.push(lay_page(page, furniture)),
             None => {
@@ -45,6 +47,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
             }
         }
     }
+    drop(one);
     let furniture = learned.unwrap_or_else(|| Furniture::learn(&marks));
     out.extend(held.drain(..).map(|p| lay_page(p, &furniture)));
     for page in out.iter_mut().filter(|p| cut.contains(&p.number)) {
@@ -78,7 +81,8 @@ pub(super) fn page_glyphs(path: &Path, bytes: &[u8], number: u32) -> Result<Vec<
         .get_pages()
         .get(&number)
         .ok_or_else(|| corrupt(path, &format!("the document has no page {number}")))?;
-    Ok(decode(&doc, number, id).glyphs)
+    let glyphs = decode(&mut OnePage::new(&mut doc), number, id).glyphs;
+    Ok(glyphs)
 }
 
 /// At most about this many glyphs are held between decoding and layout (some 100 MB), so that the
@@ -97,11 +101,11 @@ struct Decoded {
 }
 
 /// Decodes one page's glyphs; a page whose content stream cannot be read keeps whatever was decoded before the fault.
-fn decode(doc: &lopdf::Document, number: u32, id: lopdf::ObjectId) -> Decoded {
+fn decode(one: &mut OnePage, number: u32, id: lopdf::ObjectId) -> Decoded {
     let mut dev = GlyphCollector::default();
-    let run = catch_unwind(AssertUnwindSafe(|| pdf_extract::output_doc_page(doc, &mut dev, number)));
+    let run = catch_unwind(AssertUnwindSafe(|| one.output(number, id, &mut dev)));
     let failed = !matches!(run, Ok(Ok(())));
-    let frame = frame(doc, id, dev.media);
+    let frame = frame(one.doc(), id, dev.media);
     // Text outside the visible box (cropped away) is not on the page a reader sees.
     let seen: Vec<Seen> = (dev.glyphs.iter().zip(&dev.seen))
         .map(|(g, s)| match frame {

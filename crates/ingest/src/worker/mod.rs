@@ -14,7 +14,7 @@ mod pool;
 mod wire;
 
 pub use child::{serve_if_asked, WORKER_ARG};
-pub use pool::{extract_isolated, install, installed, set_enabled, Isolation};
+pub use pool::{extract_isolated, install, installed, retire_idle, set_enabled, Isolation};
 
 /// [`install`]s this program itself as the worker, with [`memory_limit_mb`]; unless `RAGSIFT_WORKER=off`, which
 /// keeps extraction in this process.

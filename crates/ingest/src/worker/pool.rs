@@ -42,6 +42,17 @@ pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Release);
 }
 
+/// Ends the idle workers and waits for them (closing its stdin ends a worker's loop): for a program about to exit,
+/// and for a test that reads its children's peak memory (`getrusage(RUSAGE_CHILDREN)` counts reaped children).
+pub fn retire_idle() {
+    let idle = std::mem::take(&mut *IDLE.lock().unwrap_or_else(|e| e.into_inner()));
+    for worker in idle {
+        let Worker { mut child, stdin, .. } = worker;
+        drop(stdin);
+        let _ = child.wait();
+    }
+}
+
 /// A running worker: its stdin, its reply lines, and the tail of its stderr.
 struct Worker {
     child: Child,
@@ -150,7 +161,9 @@ pub fn extract_isolated(
             .and_then(|_| worker.stdin.flush())
             .map_err(|e| Error::Setup(format!("the extraction worker does not take requests: {e}")))?;
     }
-    let deadline = Instant::now() + limits.timeout + GRACE + ocr.map_or(Duration::ZERO, |o| o.timeout * 4);
+    // The loader's deadline, then OCR's budget for the file (OCR stops within it and returns the pages it read),
+    // then the grace for the reply.
+    let deadline = Instant::now() + limits.timeout + ocr.map_or(Duration::ZERO, |o| o.total_timeout) + GRACE;
     let mut page = 0u32;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());

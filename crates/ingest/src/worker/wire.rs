@@ -1,7 +1,7 @@
 //! What passes between a worker and its parent: one JSON line per request and per reply, with the extracted pages
 //! whole (boxes and headings included) and the typed per-file error rebuilt on the parent's side.
 
-use crate::extract::{Decoding, Extracted, Limits, OcrOptions, PageText, Table};
+use crate::extract::{Decoding, Extracted, Limits, OcrOptions, OcrStop, PageText, Table};
 use crate::structure::{Heading, TextLine};
 use ragsift_core::{Error, NoTextOcr};
 use serde::{Deserialize, Serialize};
@@ -14,8 +14,18 @@ pub struct Request {
     pub path: PathBuf,
     pub max_file_mb: u64,
     pub timeout_ms: u64,
-    /// OCR's languages, resolution and per-page deadline, when pages are to be read by OCR.
-    pub ocr: Option<(String, u32, u64)>,
+    /// OCR's options, when pages are to be read by OCR.
+    pub ocr: Option<WireOcr>,
+}
+
+/// [`OcrOptions`] across the pipe.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireOcr {
+    languages: String,
+    dpi: u32,
+    page_ms: u64,
+    max_pages: u32,
+    total_ms: u64,
 }
 
 impl Request {
@@ -24,7 +34,13 @@ impl Request {
             path: path.to_path_buf(),
             max_file_mb: limits.max_file_mb,
             timeout_ms: limits.timeout.as_millis() as u64,
-            ocr: ocr.map(|o| (o.languages.clone(), o.dpi, o.timeout.as_millis() as u64)),
+            ocr: ocr.map(|o| WireOcr {
+                languages: o.languages.clone(),
+                dpi: o.dpi,
+                page_ms: o.timeout.as_millis() as u64,
+                max_pages: o.max_pages,
+                total_ms: o.total_timeout.as_millis() as u64,
+            }),
         }
     }
 
@@ -36,10 +52,12 @@ impl Request {
     }
 
     pub fn ocr(&self) -> Option<OcrOptions> {
-        self.ocr.as_ref().map(|(languages, dpi, ms)| OcrOptions {
-            languages: languages.clone(),
-            dpi: *dpi,
-            timeout: Duration::from_millis(*ms),
+        self.ocr.as_ref().map(|o| OcrOptions {
+            languages: o.languages.clone(),
+            dpi: o.dpi,
+            timeout: Duration::from_millis(o.page_ms),
+            max_pages: o.max_pages,
+            total_timeout: Duration::from_millis(o.total_ms),
         })
     }
 }
@@ -88,6 +106,8 @@ pub struct WireExtracted {
     hidden_pages: Vec<u32>,
     #[serde(default)]
     cut_pages: Vec<u32>,
+    #[serde(default)]
+    ocr_stop: Option<OcrStop>,
     ocr: Option<u8>,
     #[serde(default)]
     title: String,
@@ -118,6 +138,7 @@ impl From<Extracted> for WireExtracted {
             garbled_pages: ex.garbled_pages,
             hidden_pages: ex.hidden_pages,
             cut_pages: ex.cut_pages,
+            ocr_stop: ex.ocr_stop,
             ocr: ex.ocr.map(ocr_code),
             title: ex.title,
         }
@@ -149,6 +170,7 @@ impl From<WireExtracted> for Extracted {
             garbled_pages: w.garbled_pages,
             hidden_pages: w.hidden_pages,
             cut_pages: w.cut_pages,
+            ocr_stop: w.ocr_stop,
             ocr: w.ocr.map(ocr_of),
             title: w.title,
         }
@@ -245,5 +267,54 @@ impl WireError {
                 source: std::io::Error::other(message),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::{OcrLimit, OcrStop};
+
+    /// OCR's budgets reach the worker, and the pages it left come back with the rest.
+    #[test]
+    fn ocr_budgets_and_their_stop_cross_the_pipe() {
+        let options = OcrOptions {
+            max_pages: 7,
+            total_timeout: Duration::from_secs(42),
+            ..OcrOptions::default()
+        };
+        let limits = Limits {
+            max_file_mb: 10,
+            timeout: Duration::from_secs(3),
+        };
+        let line = serde_json::to_string(&Request::new(Path::new("a.pdf"), limits, Some(&options))).unwrap();
+        let back: Request = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.ocr(), Some(options));
+        let stop = OcrStop {
+            done: 7,
+            wanted: 9,
+            left: vec![8, 9],
+            why: OcrLimit::Pages(7),
+        };
+        let ex = Extracted {
+            pages: vec![PageText {
+                number: 1,
+                text: "x".into(),
+                ..PageText::default()
+            }],
+            empty_pages: vec![],
+            failed_pages: vec![],
+            ocr_pages: vec![],
+            reread_pages: vec![],
+            garbled_pages: vec![],
+            hidden_pages: vec![],
+            cut_pages: vec![],
+            ocr_stop: Some(stop.clone()),
+            ocr: None,
+            title: String::new(),
+        };
+        let line = serde_json::to_string(&WireExtracted::from(ex)).unwrap();
+        let back = Extracted::from(serde_json::from_str::<WireExtracted>(&line).unwrap());
+        assert_eq!(back.ocr_stop, Some(stop));
     }
 }
