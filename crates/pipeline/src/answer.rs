@@ -53,6 +53,22 @@ pub enum AnsweredBy {
 pub const NO_EVIDENCE_ANSWER: &str =
     "The documents do not say: none of the retrieved passages holds evidence that answers this question.";
 
+/// The "documents do not say" answer with its reason, in agreement with what the Inspector shows: nothing was kept,
+/// or passages were kept (as relevant) but none holds evidence at the judge's answer threshold.
+pub fn no_evidence_answer(kept: usize, answer_threshold: f64) -> String {
+    match kept {
+        0 => "The documents do not say: no retrieved passage was kept for this question.".to_string(),
+        1 => format!(
+            "The documents do not say: 1 passage was kept as relevant, but it holds no evidence that answers this \
+             question (its evidence is below the answer threshold of {answer_threshold:.2})."
+        ),
+        n => format!(
+            "The documents do not say: {n} passages were kept as relevant, but none holds evidence that answers this \
+             question (each one's evidence is below the answer threshold of {answer_threshold:.2})."
+        ),
+    }
+}
+
 /// The completion prompt's instruction line (also checked for echoes).
 pub const COMPLETION_INSTRUCTION: &str =
     "Answer the question with one sentence copied from the numbered passages above, followed by its number in brackets.";
@@ -322,6 +338,26 @@ pub fn without_echo(mut c: ragsift_interfaces::llm::Completion) -> ragsift_inter
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_documents_do_not_say_why() {
+        // Nothing kept, one kept, several kept: the answer agrees with the Inspector's count.
+        assert!(no_evidence_answer(0, 0.6).contains("no retrieved passage was kept"));
+        let one = no_evidence_answer(1, 0.6);
+        assert!(
+            one.contains("1 passage was kept as relevant") && one.contains("0.60"),
+            "{one}"
+        );
+        let three = no_evidence_answer(3, 0.55);
+        assert!(
+            three.contains("3 passages were kept as relevant") && three.contains("0.55"),
+            "{three}"
+        );
+        assert!(
+            !three.contains("none of the retrieved passages"),
+            "never 'none retrieved' while passages are kept"
+        );
+    }
 
     fn source(n: usize, text: &str) -> Source {
         Source {

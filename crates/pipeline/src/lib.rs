@@ -352,7 +352,12 @@ impl<'a> Pipeline<'a> {
         };
         let mut quoted = None;
         let (prompt, completion) = match by {
-            AnsweredBy::NoEvidence | AnsweredBy::NotAnswered => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
+            AnsweredBy::NoEvidence if empty || !judged => fixed(answer::no_evidence_answer(0, 0.0)),
+            AnsweredBy::NoEvidence => fixed(answer::no_evidence_answer(
+                sources.len(),
+                outcome.defaults.answer_threshold,
+            )),
+            AnsweredBy::NotAnswered => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
             AnsweredBy::Extractive => {
                 let stats: &dyn ragsift_judge::local::signals::TermStats = self.store;
                 let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;

@@ -330,7 +330,8 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
         .unwrap();
     assert!(fixed.selection.selected().is_empty());
     assert_eq!(fixed.answered_by, ragsift_pipeline::answer::AnsweredBy::NoEvidence);
-    assert_eq!(fixed.answer, ragsift_pipeline::answer::NO_EVIDENCE_ANSWER);
+    assert_eq!(fixed.answer, ragsift_pipeline::answer::no_evidence_answer(0, 0.0));
+    assert!(fixed.answer.contains("no retrieved passage was kept"));
     assert!(fixed.prompt.is_empty() && fixed.finish_reason.is_none());
     assert_eq!(
         chat.requests().len(),
@@ -346,7 +347,9 @@ fn idle_models_unload_and_reload_on_the_next_ask() {
     let server = jev_server();
     let (_dir, wb) = workbench(&server);
     let mut s = wb.settings();
-    s.idle_unload_secs = 1;
+    // Long enough that an ask's last use of a model (answering, on a loaded machine) is never a whole idle period
+    // before the check right after it.
+    s.idle_unload_secs = 3;
     wb.save_settings(s).unwrap();
     ingest(&wb, "pdf/multipage.pdf");
     let ask = |wb: &Workbench| {
@@ -372,7 +375,7 @@ fn idle_models_unload_and_reload_on_the_next_ask() {
     // Not yet idle long enough: nothing unloads.
     assert!(!wb.unload_idle().language_model);
     // A running job keeps the models however long it takes.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::thread::sleep(std::time::Duration::from_millis(3100));
     let _token = wb.jobs.start("long-job");
     assert!(!wb.unload_idle().language_model, "never while a job runs");
     wb.jobs.cancel("long-job");
