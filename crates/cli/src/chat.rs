@@ -28,8 +28,15 @@ pub struct ModelArgs {
     /// Environment variable that holds the server's API key.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
-    /// The decision model's base URL (with or without /v1/systemone or /v1/decisions), for --judge jev,
-    /// systemone, ollama or openai. Default: the saved setting, else the backend's (Ollama: http://localhost:11434).
+    #[command(flatten)]
+    judge: JudgeFlagArgs,
+}
+
+/// Where the decision model is: for --judge jev, systemone, ollama or openai; flags override `settings.json`.
+#[derive(clap::Args)]
+pub struct JudgeFlagArgs {
+    /// The decision model's base URL (with or without /v1/systemone or /v1/decisions). Default: the saved
+    /// setting, else the backend's (Ollama: http://localhost:11434).
     #[arg(long, value_name = "URL")]
     judge_url: Option<String>,
     /// The decision model's name, e.g. d1-omni:600m (Ollama) or gpt-6-luna (OpenAI).
@@ -39,6 +46,17 @@ pub struct ModelArgs {
     /// OPENAI_API_KEY by backend; a server on this machine needs none).
     #[arg(long, value_name = "VAR")]
     judge_key_env: Option<String>,
+}
+
+impl JudgeFlagArgs {
+    /// Uses these flags over the saved judge settings in `wb` for this command.
+    pub fn apply(&self, wb: &Workbench) {
+        wb.use_judge_flags(ragsift_workbench::JudgeFlags {
+            base_url: self.judge_url.clone(),
+            model: self.judge_model.clone(),
+            key_env: self.judge_key_env.clone(),
+        });
+    }
 }
 
 impl ModelArgs {
@@ -62,11 +80,7 @@ impl ModelArgs {
     pub fn workbench(&self, home: &Path) -> Result<Arc<Workbench>, Error> {
         let wb = Workbench::open(Some(home))?;
         wb.use_chat_model(self.settings(wb.settings().chat));
-        wb.use_judge_flags(ragsift_workbench::JudgeFlags {
-            base_url: self.judge_url.clone(),
-            model: self.judge_model.clone(),
-            key_env: self.judge_key_env.clone(),
-        });
+        self.judge.apply(&wb);
         Ok(Arc::new(wb))
     }
 

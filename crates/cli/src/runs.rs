@@ -56,15 +56,8 @@ pub enum RunsAction {
         /// jev, systemone, ollama, openai or local.
         #[arg(long)]
         judge: JudgeKind,
-        /// The decision model's base URL (with or without its path).
-        #[arg(long, value_name = "URL")]
-        judge_url: Option<String>,
-        /// The decision model's name.
-        #[arg(long, value_name = "NAME")]
-        judge_model: Option<String>,
-        /// Environment variable that holds its key.
-        #[arg(long, value_name = "VAR")]
-        judge_key_env: Option<String>,
+        #[command(flatten)]
+        flags: crate::chat::JudgeFlagArgs,
         #[arg(long)]
         json: bool,
     },
@@ -207,19 +200,8 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
                 );
             }
         }
-        RunsAction::Rejudge {
-            id,
-            judge,
-            judge_url,
-            judge_model,
-            judge_key_env,
-            json,
-        } => {
-            wb.use_judge_flags(ragsift_workbench::JudgeFlags {
-                base_url: judge_url,
-                model: judge_model,
-                key_env: judge_key_env,
-            });
+        RunsAction::Rejudge { id, judge, flags, json } => {
+            flags.apply(&wb);
             let trace = wb.rejudge_run(&id, judge)?;
             if json {
                 print_json(&RunOut::new(&trace));

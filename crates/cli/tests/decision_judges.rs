@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{ragsift, repo};
+use common::{ingested_home, ragsift};
 use ragsift_test_support::decision::{self, probability};
 use serde_json::Value;
 use std::process::Command;
@@ -20,17 +20,6 @@ fn run_json(cmd: &mut Command) -> (i32, Value, String) {
         serde_json::from_str(&stdout).unwrap_or(Value::Null),
         stderr,
     )
-}
-
-fn ingested_home() -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    let (code, _, err) = run_json(
-        ragsift(home.path())
-            .arg("ingest")
-            .arg(repo().join("fixtures/pdf/multipage.pdf")),
-    );
-    assert_eq!(code, 0, "{err}");
-    home
 }
 
 /// Every (question → probability) the server answered, by the text of the state it was sent.
@@ -57,6 +46,11 @@ fn answered(requests: &[ragsift_test_support::http::Request], state_key: &str) -
         .collect()
 }
 
+/// `--judge ollama` at `url` with `model`.
+fn ollama_flags<'a>(url: &'a str, model: &'a str) -> [&'a str; 6] {
+    ["--judge", "ollama", "--judge-url", url, "--judge-model", model]
+}
+
 fn ask(home: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Value {
     let mut cmd = ragsift(home);
     cmd.args(["ask", QUESTION, "--max-tokens", "8", "--json"]).args(args);
@@ -73,14 +67,7 @@ fn ask_with_ollama_names_it_and_keeps_each_models_answers_apart() {
     let server = decision::ollama(&["d1-omni:600m", "nimble:350m"]);
     let home = ingested_home();
     let url = format!("{}/v1/systemone", server.url);
-    let flags = [
-        "--judge",
-        "ollama",
-        "--judge-url",
-        url.as_str(),
-        "--judge-model",
-        "d1-omni:600m",
-    ];
+    let flags = ollama_flags(&url, "d1-omni:600m");
     let v = ask(home.path(), &flags, &[]);
     assert_eq!(v["judge"]["judge"], "ollama", "{}", v["judge"]);
     assert_eq!(v["judge"]["model"], "d1-omni:600m");
@@ -106,14 +93,7 @@ fn ask_with_ollama_names_it_and_keeps_each_models_answers_apart() {
     assert_eq!(server.requests().len(), requests.len(), "the cache answered");
     assert_eq!(again["judge"]["fresh_passages"], 0);
     // Another model never satisfies a lookup for this one.
-    let other = [
-        "--judge",
-        "ollama",
-        "--judge-url",
-        url.as_str(),
-        "--judge-model",
-        "nimble:350m",
-    ];
+    let other = ollama_flags(&url, "nimble:350m");
     let third = ask(home.path(), &other, &[]);
     assert_eq!(third["judge"]["model"], "nimble:350m");
     assert_eq!(third["judge"]["cached_passages"], 0, "{}", third["judge"]);
@@ -124,14 +104,7 @@ fn ask_with_ollama_names_it_and_keeps_each_models_answers_apart() {
 fn ask_with_an_unpulled_ollama_model_says_how_to_pull_it() {
     let server = decision::ollama(&["nimble:350m"]);
     let home = ingested_home();
-    let flags = [
-        "--judge",
-        "ollama",
-        "--judge-url",
-        server.url.as_str(),
-        "--judge-model",
-        "d1-omni:600m",
-    ];
+    let flags = ollama_flags(&server.url, "d1-omni:600m");
     let v = ask(home.path(), &flags, &[]);
     // Spring's fail-open: the passages stay, unscreened, with the reason.
     assert_eq!(v["judge"]["error_code"], "provider_bad_model", "{}", v["judge"]);
@@ -452,18 +425,7 @@ fn two_models_keep_two_cache_entries_and_compare_judges_reports_kappa() {
     let server = decision::ollama(&["d1-omni:600m", "nimble:350m"]);
     let home = ingested_home();
     let url = server.url.clone();
-    let first = ask(
-        home.path(),
-        &[
-            "--judge",
-            "ollama",
-            "--judge-url",
-            &url,
-            "--judge-model",
-            "d1-omni:600m",
-        ],
-        &[],
-    );
+    let first = ask(home.path(), &ollama_flags(&url, "d1-omni:600m"), &[]);
     let run_a = first["run_id"].as_str().unwrap().to_string();
     let (code, second, err) = run_json(ragsift(home.path()).args([
         "runs",
@@ -530,22 +492,7 @@ fn two_models_keep_two_cache_entries_and_compare_judges_reports_kappa() {
     }
     // Asking again under either model is answered from its own cache entries.
     let before = server.requests().len();
-    ask(
-        home.path(),
-        &["--judge", "ollama", "--judge-url", &url, "--judge-model", "nimble:350m"],
-        &[],
-    );
-    ask(
-        home.path(),
-        &[
-            "--judge",
-            "ollama",
-            "--judge-url",
-            &url,
-            "--judge-model",
-            "d1-omni:600m",
-        ],
-        &[],
-    );
+    ask(home.path(), &ollama_flags(&url, "nimble:350m"), &[]);
+    ask(home.path(), &ollama_flags(&url, "d1-omni:600m"), &[]);
     assert_eq!(server.requests().len(), before, "both models' answers are cached apart");
 }

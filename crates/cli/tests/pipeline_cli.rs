@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{ragsift, repo};
+use common::{ingested_home, ragsift, repo};
 use serde_json::Value;
 use std::process::Command;
 
@@ -13,18 +13,6 @@ fn run_json(cmd: &mut Command) -> (i32, Value, String) {
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     let v = serde_json::from_str(&stdout).unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), v, stderr)
-}
-
-/// A fresh library home with the multipage fixture ingested through the CLI.
-fn ingested_home() -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    let (code, _, err) = run_json(
-        ragsift(home.path())
-            .arg("ingest")
-            .arg(repo().join("fixtures/pdf/multipage.pdf")),
-    );
-    assert_eq!(code, 0, "{err}");
-    home
 }
 
 #[test]

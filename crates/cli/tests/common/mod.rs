@@ -33,6 +33,18 @@ pub fn run_json(cmd: &mut Command) -> (i32, Value) {
     (out.status.code().unwrap_or(-1), v)
 }
 
+/// A fresh library home with the multipage fixture ingested through the CLI.
+pub fn ingested_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let out = ragsift(home.path())
+        .arg("ingest")
+        .arg(repo().join("fixtures/pdf/multipage.pdf"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    home
+}
+
 /// Every file under `dir`, at any depth.
 pub fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

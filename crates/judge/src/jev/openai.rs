@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-use super::wire::{malformed, quote_value, WireQuestion};
+use super::wire::{answer_head, malformed, quote_value, WireQuestion};
 use super::{JevError, PassageJudgment};
 
 /// The request body: the state goes out as `input` (a string as is, an object or array as its JSON text, as
@@ -65,15 +65,7 @@ pub(super) fn parse_success(
     questions: &BTreeMap<String, WireQuestion>,
     require_usage: bool,
 ) -> Result<PassageJudgment, JevError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| malformed(format!("not JSON ({e})")))?;
-    let object = value
-        .as_object()
-        .ok_or_else(|| malformed("the body is not a JSON object"))?;
-    let model = object
-        .get("model")
-        .and_then(Value::as_str)
-        .ok_or_else(|| malformed("`model` is missing or not a string"))?
-        .to_string();
+    let (object, model) = answer_head(body)?;
     let answers = object
         .get("answers")
         .and_then(Value::as_array)

@@ -88,6 +88,20 @@ pub(super) fn malformed(message: impl Into<String>) -> JevError {
     }
 }
 
+/// A 2xx body's object and the `model` that answered: what both wires' answers open with.
+pub(super) fn answer_head(body: &[u8]) -> Result<(serde_json::Map<String, Value>, String), JevError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| malformed(format!("not JSON ({e})")))?;
+    let Value::Object(object) = value else {
+        return Err(malformed("the body is not a JSON object"));
+    };
+    let model = object
+        .get("model")
+        .and_then(Value::as_str)
+        .ok_or_else(|| malformed("`model` is missing or not a string"))?
+        .to_string();
+    Ok((object, model))
+}
+
 /// Parses a 2xx body into the answers for exactly the requested keys (`request_id` and `latency_ms` left empty).
 /// With `require_usage`, both token counts must be present.
 pub(super) fn parse_success(
@@ -95,15 +109,7 @@ pub(super) fn parse_success(
     questions: &BTreeMap<String, WireQuestion>,
     require_usage: bool,
 ) -> Result<PassageJudgment, JevError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| malformed(format!("not JSON ({e})")))?;
-    let object = value
-        .as_object()
-        .ok_or_else(|| malformed("the body is not a JSON object"))?;
-    let model = object
-        .get("model")
-        .and_then(Value::as_str)
-        .ok_or_else(|| malformed("`model` is missing or not a string"))?
-        .to_string();
+    let (object, model) = answer_head(body)?;
     let answers = object
         .get("answers")
         .and_then(Value::as_object)
