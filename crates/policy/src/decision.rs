@@ -4,7 +4,7 @@
 //!
 //! The reranker, as the community's code does it and 2.1 publishes it: scored chunks by score descending, ties in
 //! input order; then the unscored ones in arrival order. `minimum_score` drops a scored chunk below it
-//! (inclusive: equal is kept) and never an unscored one. `top_k` cuts the sorted list, unscored chunks counted.
+//! (inclusive: equal is kept) and never an unscored one. `rerank_top_k` cuts the sorted list, unscored chunks counted.
 //! 2.1 publishes no default for either; the community's are used (no minimum, all kept).
 
 use crate::{ChunkJudgment, Mode, PolicyOptions, Reason};
@@ -55,7 +55,7 @@ pub(crate) fn rerank(
         (Some(x), Some(y)) => y.total_cmp(&x),
         (x, y) => y.is_some().cmp(&x.is_some()),
     });
-    if let Some(k) = options.top_k {
+    if let Some(k) = options.rerank_top_k {
         for &(i, _) in kept.iter().skip(k) {
             verdicts[i].0 = Reason::BeyondTopK;
         }

@@ -10,7 +10,7 @@
 //!
 //! Spring's post-processors, community and 2.1 side by side (module `decision`): `jev_rerank` and
 //! `decision_rerank` (the `JevDocumentReranker` and `DecisionDocumentReranker`) order by the same usefulness score,
-//! ties in input order, unscored chunks after the scored ones and counted toward `top_k`, `minimum_score`
+//! ties in input order, unscored chunks after the scored ones and counted toward `rerank_top_k`, `minimum_score`
 //! inclusive. `decision_filter` is 2.1's `DecisionDocumentFilter`: classify's rules and thresholds (the community
 //! values: 2.1 publishes none), a failed classification kept, or dropped with `fail_closed`. `jev_chain` and
 //! `decision_chain` rerank what their filter keeps; these never bypass.

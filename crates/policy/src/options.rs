@@ -30,8 +30,8 @@ pub enum Mode {
     /// Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank.
     Fusion,
     /// The community `JevDocumentReranker`: ordered by the usefulness score descending, ties in input order,
-    /// unscored chunks after every scored one in arrival order and counted toward `top_k`; `minimum_score`
-    /// (inclusive; its default 0.0 drops nothing) and `top_k` (default all).
+    /// unscored chunks after every scored one in arrival order and counted toward `rerank_top_k`; `minimum_score`
+    /// (inclusive; its default 0.0 drops nothing) and `rerank_top_k` (default all).
     JevRerank,
     /// The community `JevDocumentFilter` then `JevDocumentReranker`: the reranker orders what the filter keeps
     /// (a passage the filter could not classify is kept, fail-open, and reranked with the others).
@@ -41,10 +41,10 @@ pub enum Mode {
     /// [`PolicyOptions::fail_closed`]. Input order kept.
     DecisionFilter,
     /// Spring AI 2.1's `DecisionDocumentReranker`: score descending, ties in input order, `minimum_score`
-    /// inclusive, unscored chunks after all scored ones and counted toward `top_k`, which cuts after sorting.
+    /// inclusive, unscored chunks after all scored ones and counted toward `rerank_top_k`, which cuts after sorting.
     DecisionRerank,
     /// Spring AI 2.1's published chain: `DecisionDocumentFilter` (with its `fail_closed`) then
-    /// `DecisionDocumentReranker` (with its `top_k` and `minimum_score`) over what the filter keeps; the published
+    /// `DecisionDocumentReranker` (with its `rerank_top_k` and `minimum_score`) over what the filter keeps; the published
     /// example is [`PolicyOptions::spring_decision_chain_example`].
     DecisionChain,
 }
@@ -98,7 +98,7 @@ impl Mode {
             Mode::Classify | Mode::JevChain | Mode::DecisionFilter | Mode::DecisionChain
         )
     }
-    /// The modes with a Spring reranker (community or 2.1): they read `top_k` and `minimum_score`.
+    /// The modes with a Spring reranker (community or 2.1): they read `rerank_top_k` and `minimum_score`.
     pub fn spring_reranker(self) -> bool {
         matches!(
             self,
@@ -152,7 +152,7 @@ pub struct PolicyOptions {
     /// reranker's; 2.1 publishes none) keeps all; at least 1 when set. Independent of the workbench's `top_n`,
     /// which still applies afterwards (pins first).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub top_k: Option<usize>,
+    pub rerank_top_k: Option<usize>,
     /// The Spring reranker's `minimumScore` (reranker modes only): a scored chunk is kept if its score is at
     /// least this (inclusive); an unscored chunk is never dropped by it. `None` (the default) is the community
     /// reranker's 0.0, which drops nothing; 2.1 publishes no default. Between 0 and 1 when set.
@@ -204,7 +204,7 @@ impl Default for PolicyOptions {
             pinned: Vec::new(),
             group_by: GroupBy::None,
             fail_closed: false,
-            top_k: None,
+            rerank_top_k: None,
             minimum_score: None,
         }
     }
@@ -238,8 +238,8 @@ impl PolicyOptions {
         if let Some(m) = self.minimum_score.filter(|m| !(0.0..=1.0).contains(m)) {
             return Err(format!("minimum_score must be between 0 and 1, got {m}"));
         }
-        if self.top_k == Some(0) {
-            return Err("top_k must be at least 1 when set".to_string());
+        if self.rerank_top_k == Some(0) {
+            return Err("rerank_top_k must be at least 1 when set".to_string());
         }
         if self.fail_closed && !self.mode.reads_fail_closed() {
             return Err(format!(
@@ -250,7 +250,7 @@ impl PolicyOptions {
         }
         if !self.mode.spring_reranker() {
             for (set, name) in [
-                (self.top_k.is_some(), "top_k"),
+                (self.rerank_top_k.is_some(), "rerank_top_k"),
                 (self.minimum_score.is_some(), "minimum_score"),
             ] {
                 if set {
@@ -290,7 +290,7 @@ impl PolicyOptions {
     /// without pins or groups has exactly rag-jev's version. What rag-jev does not have enters only when it
     /// differs from the default, as rag-jev itself added `max_context_tokens`: the user's pins (sorted),
     /// `group_by`, `keep_groups_together: false`, for the classifying modes the four thresholds in force plus
-    /// [`POLICY_ALGORITHM`], and for the Spring modes the options they read (`fail_closed`; `top_k` and
+    /// [`POLICY_ALGORITHM`], and for the Spring modes the options they read (`fail_closed`; `rerank_top_k` and
     /// `minimum_score`, null when unset).
     pub fn policy_version(&self) -> String {
         self.policy_version_with_guidance(None)
@@ -342,8 +342,8 @@ impl PolicyOptions {
         }
         if self.mode.spring_reranker() {
             fields.insert(
-                "top_k".into(),
-                self.top_k.map_or(Value::Null, |k| Value::from(k as u64)),
+                "rerank_top_k".into(),
+                self.rerank_top_k.map_or(Value::Null, |k| Value::from(k as u64)),
             );
             fields.insert(
                 "minimum_score".into(),
@@ -359,7 +359,7 @@ impl PolicyOptions {
         PolicyOptions {
             mode: Mode::DecisionChain,
             fail_closed: true,
-            top_k: Some(5),
+            rerank_top_k: Some(5),
             ..PolicyOptions::default()
         }
     }

@@ -41,10 +41,10 @@ pub enum Reason {
     FailedDropped,
     /// Dropped (the Spring rerankers): its score is below `minimum_score`.
     BelowMinimumScore,
-    /// Dropped (the Spring rerankers): it ranked below the `top_k` cut, which counts unscored chunks too.
+    /// Dropped (the Spring rerankers): it ranked below the `rerank_top_k` cut, which counts unscored chunks too.
     BeyondTopK,
     /// Kept after every scored chunk, in arrival order (the Spring rerankers' fail-open): the reranker has no
-    /// score for it; it still counts toward `top_k`.
+    /// score for it; it still counts toward `rerank_top_k`.
     UnscoredLast,
 }
 

@@ -48,7 +48,7 @@ pub struct ModeText {
     pub classifies: bool,
     /// Reads `fail_closed` (Spring AI 2.1's filter).
     pub fail_closed: bool,
-    /// Reads the Spring reranker's `top_k` and `minimum_score`.
+    /// Reads the Spring reranker's `rerank_top_k` and `minimum_score`.
     pub reranker: bool,
     /// Whose post-processor it replays: `community` (spring-ai-typesafe), `spring-ai-2.1` or `rag-jev`.
     pub family: &'static str,

@@ -89,8 +89,8 @@ fn community_filter_published_cases() {
 /// §4, reranker (community `JevDocumentReranker`, reached as `jev_rerank`).
 #[test]
 fn community_reranker_published_cases() {
-    let rerank = |top_k: Option<usize>| PolicyOptions {
-        top_k,
+    let rerank = |rerank_top_k: Option<usize>| PolicyOptions {
+        rerank_top_k,
         ..with_mode(Mode::JevRerank)
     };
     let three = [doc(0, "1", Some(0.1)), doc(1, "7", Some(0.7)), doc(2, "9", Some(0.9))];
@@ -126,8 +126,8 @@ fn community_reranker_published_cases() {
 #[test]
 fn decision_reranker_puts_unscored_last_and_counts_them_in_top_k() {
     let input = chunks("u.5 - u.9 - u.7");
-    let rerank = |top_k| PolicyOptions {
-        top_k,
+    let rerank = |rerank_top_k| PolicyOptions {
+        rerank_top_k,
         ..with_mode(Mode::DecisionRerank)
     };
     let s = run(&input, &rerank(None));
@@ -141,7 +141,7 @@ fn decision_reranker_puts_unscored_last_and_counts_them_in_top_k() {
         )
     );
     let s = run(&input, &rerank(Some(2)));
-    assert_eq!(ids(&s), "c2 c4", "top_k counts the scored first");
+    assert_eq!(ids(&s), "c2 c4", "rerank_top_k counts the scored first");
     // Ties keep input order, scored and unscored alike.
     let s = run(&chunks("u.5 u.8 - u.5 u.8 -"), &rerank(None));
     assert_eq!(ids(&s), "c1 c4 c0 c3 c2 c5");
@@ -160,9 +160,9 @@ fn decision_reranker_puts_unscored_last_and_counts_them_in_top_k() {
 
 #[test]
 fn decision_reranker_minimum_score_is_inclusive_and_before_top_k() {
-    let minimum = |m: f64, top_k| PolicyOptions {
+    let minimum = |m: f64, rerank_top_k| PolicyOptions {
         minimum_score: Some(m),
-        top_k,
+        rerank_top_k,
         ..with_mode(Mode::DecisionRerank)
     };
     let s = run(&chunks("u.5 u.4999999999 u.6 -"), &minimum(0.5, None));
@@ -304,7 +304,7 @@ fn twelve() -> Vec<ChunkJudgment> {
 fn decision_chain_as_published_filters_fail_closed_then_reranks_top_five() {
     let example = PolicyOptions::spring_decision_chain_example();
     assert_eq!(
-        (example.mode, example.fail_closed, example.top_k),
+        (example.mode, example.fail_closed, example.rerank_top_k),
         (Mode::DecisionChain, true, Some(5))
     );
     example.validate().unwrap();
@@ -327,14 +327,20 @@ fn decision_chain_as_published_filters_fail_closed_then_reranks_top_five() {
     // failClosed off: both failures are kept and reranked; the one with a score leads, the other goes last.
     let open = PolicyOptions {
         fail_closed: false,
-        top_k: None,
+        rerank_top_k: None,
         ..example.clone()
     };
     let s = run(&twelve(), &open);
     assert_eq!(ids(&s), "c11 c10 c2 c6 c5 c0 c9 c3 c8");
     assert_eq!(s.decisions[3].reason, FailedKept);
     assert_eq!(s.decisions[8].reason, UnscoredLast);
-    let s = run(&twelve(), &PolicyOptions { top_k: Some(5), ..open });
+    let s = run(
+        &twelve(),
+        &PolicyOptions {
+            rerank_top_k: Some(5),
+            ..open
+        },
+    );
     assert_eq!(ids(&s), "c11 c10 c2 c6 c5");
     let toggled = diff(&run(&twelve(), &example), &s);
     let moved: Vec<&str> = toggled.iter().map(|c| c.chunk_id.as_str()).collect();
@@ -346,7 +352,7 @@ fn decision_chain_as_published_filters_fail_closed_then_reranks_top_five() {
 
     // The community chain fails open on every failure: as 2.1 with failClosed off.
     let community = PolicyOptions {
-        top_k: Some(5),
+        rerank_top_k: Some(5),
         ..with_mode(Mode::JevChain)
     };
     assert_eq!(ids(&run(&twelve(), &community)), "c11 c10 c2 c6 c5");
@@ -362,7 +368,7 @@ fn options_on_the_wire_validation_and_versions() {
     let example = PolicyOptions::spring_decision_chain_example();
     let json = serde_json::to_value(&example).unwrap();
     assert_eq!(
-        (&json["mode"], &json["fail_closed"], &json["top_k"]),
+        (&json["mode"], &json["fail_closed"], &json["rerank_top_k"]),
         (&"decision_chain".into(), &true.into(), &5.into())
     );
     assert_eq!(serde_json::from_value::<PolicyOptions>(json).unwrap(), example);
@@ -371,7 +377,10 @@ fn options_on_the_wire_validation_and_versions() {
     }
 
     let cases: &[(&str, Option<&str>)] = &[
-        (r#"{"mode":"decision_rerank","minimum_score":1.0,"top_k":1}"#, None),
+        (
+            r#"{"mode":"decision_rerank","minimum_score":1.0,"rerank_top_k":1}"#,
+            None,
+        ),
         (r#"{"mode":"jev_rerank","minimum_score":0.0}"#, None),
         (
             r#"{"mode":"decision_rerank","minimum_score":1.5}"#,
@@ -382,8 +391,8 @@ fn options_on_the_wire_validation_and_versions() {
             Some("minimum_score must be between 0 and 1"),
         ),
         (
-            r#"{"mode":"decision_chain","top_k":0}"#,
-            Some("top_k must be at least 1"),
+            r#"{"mode":"decision_chain","rerank_top_k":0}"#,
+            Some("rerank_top_k must be at least 1"),
         ),
         (r#"{"mode":"decision_filter","fail_closed":true}"#, None),
         (r#"{"fail_closed":true}"#, Some("fail_closed is Spring AI 2.1's")),
@@ -391,7 +400,10 @@ fn options_on_the_wire_validation_and_versions() {
             r#"{"mode":"jev_chain","fail_closed":true}"#,
             Some("fail_closed is Spring AI 2.1's"),
         ),
-        (r#"{"mode":"rerank","top_k":3}"#, Some("top_k is the Spring reranker's")),
+        (
+            r#"{"mode":"rerank","rerank_top_k":3}"#,
+            Some("rerank_top_k is the Spring reranker's"),
+        ),
         (
             r#"{"mode":"decision_filter","minimum_score":0.2}"#,
             Some("minimum_score is the Spring reranker's"),
@@ -413,10 +425,10 @@ fn options_on_the_wire_validation_and_versions() {
     // Each expected value is Python's sha256(json.dumps({"prompt": "useful-evidence-v1", **fields},
     // sort_keys=True))[:16]: classify's is as before, the Spring modes add only what they read.
     assert_eq!(PolicyOptions::default().policy_version(), "2d759fd965ea2ba5");
-    assert_eq!(example.policy_version(), "b00c55e32425e0b3");
+    assert_eq!(example.policy_version(), "bc8ddef365c6eee4");
     assert_eq!(
         options(r#"{"mode":"decision_rerank","minimum_score":0.5}"#).policy_version(),
-        "411dc95cbff0b575"
+        "238825aa8b87f2f5"
     );
     let versions: HashSet<String> = Mode::ALL.iter().map(|&m| with_mode(m).policy_version()).collect();
     assert_eq!(versions.len(), Mode::ALL.len(), "each mode versions apart");
