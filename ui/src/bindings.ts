@@ -105,11 +105,11 @@ export const EVAL_LIMITS = {"top_k_max":200,"top_n_max":256} as const;
 
 export const GROUP_BY_TEXTS = [{"explain":"Every chunk on its own","group_by":"none","label":"none"},{"explain":"Chunks of the same document are kept or cut together","group_by":"document","label":"document"},{"explain":"Chunks starting on the same page of the same document are kept or cut together","group_by":"page","label":"page"},{"explain":"Chunks starting under the same heading of the same document are kept or cut together","group_by":"section","label":"section"}] as const;
 
-export const MODE_TEXTS = [{"classifies":true,"explain":"Spring's four questions, first rule wins; input order kept.","label":"classify","mode":"classify","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum; input order kept.","label":"filter","mode":"filter","threshold":true},{"classifies":false,"explain":"Keeps every passage, most useful first.","label":"rerank","mode":"rerank","threshold":false},{"classifies":false,"explain":"Keeps usefulness at or above the minimum, most useful first.","label":"filter + rerank","mode":"filter_and_rerank","threshold":true},{"classifies":false,"explain":"Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).","label":"fusion","mode":"fusion","threshold":false}] as const;
+export const MODE_TEXTS = [{"classifies":true,"explain":"Spring's four questions, first rule wins; input order kept; a passage that could not be classified is kept.","fail_closed":false,"family":"community","label":"classify (community JevDocumentFilter)","mode":"classify","reranker":false,"threshold":false,"unpublished":""},{"classifies":false,"explain":"Most useful first, ties in input order, unscored passages last and counted toward topK.","fail_closed":false,"family":"community","label":"rerank (community JevDocumentReranker)","mode":"jev_rerank","reranker":true,"threshold":false,"unpublished":""},{"classifies":true,"explain":"The community filter, then its reranker over what the filter keeps.","fail_closed":false,"family":"community","label":"filter → rerank (community)","mode":"jev_chain","reranker":true,"threshold":false,"unpublished":""},{"classifies":true,"explain":"The four questions with the community thresholds; a failed classification is kept unless failClosed.","fail_closed":true,"family":"spring-ai-2.1","label":"DecisionDocumentFilter (Spring AI 2.1)","mode":"decision_filter","reranker":false,"threshold":false,"unpublished":"Spring AI 2.1 publishes no threshold values, comparison strictness or question wording: the community JevDocumentFilter's are used (injection > 0.70 dropped, contradiction > 0.70 conflicting, relevance < 0.45 dropped, evidence > 0.55 kept), each one a setting."},{"classifies":false,"explain":"Score descending, ties in input order, minimumScore inclusive, unscored last and counted in topK.","fail_closed":false,"family":"spring-ai-2.1","label":"DecisionDocumentReranker (Spring AI 2.1)","mode":"decision_rerank","reranker":true,"threshold":false,"unpublished":"Spring AI 2.1 publishes no topK or minimumScore default, tie-break or question wording: the community reranker's are used (all kept, no minimum, ties in input order)."},{"classifies":true,"explain":"DecisionDocumentFilter, then DecisionDocumentReranker over what it keeps (the published example: failClosed, topK 5).","fail_closed":true,"family":"spring-ai-2.1","label":"filter → rerank (Spring AI 2.1)","mode":"decision_chain","reranker":true,"threshold":false,"unpublished":"Spring AI 2.1 publishes no threshold values, comparison strictness or question wording: the community JevDocumentFilter's are used (injection > 0.70 dropped, contradiction > 0.70 conflicting, relevance < 0.45 dropped, evidence > 0.55 kept), each one a setting."},{"classifies":false,"explain":"Keeps usefulness at or above the minimum; input order kept.","fail_closed":false,"family":"rag-jev","label":"filter","mode":"filter","reranker":false,"threshold":true,"unpublished":""},{"classifies":false,"explain":"Keeps every passage, most useful first.","fail_closed":false,"family":"rag-jev","label":"rerank","mode":"rerank","reranker":false,"threshold":false,"unpublished":""},{"classifies":false,"explain":"Keeps usefulness at or above the minimum, most useful first.","fail_closed":false,"family":"rag-jev","label":"filter + rerank","mode":"filter_and_rerank","reranker":false,"threshold":true,"unpublished":""},{"classifies":false,"explain":"Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).","fail_closed":false,"family":"rag-jev","label":"fusion","mode":"fusion","reranker":false,"threshold":false,"unpublished":""}] as const;
 
 export const QUESTION_TEXTS = [{"direction":"dropped when below","key":"is_relevant","label":"Relevant","short":"rel","threshold":0.45},{"direction":"kept when above","key":"contains_answer_evidence","label":"Has evidence","short":"evi","threshold":0.55},{"direction":"flagged when above","key":"contradicts_query_premise","label":"Contradicts premise","short":"con","threshold":0.7},{"direction":"dropped when above","key":"contains_prompt_injection","label":"Prompt injection","short":"inj","threshold":0.7},{"direction":"filter/rerank score","key":"useful","label":"Useful","short":"use","threshold":null}] as const;
 
-export const REASON_TEXTS = [{"explain":"Kept: its scores passed the selection rules.","kept":true,"label":"retained","reason":"retained"},{"explain":"Dropped: its usefulness score is below the minimum relevance.","kept":false,"label":"below threshold","reason":"below_threshold"},{"explain":"Dropped: it passed the rules but ranked below the top-N cut.","kept":false,"label":"beyond top-N","reason":"beyond_top_n"},{"explain":"Dropped: it passed the rules but the context token budget was used up.","kept":false,"label":"beyond budget","reason":"beyond_token_budget"},{"explain":"Kept: pinned, so it is selected whatever its scores and the limits.","kept":true,"label":"pinned","reason":"pinned"},{"explain":"Kept: another chunk of its group was kept, and groups stay together.","kept":true,"label":"group kept","reason":"group_retained"},{"explain":"Kept unfiltered: the judge scores the mode needs were missing, so the original context was used.","kept":true,"label":"bypassed","reason":"bypassed"},{"explain":"Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.","kept":false,"label":"injection","reason":"injection"},{"explain":"Kept and flagged: it appears to contradict a premise of the question.","kept":true,"label":"conflicting","reason":"conflicting"},{"explain":"Dropped: judged not relevant to the question.","kept":false,"label":"not relevant","reason":"not_relevant"},{"explain":"Dropped: relevant, but judged not to contain evidence for the answer.","kept":false,"label":"no evidence","reason":"no_evidence"},{"explain":"Kept unscreened in its place: the judge could not score it (fail-open).","kept":true,"label":"unscored","reason":"unscored"}] as const;
+export const REASON_TEXTS = [{"explain":"Kept: its scores passed the selection rules.","kept":true,"label":"retained","reason":"retained"},{"explain":"Dropped: its usefulness score is below the minimum relevance.","kept":false,"label":"below threshold","reason":"below_threshold"},{"explain":"Dropped: it passed the rules but ranked below the top-N cut.","kept":false,"label":"beyond top-N","reason":"beyond_top_n"},{"explain":"Dropped: it passed the rules but the context token budget was used up.","kept":false,"label":"beyond budget","reason":"beyond_token_budget"},{"explain":"Kept: pinned, so it is selected whatever its scores and the limits.","kept":true,"label":"pinned","reason":"pinned"},{"explain":"Kept: another chunk of its group was kept, and groups stay together.","kept":true,"label":"group kept","reason":"group_retained"},{"explain":"Kept unfiltered: the judge scores the mode needs were missing, so the original context was used.","kept":true,"label":"bypassed","reason":"bypassed"},{"explain":"Dropped: it, or a chunk of its group, looks like a prompt-injection attempt.","kept":false,"label":"injection","reason":"injection"},{"explain":"Kept and flagged: it appears to contradict a premise of the question.","kept":true,"label":"conflicting","reason":"conflicting"},{"explain":"Dropped: judged not relevant to the question.","kept":false,"label":"not relevant","reason":"not_relevant"},{"explain":"Dropped: relevant, but judged not to contain evidence for the answer.","kept":false,"label":"no evidence","reason":"no_evidence"},{"explain":"Kept unscreened in its place: the judge could not score it (fail-open).","kept":true,"label":"unscored","reason":"unscored"},{"explain":"Kept: its classification failed (no judgment, or a question's score is missing), and failClosed is off, so the filter fails open.","kept":true,"label":"failed, kept","reason":"failed_kept"},{"explain":"Dropped: its classification failed, and failClosed drops what was not classified.","kept":false,"label":"failed, dropped","reason":"failed_dropped"},{"explain":"Dropped: its reranker score is below minimumScore.","kept":false,"label":"below minimum score","reason":"below_minimum_score"},{"explain":"Dropped: it ranked below the reranker's topK cut (unscored passages count toward it).","kept":false,"label":"beyond top-K","reason":"beyond_top_k"},{"explain":"Kept after every scored passage: the reranker could not score it (fail-open); it counts toward topK.","kept":true,"label":"unscored, last","reason":"unscored_last"}] as const;
 
 /* Types */
 /**  One of the two anonymous answers of a review item. */
@@ -931,7 +931,10 @@ export type Decision_Deserialize = {
 	returned: boolean,
 	/**  1-based position in the selected context. */
 	rank?: number | null,
-	/**  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question. */
+	/**
+	 *  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question;
+	 *  Spring chains: the reranker's score for what the filter kept, the deciding probability for what it dropped.
+	 */
 	score?: number | null,
 	/**  rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only). */
 	jev_rank?: number | null,
@@ -963,7 +966,10 @@ export type Decision_Serialize = {
 	returned: boolean,
 	/**  1-based position in the selected context. */
 	rank: number | null,
-	/**  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question. */
+	/**
+	 *  Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question;
+	 *  Spring chains: the reranker's score for what the filter kept, the deciding probability for what it dropped.
+	 */
 	score: number | null,
 	/**  rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only). */
 	jev_rank: number | null,
@@ -1958,9 +1964,21 @@ export type Metrics_Serialize = {
 	answer_correct: boolean | null,
 };
 
-/**  Which rules turn scores into decisions, and whether the selection is reordered. */
+/**
+ *  Which rules turn scores into decisions, and whether the selection is reordered.
+ * 
+ *  Three families, named side by side: the community spring-ai-typesafe post-processors (`classify` is its
+ *  `JevDocumentFilter`, `jev_rerank` its `JevDocumentReranker`, `jev_chain` the two chained), Spring AI 2.1's
+ *  (`decision_filter`, `decision_rerank`, `decision_chain`) and rag-jev's (`filter`, `rerank`,
+ *  `filter_and_rerank`, `fusion`). Spring AI 2.1 publishes no threshold values, comparison strictness or question
+ *  wording, so its filter reads the community filter's thresholds ([`crate::DEFAULT_THRESHOLDS`], each one a
+ *  setting in [`PolicyOptions::thresholds`]).
+ */
 export type Mode = 
-/**  Spring's four-question rules, first match wins, input order kept; the default. */
+/**
+ *  The community `JevDocumentFilter`: four questions, first match wins, input order kept, fail-open on every
+ *  failure; the default.
+ */
 "classify" | 
 /**  Keeps chunks whose usefulness is at least `min_relevance`, in input order. */
 "filter" | 
@@ -1969,7 +1987,35 @@ export type Mode =
 /**  Keeps chunks whose usefulness is at least `min_relevance`, ordered by usefulness descending. */
 "filter_and_rerank" | 
 /**  Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank. */
-"fusion";
+"fusion" | 
+/**
+ *  The community `JevDocumentReranker`: ordered by the usefulness score descending, ties in input order,
+ *  unscored chunks after every scored one in arrival order and counted toward `rerank_top_k`; `minimum_score`
+ *  (inclusive; its default 0.0 drops nothing) and `rerank_top_k` (default all).
+ */
+"jev_rerank" | 
+/**
+ *  The community `JevDocumentFilter` then `JevDocumentReranker`: the reranker orders what the filter keeps
+ *  (a passage the filter could not classify is kept, fail-open, and reranked with the others).
+ */
+"jev_chain" | 
+/**
+ *  Spring AI 2.1's `DecisionDocumentFilter`: the same four questions and rules as `classify`, with the
+ *  community thresholds (2.1 publishes none); a passage whose classification failed is kept, or dropped with
+ *  [`PolicyOptions::fail_closed`]. Input order kept.
+ */
+"decision_filter" | 
+/**
+ *  Spring AI 2.1's `DecisionDocumentReranker`: score descending, ties in input order, `minimum_score`
+ *  inclusive, unscored chunks after all scored ones and counted toward `rerank_top_k`, which cuts after sorting.
+ */
+"decision_rerank" | 
+/**
+ *  Spring AI 2.1's published chain: `DecisionDocumentFilter` (with its `fail_closed`) then
+ *  `DecisionDocumentReranker` (with its `rerank_top_k` and `minimum_score`) over what the filter keeps; the published
+ *  example is [`PolicyOptions::spring_decision_chain_example`].
+ */
+"decision_chain";
 
 /**  What a note is about. */
 export type NoteKind = 
@@ -2115,6 +2161,25 @@ export type PolicyOptions_Deserialize = {
 	pinned?: string[],
 	/**  How the pipeline groups chunks into [`crate::ChunkJudgment::group`]s; none by default. */
 	group_by?: GroupBy,
+	/**
+	 *  Spring AI 2.1's `DecisionDocumentFilter.failClosed` (`decision_filter`, `decision_chain` only): drop a
+	 *  chunk whose classification failed (no judgment, or no score for a question it needs) instead of keeping
+	 *  it. Defaults to `false`, fail-open, as 2.1's default and the community filter (which has no such switch).
+	 */
+	fail_closed?: boolean,
+	/**
+	 *  The Spring reranker's `topK` (`jev_rerank`, `jev_chain`, `decision_rerank`, `decision_chain` only): how
+	 *  many chunks it keeps, cut after sorting, unscored chunks counted. `None` (the default, the community
+	 *  reranker's; 2.1 publishes none) keeps all; at least 1 when set. Independent of the workbench's `top_n`,
+	 *  which still applies afterwards (pins first).
+	 */
+	rerank_top_k?: number | null,
+	/**
+	 *  The Spring reranker's `minimumScore` (reranker modes only): a scored chunk is kept if its score is at
+	 *  least this (inclusive); an unscored chunk is never dropped by it. `None` (the default) is the community
+	 *  reranker's 0.0, which drops nothing; 2.1 publishes no default. Between 0 and 1 when set.
+	 */
+	minimum_score?: number | null,
 };
 
 /**  Selection settings; every field has a default, so `{}` deserialises to [`PolicyOptions::default`]. */
@@ -2149,6 +2214,25 @@ export type PolicyOptions_Serialize = {
 	pinned: string[],
 	/**  How the pipeline groups chunks into [`crate::ChunkJudgment::group`]s; none by default. */
 	group_by: GroupBy,
+	/**
+	 *  Spring AI 2.1's `DecisionDocumentFilter.failClosed` (`decision_filter`, `decision_chain` only): drop a
+	 *  chunk whose classification failed (no judgment, or no score for a question it needs) instead of keeping
+	 *  it. Defaults to `false`, fail-open, as 2.1's default and the community filter (which has no such switch).
+	 */
+	fail_closed?: boolean,
+	/**
+	 *  The Spring reranker's `topK` (`jev_rerank`, `jev_chain`, `decision_rerank`, `decision_chain` only): how
+	 *  many chunks it keeps, cut after sorting, unscored chunks counted. `None` (the default, the community
+	 *  reranker's; 2.1 publishes none) keeps all; at least 1 when set. Independent of the workbench's `top_n`,
+	 *  which still applies afterwards (pins first).
+	 */
+	rerank_top_k?: number,
+	/**
+	 *  The Spring reranker's `minimumScore` (reranker modes only): a scored chunk is kept if its score is at
+	 *  least this (inclusive); an unscored chunk is never dropped by it. `None` (the default) is the community
+	 *  reranker's 0.0, which drops nothing; 2.1 publishes no default. Between 0 and 1 when set.
+	 */
+	minimum_score?: number,
 };
 
 /**  One variant's finding of a chunk. */
@@ -2287,7 +2371,23 @@ export type Reason =
 /**  Dropped: relevant, but its answer-evidence score is not above the evidence threshold. */
 "no_evidence" | 
 /**  Kept in its place (Spring's per-passage fail-open, classify only): it lacks the scores its mode needs. */
-"unscored";
+"unscored" | 
+/**
+ *  Kept (the Spring filters' fail-open): its classification failed — no judgment, or no score for a question
+ *  it needs — and `fail_closed` is off (the community filter in `jev_chain` always fails open).
+ */
+"failed_kept" | 
+/**  Dropped (Spring AI 2.1's `failClosed(true)`): its classification failed. */
+"failed_dropped" | 
+/**  Dropped (the Spring rerankers): its score is below `minimum_score`. */
+"below_minimum_score" | 
+/**  Dropped (the Spring rerankers): it ranked below the `rerank_top_k` cut, which counts unscored chunks too. */
+"beyond_top_k" | 
+/**
+ *  Kept after every scored chunk, in arrival order (the Spring rerankers' fail-open): the reranker has no
+ *  score for it; it still counts toward `rerank_top_k`.
+ */
+"unscored_last";
 
 /**  One bin of a reliability diagram. */
 export type ReliabilityBin = {

@@ -5,7 +5,7 @@
 //! What holds for every run of a judge rather than for this run's numbers — a rule skipped because the judge
 //! does not assess its question — is a [`SelectionNote`], not a warning.
 
-use crate::{ChunkJudgment, Mode, PolicyOptions, Selection, Status};
+use crate::{ChunkJudgment, PolicyOptions, Selection, Status};
 use crate::{CONTAINS_ANSWER_EVIDENCE, DEFAULT_THRESHOLDS, IS_RELEVANT, USEFUL};
 use serde::{Deserialize, Serialize};
 
@@ -170,7 +170,7 @@ pub fn warnings(judgments: &[ChunkJudgment], options: &PolicyOptions, selection:
     // The detectors (injection, contradiction) sit far below their thresholds on almost every passage, as they
     // should: only the rules that sort ordinary passages are checked.
     let sorting = |k: &str| k == IS_RELEVANT || k == CONTAINS_ANSWER_EVIDENCE;
-    let thresholds: Vec<ThresholdScores> = if options.mode == Mode::Classify {
+    let thresholds: Vec<ThresholdScores> = if options.mode.classifies() {
         DEFAULT_THRESHOLDS
             .iter()
             .filter(|&&(k, _)| sorting(k))
@@ -186,6 +186,16 @@ pub fn warnings(judgments: &[ChunkJudgment], options: &PolicyOptions, selection:
     } else {
         Vec::new()
     };
+    // The Spring reranker's minimum score, when one is set, reads the same usefulness score.
+    let mut thresholds = thresholds;
+    if let Some(minimum) = options.minimum_score.filter(|_| options.mode.spring_reranker()) {
+        let key = if judgments.iter().any(|j| j.scores.contains_key(USEFUL)) {
+            USEFUL
+        } else {
+            IS_RELEVANT
+        };
+        thresholds.push(("minimum_score", minimum, scores(key)));
+    }
     for (subject, t, s) in &thresholds {
         if s.len() < 2 {
             continue;

@@ -8,6 +8,13 @@
 //! unscored); filter keeps `score >= min_relevance` in input order, rerank sorts by score descending with ties
 //! in input order.
 //!
+//! Spring's post-processors, community and 2.1 side by side (module `decision`): `jev_rerank` and
+//! `decision_rerank` (the `JevDocumentReranker` and `DecisionDocumentReranker`) order by the same usefulness score,
+//! ties in input order, unscored chunks after the scored ones and counted toward `rerank_top_k`, `minimum_score`
+//! inclusive. `decision_filter` is 2.1's `DecisionDocumentFilter`: classify's rules and thresholds (the community
+//! values: 2.1 publishes none), a failed classification kept, or dropped with `fail_closed`. `jev_chain` and
+//! `decision_chain` rerank what their filter keeps; these never bypass.
+//!
 //! Then in every mode: pinned chunks are always selected and count first towards `top_n` and the token budget.
 //! `top_n` admits chunks while fewer than `top_n` are selected. As in rag-jev's `apply_policy`, a unit that does
 //! not fit the token budget is `beyond_token_budget` and skipped, and scanning goes on: a later, smaller chunk may
@@ -24,6 +31,7 @@
 
 #![deny(missing_docs)]
 
+mod decision;
 mod integrity;
 mod options;
 mod outcome;
@@ -99,7 +107,7 @@ pub struct ChunkJudgment {
 /// Unscored) and the score behind it.
 fn verdict(chunk: &ChunkJudgment, options: &PolicyOptions, t: &[f64; 4], score_key: &str) -> (Reason, Option<f64>) {
     let get = |key: &str| chunk.scores.get(key).copied().filter(|s| s.is_finite());
-    if options.mode == Mode::Classify {
+    if options.mode.classifies() {
         // Per rule: Some(Some(p)) scored, Some(None) not assessed (rule skipped), None missing (unscored).
         let rule = |key: &str| match get(key) {
             Some(p) => Some(Some(p)),
@@ -112,7 +120,7 @@ fn verdict(chunk: &ChunkJudgment, options: &PolicyOptions, t: &[f64; 4], score_k
             rule(IS_RELEVANT),
             rule(CONTAINS_ANSWER_EVIDENCE),
         ) else {
-            return (Reason::Unscored, None);
+            return (decision::failed_classification(options), None);
         };
         let (reason, score) = if let Some(p) = inj.filter(|&p| p > t[0]) {
             (Reason::Injection, Some(p))
@@ -180,18 +188,24 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
     // One score key for the whole ranking, as rag-jev: usefulness when any chunk has it, else relevance.
     let has = |key: &str| rows.iter().any(|j| j.scores.get(key).is_some_and(|s| s.is_finite()));
     let score_key = if has(USEFUL) { USEFUL } else { IS_RELEVANT };
-    let verdicts: Vec<(Reason, Option<f64>)> = rows.iter().map(|j| verdict(j, options, &t, score_key)).collect();
+    let mut verdicts: Vec<(Reason, Option<f64>)> = rows.iter().map(|j| verdict(j, options, &t, score_key)).collect();
+    // Flagged by the filter, whatever the reranker or the limits do with it afterwards.
+    let conflicting: Vec<bool> = verdicts.iter().map(|v| v.0 == Reason::Conflicting).collect();
+    if options.mode.spring_reranker() {
+        decision::rerank(&rows, &mut verdicts, options, score_key);
+    }
     let version = options.policy_version();
     // rag-jev never applies a partial ranking: one unscored chunk bypasses its modes. Spring screens per
-    // passage: classify bypasses only when no chunk is scored.
+    // passage: classify bypasses only when no chunk is scored; the other Spring modes never bypass, each
+    // unscored chunk is kept (or dropped by failClosed) on its own.
     let unscored = verdicts.iter().filter(|v| v.0 == Reason::Unscored).count();
-    let bypass = if options.mode.is_rag_jev() {
-        unscored > 0
-    } else {
-        unscored == n
+    let bypass = match options.mode {
+        m if m.is_rag_jev() => unscored > 0,
+        Mode::Classify => unscored == n,
+        _ => false,
     };
     if n > 0 && bypass {
-        return bypassed(&rows, &verdicts, version);
+        return bypassed(&rows, &verdicts, &conflicting, version);
     }
     // rag-jev's ranking signals: the judge's rank (ties in input order) and the fused score.
     let mut jev_rank = vec![None; n];
@@ -324,8 +338,9 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
     let signals = Signals {
         jev_rank: &jev_rank,
         fusion: if options.mode == Mode::Fusion { &fused } else { &[] },
+        conflicting: &conflicting,
     };
-    let mode_classifies = options.mode == Mode::Classify;
+    let mode_classifies = options.mode.classifies();
     assemble(
         &rows,
         &verdicts,
@@ -340,11 +355,17 @@ fn select_only(judgments: &[ChunkJudgment], options: &PolicyOptions) -> Selectio
 
 /// rag-jev's bypass: the original context in its order, every decision `bypassed` with `selected` null, and
 /// no selected ids, characters or tokens (null, not "everything").
-fn bypassed(rows: &[&ChunkJudgment], verdicts: &[(Reason, Option<f64>)], policy_version: String) -> Selection {
+fn bypassed(
+    rows: &[&ChunkJudgment],
+    verdicts: &[(Reason, Option<f64>)],
+    conflicting: &[bool],
+    policy_version: String,
+) -> Selection {
     let reasons = vec![Reason::Bypassed; rows.len()];
     let none = Signals {
         jev_rank: &[],
         fusion: &[],
+        conflicting,
     };
     let mut selection = assemble(
         rows,
@@ -370,6 +391,8 @@ fn bypassed(rows: &[&ChunkJudgment], verdicts: &[(Reason, Option<f64>)], policy_
 struct Signals<'a> {
     jev_rank: &'a [Option<usize>],
     fusion: &'a [Option<f64>],
+    /// Flagged conflicting by the filter (kept apart from the reason, which a reranker or a limit may change).
+    conflicting: &'a [bool],
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -412,7 +435,7 @@ fn assemble(
                 jev_rank: signals.jev_rank.get(i).copied().flatten(),
                 fusion_score: signals.fusion.get(i).copied().flatten(),
                 reason: reasons[i],
-                conflicting: verdicts[i].0 == Reason::Conflicting,
+                conflicting: signals.conflicting.get(i).copied().unwrap_or(false),
                 skipped_rules: if mode_classifies { skipped(j) } else { Vec::new() },
             }
         })

@@ -6,11 +6,19 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Which rules turn scores into decisions, and whether the selection is reordered.
+///
+/// Three families, named side by side: the community spring-ai-typesafe post-processors (`classify` is its
+/// `JevDocumentFilter`, `jev_rerank` its `JevDocumentReranker`, `jev_chain` the two chained), Spring AI 2.1's
+/// (`decision_filter`, `decision_rerank`, `decision_chain`) and rag-jev's (`filter`, `rerank`,
+/// `filter_and_rerank`, `fusion`). Spring AI 2.1 publishes no threshold values, comparison strictness or question
+/// wording, so its filter reads the community filter's thresholds ([`crate::DEFAULT_THRESHOLDS`], each one a
+/// setting in [`PolicyOptions::thresholds`]).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
-    /// Spring's four-question rules, first match wins, input order kept; the default.
+    /// The community `JevDocumentFilter`: four questions, first match wins, input order kept, fail-open on every
+    /// failure; the default.
     #[default]
     Classify,
     /// Keeps chunks whose usefulness is at least `min_relevance`, in input order.
@@ -21,9 +29,41 @@ pub enum Mode {
     FilterAndRerank,
     /// Keeps every chunk, ordered by reciprocal rank fusion (k = 60) of the retrieval rank and the judge's rank.
     Fusion,
+    /// The community `JevDocumentReranker`: ordered by the usefulness score descending, ties in input order,
+    /// unscored chunks after every scored one in arrival order and counted toward `rerank_top_k`; `minimum_score`
+    /// (inclusive; its default 0.0 drops nothing) and `rerank_top_k` (default all).
+    JevRerank,
+    /// The community `JevDocumentFilter` then `JevDocumentReranker`: the reranker orders what the filter keeps
+    /// (a passage the filter could not classify is kept, fail-open, and reranked with the others).
+    JevChain,
+    /// Spring AI 2.1's `DecisionDocumentFilter`: the same four questions and rules as `classify`, with the
+    /// community thresholds (2.1 publishes none); a passage whose classification failed is kept, or dropped with
+    /// [`PolicyOptions::fail_closed`]. Input order kept.
+    DecisionFilter,
+    /// Spring AI 2.1's `DecisionDocumentReranker`: score descending, ties in input order, `minimum_score`
+    /// inclusive, unscored chunks after all scored ones and counted toward `rerank_top_k`, which cuts after sorting.
+    DecisionRerank,
+    /// Spring AI 2.1's published chain: `DecisionDocumentFilter` (with its `fail_closed`) then
+    /// `DecisionDocumentReranker` (with its `rerank_top_k` and `minimum_score`) over what the filter keeps; the published
+    /// example is [`PolicyOptions::spring_decision_chain_example`].
+    DecisionChain,
 }
 
 impl Mode {
+    /// Every mode, in the order a picker lists them: the community's, Spring AI 2.1's, then rag-jev's.
+    pub const ALL: [Mode; 10] = [
+        Mode::Classify,
+        Mode::JevRerank,
+        Mode::JevChain,
+        Mode::DecisionFilter,
+        Mode::DecisionRerank,
+        Mode::DecisionChain,
+        Mode::Filter,
+        Mode::Rerank,
+        Mode::FilterAndRerank,
+        Mode::Fusion,
+    ];
+
     /// The mode's wire name (`filter_and_rerank`).
     pub fn name(self) -> &'static str {
         match self {
@@ -32,17 +72,46 @@ impl Mode {
             Mode::Rerank => "rerank",
             Mode::FilterAndRerank => "filter_and_rerank",
             Mode::Fusion => "fusion",
+            Mode::JevRerank => "jev_rerank",
+            Mode::JevChain => "jev_chain",
+            Mode::DecisionFilter => "decision_filter",
+            Mode::DecisionRerank => "decision_rerank",
+            Mode::DecisionChain => "decision_chain",
         }
     }
+    /// rag-jev's filter modes: they read `min_relevance`.
     pub(crate) fn filters(self) -> bool {
         matches!(self, Mode::Filter | Mode::FilterAndRerank)
     }
+    /// The modes whose selection is reordered by a score.
     pub(crate) fn reranks(self) -> bool {
-        matches!(self, Mode::Rerank | Mode::FilterAndRerank | Mode::Fusion)
+        matches!(self, Mode::Rerank | Mode::FilterAndRerank | Mode::Fusion) || self.spring_reranker()
     }
     /// rag-jev's modes: one usefulness score per chunk, and a single missing score bypasses the selection.
     pub fn is_rag_jev(self) -> bool {
-        self != Mode::Classify
+        matches!(self, Mode::Filter | Mode::Rerank | Mode::FilterAndRerank | Mode::Fusion)
+    }
+    /// The modes that ask the four classification questions and read their thresholds.
+    pub fn classifies(self) -> bool {
+        matches!(
+            self,
+            Mode::Classify | Mode::JevChain | Mode::DecisionFilter | Mode::DecisionChain
+        )
+    }
+    /// The modes with a Spring reranker (community or 2.1): they read `rerank_top_k` and `minimum_score`.
+    pub fn spring_reranker(self) -> bool {
+        matches!(
+            self,
+            Mode::JevRerank | Mode::JevChain | Mode::DecisionRerank | Mode::DecisionChain
+        )
+    }
+    /// The modes with Spring AI 2.1's `DecisionDocumentFilter`: they read `fail_closed`.
+    pub fn reads_fail_closed(self) -> bool {
+        matches!(self, Mode::DecisionFilter | Mode::DecisionChain)
+    }
+    /// Spring AI 2.1's `Decision*` post-processors (the others are the community's or rag-jev's).
+    pub fn is_spring_ai_2_1(self) -> bool {
+        matches!(self, Mode::DecisionFilter | Mode::DecisionRerank | Mode::DecisionChain)
     }
 }
 
@@ -73,6 +142,22 @@ pub struct PolicyOptions {
     pub pinned: Vec<String>,
     /// How the pipeline groups chunks into [`crate::ChunkJudgment::group`]s; none by default.
     pub group_by: GroupBy,
+    /// Spring AI 2.1's `DecisionDocumentFilter.failClosed` (`decision_filter`, `decision_chain` only): drop a
+    /// chunk whose classification failed (no judgment, or no score for a question it needs) instead of keeping
+    /// it. Defaults to `false`, fail-open, as 2.1's default and the community filter (which has no such switch).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fail_closed: bool,
+    /// The Spring reranker's `topK` (`jev_rerank`, `jev_chain`, `decision_rerank`, `decision_chain` only): how
+    /// many chunks it keeps, cut after sorting, unscored chunks counted. `None` (the default, the community
+    /// reranker's; 2.1 publishes none) keeps all; at least 1 when set. Independent of the workbench's `top_n`,
+    /// which still applies afterwards (pins first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank_top_k: Option<usize>,
+    /// The Spring reranker's `minimumScore` (reranker modes only): a scored chunk is kept if its score is at
+    /// least this (inclusive); an unscored chunk is never dropped by it. `None` (the default) is the community
+    /// reranker's 0.0, which drops nothing; 2.1 publishes no default. Between 0 and 1 when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimum_score: Option<f64>,
 }
 
 /// Which chunks form one group (kept or dropped together when `keep_groups_together`).
@@ -118,6 +203,9 @@ impl Default for PolicyOptions {
             keep_groups_together: true,
             pinned: Vec::new(),
             group_by: GroupBy::None,
+            fail_closed: false,
+            rerank_top_k: None,
+            minimum_score: None,
         }
     }
 }
@@ -147,6 +235,33 @@ impl PolicyOptions {
         if self.max_context_tokens == Some(0) {
             return Err("max_context_tokens must be at least 1 when set".to_string());
         }
+        if let Some(m) = self.minimum_score.filter(|m| !(0.0..=1.0).contains(m)) {
+            return Err(format!("minimum_score must be between 0 and 1, got {m}"));
+        }
+        if self.rerank_top_k == Some(0) {
+            return Err("rerank_top_k must be at least 1 when set".to_string());
+        }
+        if self.fail_closed && !self.mode.reads_fail_closed() {
+            return Err(format!(
+                "fail_closed is Spring AI 2.1's DecisionDocumentFilter option (decision_filter, decision_chain); \
+                 {} does not read it",
+                self.mode.name()
+            ));
+        }
+        if !self.mode.spring_reranker() {
+            for (set, name) in [
+                (self.rerank_top_k.is_some(), "rerank_top_k"),
+                (self.minimum_score.is_some(), "minimum_score"),
+            ] {
+                if set {
+                    return Err(format!(
+                        "{name} is the Spring reranker's option (jev_rerank, jev_chain, decision_rerank, \
+                         decision_chain); {} does not read it",
+                        self.mode.name()
+                    ));
+                }
+            }
+        }
         // rag-jev's `Policy.validate_threshold`, for the modes that take no threshold.
         if self.min_relevance.is_some() {
             match self.mode {
@@ -174,8 +289,9 @@ impl PolicyOptions {
     /// `shadow` is left out (it changes what is returned, not what is selected). So a rag-jev-mode policy
     /// without pins or groups has exactly rag-jev's version. What rag-jev does not have enters only when it
     /// differs from the default, as rag-jev itself added `max_context_tokens`: the user's pins (sorted),
-    /// `group_by`, `keep_groups_together: false`, and for classify the four thresholds in force plus
-    /// [`POLICY_ALGORITHM`].
+    /// `group_by`, `keep_groups_together: false`, for the classifying modes the four thresholds in force plus
+    /// [`POLICY_ALGORITHM`], and for the Spring modes the options they read (`fail_closed`; `rerank_top_k` and
+    /// `minimum_score`, null when unset).
     pub fn policy_version(&self) -> String {
         self.policy_version_with_guidance(None)
     }
@@ -211,7 +327,7 @@ impl PolicyOptions {
         if !self.keep_groups_together {
             fields.insert("keep_groups_together".into(), false.into());
         }
-        if self.mode == Mode::Classify {
+        if self.mode.classifies() {
             let thresholds: Map<String, Value> = DEFAULT_THRESHOLDS
                 .iter()
                 .zip(self.question_thresholds())
@@ -220,7 +336,32 @@ impl PolicyOptions {
             fields.insert("thresholds".into(), thresholds.into());
             fields.insert("algorithm".into(), POLICY_ALGORITHM.into());
         }
+        // Only the modes that read them, so every earlier mode's version stays as it was.
+        if self.mode.reads_fail_closed() {
+            fields.insert("fail_closed".into(), self.fail_closed.into());
+        }
+        if self.mode.spring_reranker() {
+            fields.insert(
+                "rerank_top_k".into(),
+                self.rerank_top_k.map_or(Value::Null, |k| Value::from(k as u64)),
+            );
+            fields.insert(
+                "minimum_score".into(),
+                self.minimum_score.map_or(Value::Null, Value::from),
+            );
+        }
         crate::pyjson::sha256_prefix(&Value::Object(fields))
+    }
+
+    /// Spring AI 2.1's published example: a retriever at topK 12 (the retrieval, outside the policy), then
+    /// `DecisionDocumentFilter` with `failClosed(true)`, then `DecisionDocumentReranker` at `topK(5)`.
+    pub fn spring_decision_chain_example() -> PolicyOptions {
+        PolicyOptions {
+            mode: Mode::DecisionChain,
+            fail_closed: true,
+            rerank_top_k: Some(5),
+            ..PolicyOptions::default()
+        }
     }
 
     /// The options' classify thresholds in rule order (the options' own, else Spring's).

@@ -34,11 +34,23 @@ pub enum Reason {
     NoEvidence,
     /// Kept in its place (Spring's per-passage fail-open, classify only): it lacks the scores its mode needs.
     Unscored,
+    /// Kept (the Spring filters' fail-open): its classification failed — no judgment, or no score for a question
+    /// it needs — and `fail_closed` is off (the community filter in `jev_chain` always fails open).
+    FailedKept,
+    /// Dropped (Spring AI 2.1's `failClosed(true)`): its classification failed.
+    FailedDropped,
+    /// Dropped (the Spring rerankers): its score is below `minimum_score`.
+    BelowMinimumScore,
+    /// Dropped (the Spring rerankers): it ranked below the `rerank_top_k` cut, which counts unscored chunks too.
+    BeyondTopK,
+    /// Kept after every scored chunk, in arrival order (the Spring rerankers' fail-open): the reranker has no
+    /// score for it; it still counts toward `rerank_top_k`.
+    UnscoredLast,
 }
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub const ALL: [Reason; 12] = [
+    pub const ALL: [Reason; 17] = [
         Reason::Retained,
         Reason::BelowThreshold,
         Reason::BeyondTopN,
@@ -51,6 +63,11 @@ impl Reason {
         Reason::NotRelevant,
         Reason::NoEvidence,
         Reason::Unscored,
+        Reason::FailedKept,
+        Reason::FailedDropped,
+        Reason::BelowMinimumScore,
+        Reason::BeyondTopK,
+        Reason::UnscoredLast,
     ];
 
     /// Whether a chunk with this reason is in the selected context.
@@ -58,7 +75,7 @@ impl Reason {
         use Reason::*;
         matches!(
             self,
-            Retained | Pinned | GroupRetained | Bypassed | Conflicting | Unscored
+            Retained | Pinned | GroupRetained | Bypassed | Conflicting | Unscored | FailedKept | UnscoredLast
         )
     }
 
@@ -79,6 +96,20 @@ impl Reason {
             Reason::NotRelevant => "Dropped: judged not relevant to the question.",
             Reason::NoEvidence => "Dropped: relevant, but judged not to contain evidence for the answer.",
             Reason::Unscored => "Kept unscreened in its place: the judge could not score it (fail-open).",
+            Reason::FailedKept => {
+                "Kept: its classification failed (no judgment, or a question's score is missing), and failClosed \
+                 is off, so the filter fails open."
+            }
+            Reason::FailedDropped => {
+                "Dropped: its classification failed, and failClosed drops what was not classified."
+            }
+            Reason::BelowMinimumScore => "Dropped: its reranker score is below minimumScore.",
+            Reason::BeyondTopK => {
+                "Dropped: it ranked below the reranker's topK cut (unscored passages count toward it)."
+            }
+            Reason::UnscoredLast => {
+                "Kept after every scored passage: the reranker could not score it (fail-open); it counts toward topK."
+            }
         }
     }
 }
@@ -111,7 +142,8 @@ pub struct Decision {
     pub returned: bool,
     /// 1-based position in the selected context.
     pub rank: Option<usize>,
-    /// Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question.
+    /// Rerank/filter: the usefulness score that ordered it; classify: the probability of the deciding question;
+    /// Spring chains: the reranker's score for what the filter kept, the deciding probability for what it dropped.
     pub score: Option<f64>,
     /// rag-jev's `jev_rank`: 1-based position by the ranking score, ties in input order (rag-jev modes only).
     #[serde(default)]

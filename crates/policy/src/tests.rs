@@ -3,6 +3,8 @@ use super::Reason::*;
 use super::*;
 use std::collections::HashSet;
 
+mod spring;
+
 /// A classify chunk from (injection, contradiction, relevance, evidence).
 fn cls(i: usize, probabilities: [f64; 4]) -> ChunkJudgment {
     let keys = DEFAULT_THRESHOLDS.map(|(k, _)| k.to_string());
@@ -488,7 +490,19 @@ fn rag_jev_selector_examples() {
 #[test]
 fn reasons_explain_themselves() {
     let kept: Vec<Reason> = Reason::ALL.into_iter().filter(Reason::is_kept).collect();
-    assert_eq!(kept, [Retained, Pinned, GroupRetained, Bypassed, Conflicting, Unscored]);
+    assert_eq!(
+        kept,
+        [
+            Retained,
+            Pinned,
+            GroupRetained,
+            Bypassed,
+            Conflicting,
+            Unscored,
+            FailedKept,
+            UnscoredLast
+        ]
+    );
     let texts: HashSet<&str> = Reason::ALL.iter().map(Reason::explain).collect();
     assert_eq!(texts.len(), Reason::ALL.len());
 }

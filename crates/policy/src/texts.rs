@@ -46,6 +46,14 @@ pub struct ModeText {
     pub threshold: bool,
     /// Reads the four classification thresholds.
     pub classifies: bool,
+    /// Reads `fail_closed` (Spring AI 2.1's filter).
+    pub fail_closed: bool,
+    /// Reads the Spring reranker's `rerank_top_k` and `minimum_score`.
+    pub reranker: bool,
+    /// Whose post-processor it replays: `community` (spring-ai-typesafe), `spring-ai-2.1` or `rag-jev`.
+    pub family: &'static str,
+    /// What the mode takes that its source does not publish, and where the value comes from; empty when none.
+    pub unpublished: &'static str,
 }
 
 /// How the UI names and explains one grouping.
@@ -77,38 +85,87 @@ pub fn group_by_texts() -> Vec<GroupByText> {
         .collect()
 }
 
-/// Every mode, classify first, with its label and the controls it reads.
+/// Every mode in [`Mode::ALL`] order, with its label and the controls it reads.
 pub fn mode_texts() -> Vec<ModeText> {
-    let m = |mode: Mode, label, explain| ModeText {
-        mode,
-        label,
-        explain,
-        threshold: mode.filters(),
-        classifies: mode == Mode::Classify,
-    };
-    vec![
-        m(
-            Mode::Classify,
-            "classify",
-            "Spring's four questions, first rule wins; input order kept.",
+    Mode::ALL
+        .iter()
+        .map(|&mode| {
+            let (label, explain) = mode_words(mode);
+            ModeText {
+                mode,
+                label,
+                explain,
+                threshold: mode.filters(),
+                classifies: mode.classifies(),
+                fail_closed: mode.reads_fail_closed(),
+                reranker: mode.spring_reranker(),
+                family: if mode.is_spring_ai_2_1() {
+                    "spring-ai-2.1"
+                } else if mode.is_rag_jev() {
+                    "rag-jev"
+                } else {
+                    "community"
+                },
+                unpublished: match mode {
+                    Mode::DecisionFilter | Mode::DecisionChain => SPRING_2_1_UNPUBLISHED,
+                    Mode::DecisionRerank => {
+                        "Spring AI 2.1 publishes no topK or minimumScore default, tie-break or question wording: \
+                         the community reranker's are used (all kept, no minimum, ties in input order)."
+                    }
+                    _ => "",
+                },
+            }
+        })
+        .collect()
+}
+
+/// What Spring AI 2.1's filter does not publish, said wherever its modes are offered.
+pub const SPRING_2_1_UNPUBLISHED: &str = "Spring AI 2.1 publishes no threshold values, comparison strictness or \
+     question wording: the community JevDocumentFilter's are used (injection > 0.70 dropped, contradiction > 0.70 \
+     conflicting, relevance < 0.45 dropped, evidence > 0.55 kept), each one a setting.";
+
+/// A mode's picker label and one-sentence explanation.
+fn mode_words(mode: Mode) -> (&'static str, &'static str) {
+    match mode {
+        Mode::Classify => (
+            "classify (community JevDocumentFilter)",
+            "Spring's four questions, first rule wins; input order kept; a passage that could not be classified is kept.",
         ),
-        m(
-            Mode::Filter,
+        Mode::Filter => (
             "filter",
             "Keeps usefulness at or above the minimum; input order kept.",
         ),
-        m(Mode::Rerank, "rerank", "Keeps every passage, most useful first."),
-        m(
-            Mode::FilterAndRerank,
+        Mode::Rerank => ("rerank", "Keeps every passage, most useful first."),
+        Mode::FilterAndRerank => (
             "filter + rerank",
             "Keeps usefulness at or above the minimum, most useful first.",
         ),
-        m(
-            Mode::Fusion,
+        Mode::Fusion => (
             "fusion",
             "Keeps every passage, ordered by reciprocal rank fusion of retrieval and judge ranks (k = 60).",
         ),
-    ]
+        Mode::JevRerank => (
+            "rerank (community JevDocumentReranker)",
+            "Most useful first, ties in input order, unscored passages last and counted toward topK.",
+        ),
+        Mode::JevChain => (
+            "filter → rerank (community)",
+            "The community filter, then its reranker over what the filter keeps.",
+        ),
+        Mode::DecisionFilter => (
+            "DecisionDocumentFilter (Spring AI 2.1)",
+            "The four questions with the community thresholds; a failed classification is kept unless failClosed.",
+        ),
+        Mode::DecisionRerank => (
+            "DecisionDocumentReranker (Spring AI 2.1)",
+            "Score descending, ties in input order, minimumScore inclusive, unscored last and counted in topK.",
+        ),
+        Mode::DecisionChain => (
+            "filter → rerank (Spring AI 2.1)",
+            "DecisionDocumentFilter, then DecisionDocumentReranker over what it keeps (the published example: \
+             failClosed, topK 5).",
+        ),
+    }
 }
 
 impl Reason {
@@ -127,6 +184,11 @@ impl Reason {
             Reason::NotRelevant => "not relevant",
             Reason::NoEvidence => "no evidence",
             Reason::Unscored => "unscored",
+            Reason::FailedKept => "failed, kept",
+            Reason::FailedDropped => "failed, dropped",
+            Reason::BelowMinimumScore => "below minimum score",
+            Reason::BeyondTopK => "beyond top-K",
+            Reason::UnscoredLast => "unscored, last",
         }
     }
 }
@@ -193,7 +255,15 @@ mod texts_tests {
         assert_eq!(with_threshold.len(), DEFAULT_THRESHOLDS.len());
         assert_eq!(questions.last().map(|q| q.key), Some(USEFUL));
         let modes = mode_texts();
+        assert_eq!(modes.len(), Mode::ALL.len());
         assert_eq!(modes.iter().filter(|m| m.threshold).count(), 2);
         assert!(modes.iter().all(|m| m.explain.ends_with('.')));
+        // Every mode is named as it serialises, and the 2.1 ones say what 2.1 leaves unpublished.
+        for m in &modes {
+            assert_eq!(serde_json::to_value(m.mode).unwrap(), m.mode.name());
+            assert_eq!(m.family == "spring-ai-2.1", !m.unpublished.is_empty(), "{:?}", m.mode);
+        }
+        let families: std::collections::BTreeSet<&str> = modes.iter().map(|m| m.family).collect();
+        assert_eq!(families.len(), 3);
     }
 }

@@ -10,7 +10,7 @@ import { OperatingCurves } from "../components/Curves";
 import { useCalibrated } from "../components/Tuning";
 import { VirtualTable } from "../components/VirtualRows";
 import { fmt, pages } from "../logic/format";
-import { REASON_EXPLAIN, QUESTIONS, THRESHOLD_KEYS, MODES, GROUP_BY, GROUP_BY_LABEL, forWire, takesThreshold } from "../logic/reasons";
+import { REASON_EXPLAIN, QUESTIONS, THRESHOLD_KEYS, MODES, MODE_FAMILIES, GROUP_BY, GROUP_BY_LABEL, forWire, modeInfo, switchMode, takesThreshold } from "../logic/reasons";
 import { applyReplayDelta } from "../logic/replayDelta";
 import { createSweeps } from "../logic/replaySweep";
 import { diffSelections } from "../logic/replayDiff";
@@ -359,7 +359,8 @@ function ReplayPanel(props: { trace: Trace; form: PolicyForm }) {
   );
   const diff = useMemo(() => diffSelections(t.selection, selection, changes), [t, selection, changes]);
   const { ticks, settledOptions } = useTicks(t, selection, options, inCalibrated ? calibrated : null);
-  const classify = options.mode === "classify";
+  const mode = modeInfo(options.mode);
+  const classify = mode?.classifies ?? false;
 
   return (
     <div class="replay">
@@ -373,8 +374,12 @@ function ReplayPanel(props: { trace: Trace; form: PolicyForm }) {
         <div class="control-row">
           <label for="replay-mode">Mode</label>
           <select id="replay-mode" class="input" data-testid="mode" value={options.mode}
-            onChange={(e) => update({ mode: (e.target as HTMLSelectElement).value as Mode })}>
-            {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
+            onChange={(e) => update(switchMode(optionsRef.current, (e.target as HTMLSelectElement).value as Mode))}>
+            {MODE_FAMILIES.map((f) => (
+              <optgroup key={f.family} label={f.label}>
+                {MODES.filter((m) => m.family === f.family).map((m) => <option key={m.value} value={m.value} title={m.explain}>{m.label}</option>)}
+              </optgroup>
+            ))}
           </select>
           <label class="check"><input type="checkbox" checked={options.shadow} onChange={(e) => update({ shadow: (e.target as HTMLInputElement).checked })} /> shadow (select, but send the original context)</label>
           <label class="check">group by{" "}
@@ -384,6 +389,38 @@ function ReplayPanel(props: { trace: Trace; form: PolicyForm }) {
             </select>
           </label>
         </div>
+        {mode && (mode.failClosed || mode.reranker) && (
+          <div class="control-row" data-testid="spring-controls">
+            {mode.failClosed && (
+              <label class="check" title="Spring AI 2.1's DecisionDocumentFilter.failClosed: off keeps a passage whose classification failed, on drops it">
+                <input type="checkbox" data-testid="fail-closed" checked={options.fail_closed ?? false}
+                  onChange={(e) => update({ fail_closed: (e.target as HTMLInputElement).checked })} /> failClosed (drop a passage whose classification failed)
+              </label>
+            )}
+            {mode.reranker && (
+              <>
+                <label class="check" for="replay-top-k">reranker topK{" "}
+                  <input id="replay-top-k" class="input input-num" type="number" min={1} max={500} placeholder="all" data-testid="top-k"
+                    value={options.rerank_top_k ?? ""} onInput={(e) => {
+                      const raw = (e.target as HTMLInputElement).value.trim();
+                      const n = Number.parseInt(raw, 10);
+                      update({ rerank_top_k: raw === "" || !Number.isFinite(n) || n < 1 ? undefined : n });
+                    }} />
+                </label>
+                <label class="check" for="replay-minimum-score">minimumScore{" "}
+                  <input id="replay-minimum-score" class="input input-num" type="number" min={0} max={1} step={0.01} placeholder="0.00" data-testid="minimum-score"
+                    value={options.minimum_score ?? ""} onInput={(e) => {
+                      const raw = (e.target as HTMLInputElement).value.trim();
+                      const v = Number(raw);
+                      update({ minimum_score: raw === "" || !Number.isFinite(v) || v < 0 || v > 1 ? undefined : v });
+                    }} />
+                </label>
+                <span class="muted small">unscored passages go last and count toward topK; empty topK = all</span>
+              </>
+            )}
+          </div>
+        )}
+        {mode?.unpublished && <div class="muted small" data-testid="mode-unpublished">{mode.unpublished}</div>}
         <div class="muted small" data-testid="defaults-source">Default thresholds: {defaultsSource(t)}.</div>
         {calibratedFit && (
           <label class="check small"><input type="checkbox" data-testid="thresholds-calibrated" checked={inCalibrated}
@@ -395,7 +432,7 @@ function ReplayPanel(props: { trace: Trace; form: PolicyForm }) {
             const q = QUESTIONS.find((x) => x.key === key)!;
             const unassessed = (t.judge.not_assessed ?? []).includes(key);
             return <Slider key={key} testid={`threshold-${key}`} label={q.label} value={options.thresholds[key] ?? q.threshold!}
-              hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classify mode only)"}`}
+              hint={unassessed ? "not assessed by this judge: the rule is skipped" : `${q.direction}${classify ? "" : " (classifying modes only)"}`}
               dim={!classify || unassessed} ticks={unassessed ? undefined : ticks[key]}
               tickValue={settledOptions.thresholds[key] ?? q.threshold!} onValue={(v) => setThreshold(key, v)} />;
           })}

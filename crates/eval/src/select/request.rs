@@ -68,12 +68,18 @@ impl SelectRequest {
             Mode::Rerank => RagJevMode::Rerank,
             Mode::FilterAndRerank => RagJevMode::FilterAndRerank,
             Mode::Fusion => RagJevMode::Fusion,
-            Mode::Classify => {
-                return Err(
-                    "the saved policy is Spring's classify; rag-jev's service applies filter, \
-                rerank, filter_and_rerank or fusion"
-                        .into(),
-                )
+            // Spring's post-processors, the community's and 2.1's: not a rag-jev selection.
+            m @ (Mode::Classify
+            | Mode::JevRerank
+            | Mode::JevChain
+            | Mode::DecisionFilter
+            | Mode::DecisionRerank
+            | Mode::DecisionChain) => {
+                return Err(format!(
+                    "the saved policy is Spring's {}; rag-jev's service applies filter, rerank, \
+                     filter_and_rerank or fusion",
+                    m.name()
+                ))
             }
         };
         let filters = matches!(mode, RagJevMode::Filter | RagJevMode::FilterAndRerank);
