@@ -63,9 +63,21 @@ pub struct AskArgs {
 /// Policy options as flags; unset flags keep the base options.
 #[derive(clap::Args, Default)]
 pub struct PolicyArgs {
-    /// classify (Spring's ordered rules), filter, rerank, filter_and_rerank or fusion (rag-jev's RRF).
+    /// classify (the community JevDocumentFilter's ordered rules), jev_rerank, jev_chain (its reranker, and
+    /// the two chained), decision_filter, decision_rerank, decision_chain (Spring AI 2.1's), filter, rerank,
+    /// filter_and_rerank or fusion (rag-jev's).
     #[arg(long)]
     mode: Option<String>,
+    /// Spring AI 2.1's failClosed (decision_filter, decision_chain): drop a passage whose classification failed.
+    #[arg(long)]
+    fail_closed: bool,
+    /// The Spring reranker's topK (jev_rerank, jev_chain, decision_rerank, decision_chain): keep this many after
+    /// sorting, unscored passages counted.
+    #[arg(long)]
+    rerank_top_k: Option<usize>,
+    /// The Spring reranker's minimumScore: drop a scored passage below it (inclusive).
+    #[arg(long)]
+    minimum_score: Option<f64>,
     /// rag-jev modes: keep chunks whose usefulness is at least this.
     #[arg(long)]
     min_relevance: Option<f64>,
@@ -92,14 +104,26 @@ impl PolicyArgs {
     pub fn apply(&self, mut o: PolicyOptions) -> Result<PolicyOptions, Error> {
         if let Some(m) = &self.mode {
             o.mode = serde_json::from_value(serde_json::Value::String(m.clone())).map_err(|_| {
-                Error::Invalid(format!(
-                    "unknown mode '{m}' (classify, filter, rerank, filter_and_rerank, fusion)"
-                ))
+                Error::Invalid(format!("unknown mode '{m}' ({})", Mode::ALL.map(Mode::name).join(", ")))
             })?;
             if !matches!(o.mode, Mode::Filter | Mode::FilterAndRerank) {
                 // A threshold carried over from the base options does not belong to a mode without one.
                 o.min_relevance = None;
             }
+            // Nor do the Spring options.
+            if !o.mode.reads_fail_closed() {
+                o.fail_closed = false;
+            }
+            if !o.mode.spring_reranker() {
+                (o.rerank_top_k, o.minimum_score) = (None, None);
+            }
+        }
+        o.fail_closed |= self.fail_closed;
+        if self.rerank_top_k.is_some() {
+            o.rerank_top_k = self.rerank_top_k;
+        }
+        if self.minimum_score.is_some() {
+            o.minimum_score = self.minimum_score;
         }
         if let Some(x) = self.min_relevance {
             o.min_relevance = Some(x);

@@ -114,8 +114,11 @@ pub fn write_serve_status(home: &std::path::Path, status: Option<&ServeStatus>) 
 }
 
 /// The policy as an application sets it, ready to copy: Spring's `JevDocumentFilter.Policy` for classify (its
-/// thresholds in the record's order, compared strictly as Spring and ragsift both do), rag-jev's selection options
-/// for its modes (in Python and as request JSON), and how a running `ragsift serve` would apply it.
+/// thresholds in the record's order, compared strictly as Spring and ragsift both do), the community reranker's
+/// and Spring AI 2.1's `DecisionDocumentFilter`/`DecisionDocumentReranker` builders with the chosen `failClosed`,
+/// `topK` and `minimumScore` for their modes (2.1 publishes no threshold setters: the snippet says which values
+/// ragsift used), rag-jev's selection options for its modes (in Python and as request JSON), and how a running
+/// `ragsift serve` would apply it.
 pub fn policy_snippets(policy: &ragsift_policy::PolicyOptions) -> Vec<ServeSnippet> {
     use ragsift_policy::{Mode, DEFAULT_THRESHOLDS};
     let mut out = Vec::new();
@@ -125,11 +128,22 @@ pub fn policy_snippets(policy: &ragsift_policy::PolicyOptions) -> Vec<ServeSnipp
             text,
         });
     };
-    if policy.mode == Mode::Classify {
-        // DEFAULT_THRESHOLDS is in the record's order: injection, contradiction, relevance, evidence.
-        let values: Vec<String> = (DEFAULT_THRESHOLDS.iter())
-            .map(|(k, d)| format!("{:.2}", policy.thresholds.get(*k).copied().unwrap_or(*d)))
-            .collect();
+    // DEFAULT_THRESHOLDS is in the record's order: injection, contradiction, relevance, evidence.
+    let values: Vec<String> = (DEFAULT_THRESHOLDS.iter())
+        .map(|(k, d)| format!("{:.2}", policy.thresholds.get(*k).copied().unwrap_or(*d)))
+        .collect();
+    // The reranker's builder calls with the chosen values (none when left at the default).
+    let reranker_calls = {
+        let mut calls = String::new();
+        if let Some(k) = policy.rerank_top_k {
+            calls.push_str(&format!(".topK({k})"));
+        }
+        if let Some(m) = policy.minimum_score {
+            calls.push_str(&format!(".minimumScore({m:.2})"));
+        }
+        calls
+    };
+    if matches!(policy.mode, Mode::Classify | Mode::JevChain) {
         add(
             "Spring AI (JevDocumentFilter)",
             format!(
@@ -137,7 +151,32 @@ pub fn policy_snippets(policy: &ragsift_policy::PolicyOptions) -> Vec<ServeSnipp
                 values.join(", ")
             ),
         );
-    } else {
+    }
+    if matches!(policy.mode, Mode::JevRerank | Mode::JevChain) {
+        add(
+            "Spring AI (JevDocumentReranker)",
+            format!("JevDocumentReranker.builder(typeSafeClient){reranker_calls}.build()"),
+        );
+    }
+    if matches!(policy.mode, Mode::DecisionFilter | Mode::DecisionChain) {
+        add(
+            "Spring AI 2.1 (DecisionDocumentFilter)",
+            format!(
+                "DecisionDocumentFilter.builder(decisionModel){}.build()\n// Spring AI 2.1 publishes no threshold values \
+                 or question wording: ragsift decided with the community filter's ({}; injection, contradiction, \
+                 relevance, evidence)",
+                if policy.fail_closed { ".failClosed(true)" } else { "" },
+                values.join(", ")
+            ),
+        );
+    }
+    if matches!(policy.mode, Mode::DecisionRerank | Mode::DecisionChain) {
+        add(
+            "Spring AI 2.1 (DecisionDocumentReranker)",
+            format!("DecisionDocumentReranker.builder(decisionModel){reranker_calls}.build()"),
+        );
+    }
+    if policy.mode.is_rag_jev() {
         let mode = serde_json::to_value(policy.mode)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string));
@@ -247,6 +286,38 @@ mod tests {
         assert!(
             policy_snippets(&rerank)[0].text.contains("min_relevance=None"),
             "rerank forbids a minimum"
+        );
+    }
+
+    #[test]
+    fn spring_modes_read_as_their_builders() {
+        use ragsift_policy::{Mode, PolicyOptions};
+        let texts = |p: &PolicyOptions| -> Vec<String> { policy_snippets(p).into_iter().map(|s| s.text).collect() };
+        let chain = texts(&PolicyOptions::spring_decision_chain_example());
+        assert_eq!(chain.len(), 2, "{chain:?}");
+        assert!(chain[0].starts_with("DecisionDocumentFilter.builder(decisionModel).failClosed(true).build()"));
+        assert!(chain[0].contains("publishes no threshold values") && chain[0].contains("0.70, 0.70, 0.45, 0.55"));
+        assert_eq!(
+            chain[1],
+            "DecisionDocumentReranker.builder(decisionModel).topK(5).build()"
+        );
+        let community = texts(&PolicyOptions {
+            mode: Mode::JevRerank,
+            minimum_score: Some(0.3),
+            ..PolicyOptions::default()
+        });
+        assert_eq!(
+            community,
+            ["JevDocumentReranker.builder(typeSafeClient).minimumScore(0.30).build()"]
+        );
+        let jev_chain = texts(&PolicyOptions {
+            mode: Mode::JevChain,
+            ..PolicyOptions::default()
+        });
+        assert_eq!(jev_chain.len(), 2);
+        assert!(
+            jev_chain.iter().all(|t| !t.contains("Policy(mode=")),
+            "no rag-jev snippet: {jev_chain:?}"
         );
     }
 
