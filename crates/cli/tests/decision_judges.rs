@@ -152,6 +152,27 @@ fn ask_with_openai_keeps_a_refusal_not_assessed() {
         expected.as_object_mut().unwrap().remove("contains_answer_evidence");
         assert_eq!(j["answers"], expected);
     }
+    // Spring AI 2.1's filter reads a refused question as a failed classification: kept by default, dropped with
+    // failClosed; replayed from the stored judgments with no call to the server.
+    let run = v["run_id"].as_str().unwrap();
+    let calls = server.requests().len();
+    let reasons = |extra: &[&str]| -> Vec<String> {
+        let (code, replay, err) = run_json(
+            ragsift(home.path())
+                .args(["replay", run, "--mode", "decision_filter", "--json"])
+                .args(extra),
+        );
+        assert_eq!(code, 0, "{err}");
+        (replay["decisions"].as_array().unwrap().iter())
+            .map(|d| d["reason"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let open = reasons(&[]);
+    assert!(!open.is_empty() && open.iter().all(|r| r == "failed_kept"), "{open:?}");
+    let closed = reasons(&["--fail-closed"]);
+    assert!(closed.iter().all(|r| r == "failed_dropped"), "{closed:?}");
+    assert_eq!(server.requests().len(), calls, "replay called the judge");
+
     // Without the key, a server on this machine is asked without one, and its 401 is said in plain words.
     let before = server.requests().len();
     let mut cmd = ragsift(home.path());
