@@ -46,6 +46,8 @@ pub enum RunsAction {
         /// jev, systemone, ollama or openai (rag-jev's request), local, or auto (Jev with a key).
         #[arg(long, default_value = "auto")]
         judge: JudgeKind,
+        #[command(flatten)]
+        flags: crate::chat::JudgeFlagArgs,
         #[arg(long)]
         json: bool,
     },
@@ -184,7 +186,13 @@ pub fn runs(home: &Path, action: RunsAction) -> Result<ExitCode, Error> {
                 println!("imported run {}  {}", plain(&run.id), plain(&run.query));
             }
         }
-        RunsAction::ImportCandidates { file, judge, json } => {
+        RunsAction::ImportCandidates {
+            file,
+            judge,
+            flags,
+            json,
+        } => {
+            flags.apply(&wb);
             let bytes = read_input(&file)?;
             let text = String::from_utf8(bytes).map_err(|_| Error::Invalid(format!("{file}: not UTF-8")))?;
             let trace = wb.import_candidates(&text, judge)?;

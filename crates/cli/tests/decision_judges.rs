@@ -98,6 +98,24 @@ fn ask_with_ollama_names_it_and_keeps_each_models_answers_apart() {
     assert_eq!(third["judge"]["model"], "nimble:350m");
     assert_eq!(third["judge"]["cached_passages"], 0, "{}", third["judge"]);
     assert!(server.requests().len() > requests.len());
+    // The same server as any System One server (laya-serve, llmman): its own judge name, its own cache entries.
+    let systemone = [
+        "--judge",
+        "systemone",
+        "--judge-url",
+        url.as_str(),
+        "--judge-model",
+        "d1-omni:600m",
+    ];
+    let fourth = ask(home.path(), &systemone, &[]);
+    assert_eq!(fourth["judge"]["judge"], "systemone", "{}", fourth["judge"]);
+    assert_eq!(fourth["judge"]["cached_passages"], 0, "{}", fourth["judge"]);
+    for j in fourth["judge"]["judgments"].as_array().unwrap() {
+        assert!(
+            given.contains(&j["answers"]),
+            "the same model on the same passages answers the same: {j}"
+        );
+    }
 }
 
 #[test]
@@ -283,7 +301,7 @@ fn serve_selects_with_ollama_and_openai() {
 }
 
 /// An upstream that answers both wires on both paths, told apart by the body as gateways do: OpenAI's shape as
-/// OpenAI (key `sk-proxy`), System One's as Ollama with `d1-omni:600m`; any other path as Ollama's other routes.
+/// OpenAI (key `sk-proxy`, refusing the evidence question), System One's as Ollama with `d1-omni:600m`; any other path as Ollama's other routes.
 fn both_wires() -> ragsift_test_support::http::Server {
     let pulled = vec!["d1-omni:600m".to_string()];
     ragsift_test_support::http::Server::with_handler(move |r: &ragsift_test_support::http::Request| {
@@ -291,7 +309,7 @@ fn both_wires() -> ragsift_test_support::http::Server {
         if body.get("input").is_some() {
             let mut r = r.clone();
             r.path = "/v1/decisions".into();
-            decision::openai_reply("sk-proxy", "", &r)
+            decision::openai_reply("sk-proxy", "contains_answer_evidence", &r)
         } else {
             let mut r = r.clone();
             if body.get("state").is_some() {
@@ -413,6 +431,7 @@ fn the_proxy_records_both_wires_and_passes_the_rest_through() {
     };
     assert_eq!(runs.len(), 3, "{runs:?}");
     let mut judges = std::collections::BTreeMap::new();
+    let mut ids = std::collections::BTreeMap::new();
     for r in &runs {
         let (_, trace) =
             common::run_json(ragsift(home.path()).args(["runs", "show", r["id"].as_str().unwrap(), "--json"]));
@@ -421,10 +440,34 @@ fn the_proxy_records_both_wires_and_passes_the_rest_through() {
             trace["query"].as_str().unwrap().to_string(),
             trace["judge"]["judge"].as_str().unwrap().to_string(),
         );
+        // OpenAI refused the evidence question: three answers, the refused one not assessed.
+        let answered = if trace["judge"]["judge"] == "openai" { 3 } else { 4 };
         for j in trace["judge"]["judgments"].as_array().unwrap() {
-            assert_eq!(j["answers"].as_object().unwrap().len(), 4, "{j}");
+            assert_eq!(j["answers"].as_object().unwrap().len(), answered, "{j}");
         }
+        ids.insert(
+            trace["query"].as_str().unwrap().to_string(),
+            r["id"].as_str().unwrap().to_string(),
+        );
     }
+    // Replayed under Spring AI 2.1's filter, the refused passages are kept by default and dropped with failClosed,
+    // with no call upstream.
+    let calls = upstream.requests().len();
+    let reasons = |extra: &[&str]| -> Vec<String> {
+        let run = &ids["What is the warranty?"];
+        let (code, replay) = common::run_json(
+            ragsift(home.path())
+                .args(["replay", run, "--mode", "decision_filter", "--json"])
+                .args(extra),
+        );
+        assert_eq!(code, 0, "{replay}");
+        (replay["decisions"].as_array().unwrap().iter())
+            .map(|d| d["reason"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(reasons(&[]), ["failed_kept"; 3]);
+    assert_eq!(reasons(&["--fail-closed"]), ["failed_dropped"; 3]);
+    assert_eq!(upstream.requests().len(), calls, "replay called upstream");
     assert_eq!(judges["What is the warranty?"], "openai");
     assert_eq!(judges["Which port is used?"], "systemone");
     assert_eq!(judges["Who maintains it?"], "systemone");

@@ -241,3 +241,72 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--output"));
 }
+
+/// A calibration belongs to one model: the same labelled cases judged by two Ollama models (one of them twice as
+/// timid) give two fits, each under its own model, and neither is read for the other.
+#[test]
+fn each_model_gets_its_own_calibration() {
+    let server = Server::with_handler(|r: &Request| {
+        let body = r.json();
+        let text = body["state"]["passage"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let p: f64 = (text.split_whitespace())
+            .find_map(|w| w.strip_prefix("score="))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0.0);
+        let p = if body["model"] == "nimble:350m" { p / 2.0 } else { p };
+        let answer = json!({"model": body["model"], "answers": {"relevant": {"type": "noul", "noul": p}},
+            "usage": {"input_tokens": 10, "output_tokens": 0}});
+        Reply::Json(200, vec![], answer.to_string())
+    });
+    let home = tempfile::tempdir().unwrap();
+    for model in ["d1-omni:600m", "nimble:350m"] {
+        for c in 0..CASES {
+            let file = home.path().join(format!("case{c}.json"));
+            std::fs::write(&file, case(c).to_string()).unwrap();
+            let mut cmd = ragsift(home.path());
+            cmd.args(["runs", "import-candidates"]).arg(&file).args([
+                "--judge",
+                "ollama",
+                "--judge-url",
+                &server.url,
+                "--judge-model",
+                model,
+                "--json",
+            ]);
+            let (code, trace) = run_json(&mut cmd);
+            assert_eq!(code, 0, "{trace}");
+            assert_eq!(trace["judge"]["judge"], "ollama-ragjev");
+        }
+    }
+    let (code, report) = run_json(ragsift(home.path()).args(["calibrate", "--judge", "ollama", "--json"]));
+    assert_eq!(code, 0, "{report}");
+    let judges = report["judges"].as_array().unwrap();
+    let models: Vec<&str> = judges.iter().map(|j| j["model"].as_str().unwrap()).collect();
+    assert_eq!(judges.len(), 2, "{report}");
+    assert!(
+        models.contains(&"d1-omni:600m") && models.contains(&"nimble:350m"),
+        "{models:?}"
+    );
+    for j in judges {
+        assert_eq!(j["questions"][USEFUL]["n"], (CASES * DOCS) as u64, "{j}");
+    }
+    // Each fit is read back under its own model only.
+    let wb = Workbench::open(Some(home.path())).unwrap();
+    let prompt = judges[0]["prompt_version"].as_str().unwrap();
+    let a = wb
+        .judge_calibration("ollama-ragjev", "d1-omni:600m", prompt)
+        .unwrap()
+        .expect("fit");
+    let b = wb
+        .judge_calibration("ollama-ragjev", "nimble:350m", prompt)
+        .unwrap()
+        .expect("fit");
+    assert_ne!(a, b, "two models, two calibrations");
+    assert!(wb
+        .judge_calibration("jev-ragjev", "d1-omni:600m", prompt)
+        .unwrap()
+        .is_none());
+}

@@ -243,8 +243,9 @@ fn openai_state(input: &Value) -> Option<Value> {
     serde_json::from_str(&text).ok()
 }
 
-/// The query, passage, answers and backend of one answered call, in either wire. System One answers are `noul`
-/// probabilities; OpenAI's are `predicate` probabilities, a `refusal` leaving its question out (not assessed). A
+/// The query, passage, answers and backend of one answered call, in either wire, with every question asked.
+/// System One answers are `noul` probabilities; OpenAI's are `predicate` probabilities, a `refusal` leaving its
+/// question unanswered for that passage (a failed classification, not a question the judge never assesses). A
 /// System One model named `jev-…` is TypeSafe's Jev, any other a System One server (Ollama, laya-serve).
 fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage, Backend)> {
     let request: Value = serde_json::from_slice(request).ok()?;
@@ -258,7 +259,6 @@ fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage, Back
                 .filter_map(|(k, a)| Some((k.clone(), in_range(a["noul"].as_f64())?)))
                 .collect();
             let questions: BTreeMap<String, Value> = (request["questions"].as_object().into_iter().flatten())
-                .filter(|(k, _)| answers.contains_key(*k))
                 .map(|(k, q)| (k.clone(), q.clone()))
                 .collect();
             let backend = if model.starts_with("jev") {
@@ -283,7 +283,6 @@ fn judged(request: &[u8], answer: &[u8]) -> Option<(String, ProxiedPassage, Back
                 .collect();
             let questions: BTreeMap<String, Value> = (asked.iter())
                 .filter_map(|q| Some((q["name"].as_str()?.to_string(), q.clone())))
-                .filter(|(k, _)| answers.contains_key(k))
                 .collect();
             (query, text, answers, questions, Backend::OpenAi)
         }

@@ -210,7 +210,7 @@ pub(crate) fn rag_jev_not_assessed() -> Vec<String> {
     .to_vec()
 }
 
-/// One passage a proxied Jev call judged: its text and every answer it got (questions by their keys).
+/// One passage a proxied decision call judged: its text, every answer it got and every question it was asked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProxiedPassage {
     pub text: String,
@@ -219,7 +219,8 @@ pub struct ProxiedPassage {
     pub model: String,
     /// The model the application asked for (`jev-latest`): the judgment cache keys answers by it.
     pub model_asked: String,
-    /// Each answered question as the application sent it on the wire, by key.
+    /// Each question as the application sent it on the wire, by key (answered or not: a refused question has no
+    /// score).
     pub questions: BTreeMap<String, serde_json::Value>,
     pub input_tokens: u32,
     pub output_tokens: u32,
@@ -280,7 +281,17 @@ impl Workbench {
                 latency_ms: 0.0,
             })
             .collect();
-        let asked: std::collections::BTreeSet<&String> = judgments.iter().flat_map(|j| j.scores.keys()).collect();
+        // Questions asked of some passage are assessed by this judge; a passage without an answer to one failed it.
+        let asked: std::collections::BTreeSet<String> = (passages.iter().flat_map(|p| p.questions.keys()))
+            .map(|k| {
+                if k == RAG_JEV_KEY {
+                    USEFUL.to_string()
+                } else {
+                    k.clone()
+                }
+            })
+            .chain(judgments.iter().flat_map(|j| j.scores.keys().cloned()))
+            .collect();
         let outcome = JudgeOutcome {
             judge: judge.to_string(),
             model: passages.first().map(|p| p.model.clone()).unwrap_or_default(),
@@ -324,7 +335,7 @@ impl Workbench {
         trace.save(lib.store())?;
         if spring {
             lib.store()
-                .put_judgments(&cache_rows(query, passages, trace.created_at))?;
+                .put_judgments(&cache_rows(query, passages, backend, trace.created_at))?;
         }
         Ok(trace.run_id)
     }
@@ -333,14 +344,21 @@ impl Workbench {
 /// The answers of proxied calls that asked exactly this build's Jev questions (Spring's four and the usefulness
 /// question, worded and shaped as the `jev` judge sends them), as judgment-cache rows of that judge: a later
 /// answer here about the same passage reuses them. Answers to other wordings are kept in the run only.
-fn cache_rows(query: &str, passages: &[ProxiedPassage], now: i64) -> Vec<ragsift_store::sqlite::CachedJudgment> {
+fn cache_rows(
+    query: &str,
+    passages: &[ProxiedPassage],
+    backend: ragsift_judge::jev::Backend,
+    now: i64,
+) -> Vec<ragsift_store::sqlite::CachedJudgment> {
+    // The judge that asks these questions on this backend looks them up under its own name.
+    let name = ragsift_judge::JudgeName::Decision(backend, JevRequest::Spring).as_str();
     let ours = ragsift_judge::jev::wire_form(&ragsift_judge::default_questions());
     let version = ragsift_judge::jev::PROMPT_VERSION;
     let query_hash = ragsift_core::ids::sha256_hex(query.as_bytes());
     let mut rows = Vec::new();
     for p in passages {
         let key = ragsift_pipeline::judging::JudgeKey {
-            name: "jev",
+            name,
             model: &p.model_asked,
             prompt_version: version,
         };
@@ -351,7 +369,7 @@ fn cache_rows(query: &str, passages: &[ProxiedPassage], now: i64) -> Vec<ragsift
             }
             rows.push(ragsift_store::sqlite::CachedJudgment {
                 key: key.cache_key(question, &query_hash, &passage_hash),
-                judge: "jev".into(),
+                judge: name.into(),
                 model: p.model_asked.clone(),
                 answered_by: p.model.clone(),
                 prompt_version: version.into(),

@@ -1044,4 +1044,34 @@ fn a_local_decision_model_judges_in_the_real_window() {
     assert!(head.contains("ollama · d1-omni:600m"), "{head}");
     s.wait("[data-testid=judge-partial]", Duration::from_secs(10));
     shots.take(s, "inspector-ollama-judge");
+
+    // Replay under Spring AI 2.1's filter: the failed passage is kept (fail-open) until failClosed drops it, with
+    // no call to the judge.
+    let calls = ollama.requests().len();
+    s.click("[data-testid=nav-replay]");
+    s.wait("[data-testid=replay-row]", Duration::from_secs(20));
+    set_value(s, "[data-testid=mode]", "decision_filter");
+    s.wait("[data-testid=fail-closed]", Duration::from_secs(10));
+    let settle = |want: &str| {
+        let start = Instant::now();
+        loop {
+            let now = reasons(s, "[data-testid=replay-row]");
+            if now.iter().any(|(_, r)| r == want) || start.elapsed() > Duration::from_secs(10) {
+                break now;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let open = settle("failed_kept");
+    assert_eq!(open.iter().filter(|(_, r)| r == "failed_kept").count(), 1, "{open:?}");
+    s.click("[data-testid=fail-closed]");
+    let closed = settle("failed_dropped");
+    assert_eq!(
+        closed.iter().filter(|(_, r)| r == "failed_dropped").count(),
+        1,
+        "{closed:?}"
+    );
+    assert!(!closed.iter().any(|(_, r)| r == "failed_kept"), "{closed:?}");
+    assert_eq!(ollama.requests().len(), calls, "replay called the judge");
+    shots.take(s, "replay-fail-closed");
 }
