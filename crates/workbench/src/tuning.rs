@@ -55,6 +55,20 @@ pub fn curves_over_runs(traces: &[Trace]) -> Result<Vec<Curve>> {
             t.run_id
         )));
     }
+    // Probabilities of different judges are not comparable: a curve belongs to one judge, model and wording.
+    let identity = |t: &Trace| {
+        (
+            t.judge.judge.clone(),
+            t.judge.model.clone(),
+            t.judge.prompt_version.clone(),
+        )
+    };
+    if let Some(t) = traces.iter().find(|t| identity(t) != identity(first)) {
+        return Err(Error::Invalid(format!(
+            "operating curves are drawn for one judge at a time: run {} was judged by {} · {}, run {} by {} · {}",
+            first.run_id, first.judge.judge, first.judge.model, t.run_id, t.judge.judge, t.judge.model
+        )));
+    }
     let has = |key: &str| (traces.iter().flat_map(|t| &t.judge.judgments)).any(|j| j.scores.contains_key(key));
     let max_candidates = traces.iter().map(|t| t.candidates.len()).max().unwrap_or(0);
     let max_tokens = (traces.iter())

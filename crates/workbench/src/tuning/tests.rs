@@ -136,6 +136,16 @@ fn run_curves_are_replays_and_mark_the_runs_setting() {
 
     let mut unlabelled = runs[1].clone();
     unlabelled.labels = RunLabels::default();
+    // A run of another model never joins a curve: its probabilities are not comparable.
+    let mut other_model = runs[1].clone();
+    other_model.judge.model = "d1-omni:600m".into();
+    let mixed = curves_over_runs(&[runs[0].clone(), other_model])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        mixed.contains("one judge at a time") && mixed.contains("d1-omni:600m"),
+        "{mixed}"
+    );
     let err = curves_over_runs(&[runs[0].clone(), unlabelled]).unwrap_err();
     assert!(err.to_string().contains("no relevance labels"), "{err}");
 }
