@@ -27,16 +27,21 @@ fn relevant(c: usize, j: usize) -> bool {
     (score(c, j) > 0.5) != (c * DOCS + j).is_multiple_of(13)
 }
 
+/// The `score=…` a request's passage carries (rag-jev's state: `{"query", "passage": {"text"}}`).
+fn carried_score(r: &Request) -> f64 {
+    let text = r.json()["state"]["passage"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (text.split_whitespace())
+        .find_map(|w| w.strip_prefix("score="))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0)
+}
+
 fn jev() -> Server {
     Server::with_handler(|r: &Request| {
-        let text = r.json()["state"]["passage"]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let p: f64 = (text.split_whitespace())
-            .find_map(|w| w.strip_prefix("score="))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0.0);
+        let p = carried_score(r);
         let body = json!({"model": "jev-1.13.0", "answers": {"relevant": {"type": "noul", "noul": p}},
             "usage": {"input_tokens": 12, "output_tokens": 1}});
         Reply::Json(200, vec![], body.to_string())
@@ -248,14 +253,7 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
 fn each_model_gets_its_own_calibration() {
     let server = Server::with_handler(|r: &Request| {
         let body = r.json();
-        let text = body["state"]["passage"]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let p: f64 = (text.split_whitespace())
-            .find_map(|w| w.strip_prefix("score="))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0.0);
+        let p = carried_score(r);
         let p = if body["model"] == "nimble:350m" { p / 2.0 } else { p };
         let answer = json!({"model": body["model"], "answers": {"relevant": {"type": "noul", "noul": p}},
             "usage": {"input_tokens": 10, "output_tokens": 0}});

@@ -65,11 +65,10 @@ pub(super) fn parse_success(
     questions: &BTreeMap<String, WireQuestion>,
     require_usage: bool,
 ) -> Result<PassageJudgment, JevError> {
-    let (object, model) = answer_head(body)?;
-    let answers = object
-        .get("answers")
-        .and_then(Value::as_array)
-        .ok_or_else(|| malformed("`answers` is missing or not an array"))?;
+    let (object, model, answers) = answer_head(body, super::Wire::OpenAi)?;
+    let Value::Array(answers) = answers else {
+        return Err(malformed("`answers` is not an array"));
+    };
     let keys: Vec<&String> = questions.keys().collect();
     let mut scores = BTreeMap::new();
     let mut answered = vec![false; keys.len()];

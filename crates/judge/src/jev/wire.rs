@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 use super::error::join_issues;
-use super::{JevError, JudgeQuestion, PassageJudgment, ValidationIssue};
+use super::{JevError, JudgeQuestion, PassageJudgment, ValidationIssue, Wire};
 
 /// Error bodies are quoted in messages up to this many characters.
 const MAX_QUOTED_BODY: usize = 300;
@@ -88,8 +88,12 @@ pub(super) fn malformed(message: impl Into<String>) -> JevError {
     }
 }
 
-/// A 2xx body's object and the `model` that answered: what both wires' answers open with.
-pub(super) fn answer_head(body: &[u8]) -> Result<(serde_json::Map<String, Value>, String), JevError> {
+/// A 2xx body's object, the `model` that answered and its `answers` (an object on System One's wire, an array on
+/// OpenAI's): what both wires' answers open with.
+pub(super) fn answer_head(
+    body: &[u8],
+    want: Wire,
+) -> Result<(serde_json::Map<String, Value>, String, Value), JevError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| malformed(format!("not JSON ({e})")))?;
     let Value::Object(object) = value else {
         return Err(malformed("the body is not a JSON object"));
@@ -99,7 +103,12 @@ pub(super) fn answer_head(body: &[u8]) -> Result<(serde_json::Map<String, Value>
         .and_then(Value::as_str)
         .ok_or_else(|| malformed("`model` is missing or not a string"))?
         .to_string();
-    Ok((object, model))
+    let answers = match (object.get("answers"), want) {
+        (Some(a @ Value::Object(_)), Wire::SystemOne) | (Some(a @ Value::Array(_)), Wire::OpenAi) => a.clone(),
+        (_, Wire::SystemOne) => return Err(malformed("`answers` is missing or not an object")),
+        (_, Wire::OpenAi) => return Err(malformed("`answers` is missing or not an array")),
+    };
+    Ok((object, model, answers))
 }
 
 /// Parses a 2xx body into the answers for exactly the requested keys (`request_id` and `latency_ms` left empty).
@@ -109,11 +118,10 @@ pub(super) fn parse_success(
     questions: &BTreeMap<String, WireQuestion>,
     require_usage: bool,
 ) -> Result<PassageJudgment, JevError> {
-    let (object, model) = answer_head(body)?;
-    let answers = object
-        .get("answers")
-        .and_then(Value::as_object)
-        .ok_or_else(|| malformed("`answers` is missing or not an object"))?;
+    let (object, model, answers) = answer_head(body, Wire::SystemOne)?;
+    let Value::Object(answers) = answers else {
+        return Err(malformed("`answers` is not an object"));
+    };
     let missing: Vec<String> = questions
         .keys()
         .filter(|k| !answers.contains_key(*k))
