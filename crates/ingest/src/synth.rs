@@ -65,12 +65,18 @@ pub fn empty_pages_pdf(pages: usize, fan_out: usize) -> Vec<u8> {
             *body = text.into_bytes();
         }
     }
+    assemble(&bodies)
+}
+
+/// A PDF file of these object bodies, numbered from 1 in order (object 1 the catalog), with its cross-reference
+/// table and trailer: how every hand-written PDF of the tests and benches is put together.
+pub fn assemble<B: AsRef<[u8]>>(bodies: &[B]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::with_capacity(bodies.len());
     for (i, body) in bodies.iter().enumerate() {
         offsets.push(out.len());
         out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        out.extend_from_slice(body);
+        out.extend_from_slice(body.as_ref());
         out.extend_from_slice(b"\nendobj\n");
     }
     let xref = out.len();
@@ -78,13 +84,11 @@ pub fn empty_pages_pdf(pages: usize, fan_out: usize) -> Vec<u8> {
     for at in offsets {
         out.extend_from_slice(format!("{at:010} 00000 n \n").as_bytes());
     }
-    out.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            bodies.len() + 1
-        )
-        .as_bytes(),
+    let trailer = format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        bodies.len() + 1
     );
+    out.extend_from_slice(trailer.as_bytes());
     out
 }
 

@@ -81,27 +81,7 @@ fn write_pdf(path: &Path, maps: &[Option<Vec<u8>>]) {
             .into_bytes(),
         );
     }
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for at in offsets {
-        out.extend_from_slice(format!("{at:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    std::fs::write(path, out).unwrap();
+    std::fs::write(path, ragsift_ingest::synth::assemble(&objects)).unwrap();
 }
 
 /// Letters sent to other letters by `alphabet` (what `a`..`z` become; capitals alike), other codes kept.
