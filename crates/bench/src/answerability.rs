@@ -3,7 +3,7 @@
 //! ROC AUC (answerable and false-premise questions against unanswerable ones). The answer threshold that turns an
 //! answer into "the documents do not say" can only be as good as the best of these.
 
-use crate::judge::{columns, depth, Row};
+use crate::judge_rows::{columns, depth, Row};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::QuestionKind;
 use ragsift_engine::judge::local::model;

@@ -1,7 +1,7 @@
 //! The local judge's fit and its report: every figure out of fold (folds = documents), every table beside its
 //! baseline (the retrieval similarity), then the models refitted on all rows as the shipped `JudgeFit`.
 
-use crate::judge::{columns, depth, fit_all, oof, signal_auc, Label, Row, LM_SIGNALS, SIGNALS};
+use crate::judge_rows::{columns, depth, fit_all, oof, signal_auc, Label, Row, LM_SIGNALS, SIGNALS};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::QuestionKind;
 use ragsift_engine::judge::local::model::{self, Logistic};
@@ -110,7 +110,7 @@ pub fn report_and_fit(
     fitted.insert(IS_RELEVANT.to_string(), fit_all(rows, &features, Label::AnswerPage));
     fitted.insert(
         ragsift_engine::policy::CONTAINS_PROMPT_INJECTION.to_string(),
-        crate::judge::injection_model()?,
+        crate::judge_rows::injection_model()?,
     );
     let mut without = fitted.clone();
     if use_lm {

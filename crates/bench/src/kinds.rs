@@ -2,7 +2,7 @@
 //! out, beside folds that leave one document out), retrieval and selection per kind, and the questions a table
 //! cell answers reported apart.
 
-use crate::judge::{depth, oof_by, Label, Row, SIGNALS};
+use crate::judge_rows::{depth, oof_by, Label, Row, SIGNALS};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::qa::DocKind;
 use ragsift_engine::judge::local::model;

@@ -12,6 +12,7 @@ mod glyphs;
 mod ingest;
 mod judge;
 mod judge_fit;
+mod judge_rows;
 mod kinds;
 mod library;
 mod llm;

@@ -101,7 +101,7 @@ pub fn report(sentences: &[Sentence<'_>], lm: &dyn LanguageModel) -> Result<()> 
     let seconds = started.elapsed().as_secs_f64();
     let n = by_question.len().max(1);
     let names: Vec<String> = FEATURES.iter().map(|s| s.to_string()).collect();
-    let stage2 = model::cross_validate_ranking(&names, &x, &y, (&groups, &folds), crate::judge::L2);
+    let stage2 = model::cross_validate_ranking(&names, &x, &y, (&groups, &folds), crate::judge_rows::L2);
     let hits = |score: &dyn Fn(usize) -> f64, k: usize| {
         let mut per: BTreeMap<usize, Vec<(f64, bool)>> = BTreeMap::new();
         for i in 0..x.len() {
@@ -135,7 +135,7 @@ pub fn report(sentences: &[Sentence<'_>], lm: &dyn LanguageModel) -> Result<()> 
         "| any of the top {RERANK_DEPTH} (ceiling) | {:.0}% | |",
         hits(&|_| 0.0, RERANK_DEPTH)
     );
-    let fitted = Logistic::fit_ranking(&names, &x, &y, &groups, crate::judge::L2);
+    let fitted = Logistic::fit_ranking(&names, &x, &y, &groups, crate::judge_rows::L2);
     println!(
         "\nLanguage model {}: {:.0} ms and {} tokens per question (this build). Weights of the full fit: {}.",
         lm.id(),

@@ -2,7 +2,7 @@
 //! cosine, by the fitted sentence model on its first and on all signals, and by a ranking fit, every figure held
 //! out by document; then the quote layout's table and, on request, the language model as a second stage.
 
-use crate::judge::{depth, Row};
+use crate::judge_rows::{depth, Row};
 use crate::qaset::QaSet;
 use ragsift_engine::eval::spans::contains;
 use ragsift_engine::judge::local::model::{self, Logistic};
@@ -80,7 +80,7 @@ pub fn sentence_model(
         }
     }
     let names: Vec<String> = SENTENCE_FEATURES.iter().map(|s| s.to_string()).collect();
-    let l2 = crate::judge::L2;
+    let l2 = crate::judge_rows::L2;
     // Three fits, each held out by document: the twelve signals the model had before the gaps, context and
     // place were added (pointwise), all signals pointwise, and all signals ranked within each question.
     let first: Vec<Vec<f64>> = x.iter().map(|r| r[..SHIPPED_BEFORE].to_vec()).collect();

@@ -2,6 +2,8 @@
 //! (latency p50/p95, throughput, how many came back `applied`, errors, every request recorded once), against the
 //! baseline of the CLI's `ragsift select` run once per request, on the same requests (rag-jev's eval cases in
 //! fixtures/eval, or with `--candidates N` the labelled set's questions with N real chunks each).
+//!
+//! Long because it is one benchmark end to end: the request set, the clients, the service, the report.
 
 use ragsift_engine::Error;
 use serde_json::{json, Value};

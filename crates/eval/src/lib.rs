@@ -9,6 +9,8 @@
 //! otherwise it judged other input and is refused. Answers are not generated: `answer_quality` is
 //! `"not_evaluated"`. [`sweep`] replays the filter policy over a threshold grid to show the precision/recall
 //! tradeoff. Test data in these formats, made for ragsift, is in `fixtures/eval/`.
+//!
+//! Long because it is the eval report in one place: the case format, the metrics per case and their summary.
 
 pub mod calibrate;
 pub mod curves;

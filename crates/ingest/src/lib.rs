@@ -7,11 +7,12 @@ pub mod chunk;
 pub mod corpus;
 pub mod extract;
 pub mod fuzz;
+pub mod progress;
 pub mod quality;
 pub mod structure;
 #[doc(hidden)]
 pub mod synth;
-pub mod title;
+pub use extract::title;
 pub mod worker;
 
 pub use ragsift_core::{Error, Result};

@@ -31,8 +31,8 @@ pub struct Heading {
 /// unnumbered one takes the level of the numbered headings set in the nearest font size (within 10%: "References"
 /// beside "7 Conclusion"); without such, its rank among the document's heading sizes, largest first (within 5%
 /// counts as the same size).
-pub fn assign_levels(pages: &mut [crate::extract::PageText]) {
-    let all = || pages.iter().flat_map(|p| p.headings.iter());
+pub fn assign_levels(headings: &mut [&mut Heading]) {
+    let all = || headings.iter().map(|h| &**h);
     // The size of each numbered depth: the median over its headings.
     let mut by_depth: Vec<(u8, f32)> = Vec::new();
     for depth in 1..=4u8 {
@@ -50,7 +50,7 @@ pub fn assign_levels(pages: &mut [crate::extract::PageText]) {
             ranks.push(s);
         }
     }
-    for h in pages.iter_mut().flat_map(|p| p.headings.iter_mut()) {
+    for h in headings.iter_mut() {
         h.level = match h.depth {
             Some(depth) => depth,
             None => by_depth
@@ -100,7 +100,6 @@ impl Default for SectionPath {
 #[cfg(test)]
 mod tests {
     use super::{assign_levels, Heading, SectionPath};
-    use crate::extract::PageText;
 
     fn heading(title: &str, size: f32, depth: Option<u8>) -> Heading {
         Heading {
@@ -114,22 +113,18 @@ mod tests {
 
     #[test]
     fn levels_follow_numbering_then_size() {
-        let mut pages = vec![PageText {
-            number: 1,
-            headings: vec![
-                heading("A Title", 20.0, None),
-                heading("1 Intro", 14.0, Some(1)),
-                heading("1.1 Scope", 12.0, Some(2)),
-                heading("References", 14.2, None),
-                heading("Small note", 11.9, None),
-            ],
-            ..PageText::default()
-        }];
-        assign_levels(&mut pages);
-        let levels: Vec<u8> = pages[0].headings.iter().map(|h| h.level).collect();
+        let mut headings = [
+            heading("A Title", 20.0, None),
+            heading("1 Intro", 14.0, Some(1)),
+            heading("1.1 Scope", 12.0, Some(2)),
+            heading("References", 14.2, None),
+            heading("Small note", 11.9, None),
+        ];
+        assign_levels(&mut headings.iter_mut().collect::<Vec<_>>());
+        let levels: Vec<u8> = headings.iter().map(|h| h.level).collect();
         assert_eq!(levels, vec![1, 1, 2, 1, 2]);
         let mut path = SectionPath::new();
-        for h in &pages[0].headings[..3] {
+        for h in &headings[..3] {
             path.enter(h);
         }
         assert_eq!(path.titles(), vec!["1 Intro", "1.1 Scope"]);

@@ -1,6 +1,8 @@
 //! The modular RAG pipeline in Spring AI's order — query transformers → expander → retrieval per variant (in
 //! parallel) → joiner → judge (on the ORIGINAL query, cached) → selection policy → augmenter → answer — recording
 //! every stage in a [`Trace`] so that any run can be inspected and replayed.
+//!
+//! Long because it is the pipeline's one run, stage after stage, with the trace each stage writes.
 
 pub mod ablation;
 pub mod answer;

@@ -1,4 +1,6 @@
 //! Unit tests of the parent module.
+//!
+//! Long because it is tests only, one per rule of the policy and its boundary values.
 use super::Reason::*;
 use super::*;
 use std::collections::HashSet;

@@ -25,6 +25,16 @@ pub fn reply(status: StatusCode, body: &impl serde::Serialize) -> Response {
     r
 }
 
+/// rag-jev's status for a scoring failure: 504 past the deadline, else 502, with the code.
+pub(crate) fn failed(code: &str) -> Response {
+    let status = if code == "deadline_exceeded" {
+        StatusCode::GATEWAY_TIMEOUT
+    } else {
+        StatusCode::BAD_GATEWAY
+    };
+    detail(status, code)
+}
+
 /// rag-jev's (FastAPI's) `{"detail": code}`.
 pub fn detail(status: StatusCode, code: &str) -> Response {
     reply(status, &json!({ "detail": code }))

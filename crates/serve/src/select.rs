@@ -2,7 +2,7 @@
 //! total deadline, and stored as a run of origin `served` (the result the client received, a bypass included).
 //! Checks run in rag-jev's order: body size, JSON, token, schema, replay-only, then the judge.
 
-use crate::guard::{admit, detail, refuse, reply};
+use crate::guard::{admit, detail, failed, refuse, reply};
 use crate::Service;
 use axum::body::Body;
 use axum::extract::State;
@@ -46,7 +46,7 @@ pub async fn select(State(service): State<Arc<Service>>, headers: HeaderMap, bod
             }
             reply(StatusCode::OK, &selection)
         }
-        Err(code) => crate::study::failed(&code),
+        Err(code) => failed(&code),
     }
 }
 

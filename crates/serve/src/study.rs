@@ -2,7 +2,7 @@
 //! scored run and returned as its `RunView` (stored as a served run, like a selection), and the answer comparison,
 //! which needs a generator this service does not have (503 `generation_not_configured`, as rag-jev without one).
 
-use crate::guard::{admit, detail, refuse, reply};
+use crate::guard::{admit, detail, failed, refuse, reply};
 use crate::select::{client_of, judged, record};
 use crate::Service;
 use axum::body::Body;
@@ -57,16 +57,6 @@ pub async fn compare(State(service): State<Arc<Service>>, headers: HeaderMap, bo
         Ok(_) => detail(StatusCode::SERVICE_UNAVAILABLE, "generation_not_configured"),
         Err(issues) => refuse(&issues),
     }
-}
-
-/// rag-jev's status for a scoring failure: 504 past the deadline, else 502, with the code.
-pub(crate) fn failed(code: &str) -> Response {
-    let status = if code == "deadline_exceeded" {
-        StatusCode::GATEWAY_TIMEOUT
-    } else {
-        StatusCode::BAD_GATEWAY
-    };
-    detail(status, code)
 }
 
 /// Now, as pydantic writes `datetime.now(UTC)`.

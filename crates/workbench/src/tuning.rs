@@ -9,6 +9,8 @@
 //!   differs only in its policy makes no judge request. A side with another chunk size runs against a derived
 //!   library (the same files re-chunked in `<home>/derived/`, see [`derived`]) with its own judgment cache; its
 //!   evidence is then compared by (document, page), since chunk ids do not survive re-chunking.
+//!
+//! Long because it is one comparison of two pipeline sides end to end, derived libraries included.
 
 mod derived;
 mod report;

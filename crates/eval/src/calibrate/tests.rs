@@ -1,4 +1,6 @@
 //! Unit tests of the calibration: split checks, the grid, the choice rule, the bootstrap and the driver's order.
+//!
+//! Long because it is tests only, one per rule of the calibration.
 
 use super::*;
 use crate::{fingerprint, Document, EvalError, Judgment, PROMPT_VERSION};

@@ -5,17 +5,21 @@
 //! [`OnError::Passthrough`] (its library and service default), gives the `bypassed` result: the whole original
 //! context, `selected_ids: null`, the judgments that did complete, and `usage.complete: false`.
 
+mod datetime;
+mod issue;
 mod request;
 mod result;
 pub mod schema;
 mod scored;
 mod study;
 
-pub use request::{parse_request, request_from, Issue, RagJevMode, SelectRequest};
+pub use datetime::normalized_datetime;
+pub use issue::Issue;
+pub use request::{parse_request, request_from, RagJevMode, SelectRequest};
 pub use result::{apply, bypassed, RagJevDecision, SelectionResult, TOKEN_ESTIMATOR};
 pub use scored::{
-    bundle_from, input_hash, normalized_datetime, parse_bundle, replay, Answer, AnswerStatus, Comparison, ImportedRun,
-    Policy, ReplayBundle, RunSource, RunView, ScoredRun, RUN_VIEW_TOKEN_ESTIMATOR,
+    bundle_from, input_hash, parse_bundle, replay, Answer, AnswerStatus, Comparison, ImportedRun, Policy, ReplayBundle,
+    RunSource, RunView, ScoredRun, RUN_VIEW_TOKEN_ESTIMATOR,
 };
 pub use study::{own_policy, scored_run, study_from, StudyRequest};
 

@@ -1,6 +1,7 @@
 //! rag-jev's `SelectRequest`: parsed and checked as its pydantic models check it (unknown fields refused, the same
 //! limits and messages), and turned into the pure policy's input.
 
+use super::issue::Issue;
 use crate::ragjev::{Document, Judgment, ScoringStrategy};
 use ragsift_judge::jev::ragjev::cl100k_tokens;
 use ragsift_policy::{ChunkJudgment, Mode, PolicyOptions, USEFUL};
@@ -100,32 +101,6 @@ impl SelectRequest {
             shadow: policy.shadow,
             ..self.clone()
         })
-    }
-}
-
-/// One problem with a request, as rag-jev's 422 lists it: where (`loc`, inside the body), pydantic's error `type`
-/// (`kind`), and what, never the value sent.
-#[derive(Serialize, Clone, Debug, PartialEq)]
-pub struct Issue {
-    pub loc: Vec<Value>,
-    /// Not in rag-jev's CLI output (`{loc, message}`); its service's 422 adds it as `type`.
-    #[serde(skip_serializing)]
-    pub kind: String,
-    pub message: String,
-}
-
-impl Issue {
-    pub(super) fn at(loc: &[Value], kind: &str, message: impl Into<String>) -> Issue {
-        Issue {
-            loc: loc.to_vec(),
-            kind: kind.to_string(),
-            message: message.into(),
-        }
-    }
-
-    /// A model validator's refusal (pydantic's `value_error`).
-    pub(super) fn value_error(loc: &[Value], message: &str) -> Issue {
-        Issue::at(loc, "value_error", format!("Value error, {message}"))
     }
 }
 

@@ -2,8 +2,10 @@
 //! declaration order, then unknown fields, each problem with pydantic's `type` and `loc`, and never the value sent.
 //! A body that passes comes back normalised (`"0.5"` → `0.5`, `"yes"` → `true`, a Unix time → its ISO text), ready
 //! for serde; the models' own rules (`value_error`) are checked afterwards, on the typed value.
+//!
+//! Long because it is one table-driven checker of every field of rag-jev's models; the tables are read by `openapi.json` too.
 
-use super::request::Issue;
+use super::issue::Issue;
 use serde_json::{Map, Number, Value};
 
 /// One field of a model: its name, its type, and whether it must be present.
@@ -445,7 +447,7 @@ fn value(v: &Value, ty: &Ty, loc: &mut Vec<Value>, issues: &mut Vec<Issue>) -> O
         }
         Ty::DateTime => match v {
             Value::String(s) if is_date(s) => Some(Value::String(format!("{s}T00:00:00"))),
-            Value::String(s) => match super::scored::normalized_datetime(s) {
+            Value::String(s) => match super::datetime::normalized_datetime(s) {
                 Some(_) => Some(v.clone()),
                 None => fail(
                     "datetime_from_date_parsing",
@@ -497,7 +499,7 @@ fn value(v: &Value, ty: &Ty, loc: &mut Vec<Value>, issues: &mut Vec<Issue>) -> O
 
 /// A date alone (`YYYY-MM-DD`), which pydantic takes as its midnight.
 fn is_date(s: &str) -> bool {
-    s.len() == 10 && super::scored::normalized_datetime(&format!("{s}T00:00:00")).is_some()
+    s.len() == 10 && super::datetime::normalized_datetime(&format!("{s}T00:00:00")).is_some()
 }
 
 /// The JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it) of the model `fields`: the same table the checks run

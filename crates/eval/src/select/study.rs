@@ -1,7 +1,8 @@
 //! rag-jev's `POST /v1/runs`: a `StudyRequest` (a request with optional relevance labels and baseline) scored
 //! live into a `ScoredRun`, as its `score_run` makes one from a selection, ready to replay into a `RunView`.
 
-use super::request::{Issue, SelectRequest};
+use super::issue::Issue;
+use super::request::SelectRequest;
 use super::result::SelectionResult;
 use super::schema;
 use super::scored::{input_hash, Policy, ReplayBundle, RunSource, ScoredRun};

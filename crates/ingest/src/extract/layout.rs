@@ -10,6 +10,8 @@
 //! look like columns of text (lines side by side, stacked, filling their column) is read left column first,
 //! any other run row by row. What lies between column runs, and a column spanning most of its region, is
 //! searched again for a gutter of its own, so the layout may change below a full-width block.
+//!
+//! Long because it is the reading-order algorithm in one piece (rows, regions, gutters); its parts are in `layout/`.
 
 use columns::looks_like_columns;
 use headings::LaidHeading;

@@ -17,6 +17,7 @@ mod pdf;
 mod place;
 mod poppler;
 mod repair;
+pub mod title;
 
 pub use garble::looks_garbled;
 pub use ocr::{available as ocr_available, read_page as ocr_page, OcrLimit, OcrOptions, OcrStop};
@@ -138,7 +139,7 @@ pub struct Extracted {
     /// Whether OCR ran (`Read`), and if not, why not; `None` when the caller did not say (see [`Extracted::with_ocr`]).
     #[serde(skip)]
     pub ocr: Option<ragsift_core::NoTextOcr>,
-    /// The document's title (see [`crate::title::document_title`]).
+    /// The document's title (see [`crate::extract::title::document_title`]).
     pub title: String,
 }
 
@@ -408,7 +409,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
         });
     }
     Ok(Extracted {
-        title: crate::title::document_title(path, metadata_title.as_deref(), &pages),
+        title: crate::extract::title::document_title(path, metadata_title.as_deref(), &pages),
         pages,
         empty_pages,
         failed_pages,

@@ -199,7 +199,7 @@ pub(super) fn read_pages(
             return Some(stop(pages, &wanted, k, why));
         }
         on_ocr(k + 1, wanted.len());
-        crate::worker::at_page(pages[i].number);
+        crate::progress::at_page(pages[i].number);
         let page_by = (Instant::now() + options.timeout).min(all_by);
         let read = read_page_by(path, pages[i].number, options, page_by);
         if read.is_err() && Instant::now() >= all_by {

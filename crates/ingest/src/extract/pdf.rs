@@ -1,6 +1,8 @@
 //! PDF loader: opens with lopdf (trying the empty password on encrypted files), decodes glyphs per page
 //! through pdf-extract, and hands positioned glyphs to the layout module. A page that fails part way or comes out
 //! garbled is read again by poppler; one that still fails is reported, not fatal.
+//!
+//! Long because it is the PDF loader's one pass over a document: open, decode each page, read again, lay out.
 
 use super::furniture::{key, Furniture, Mark, BAND};
 use super::garble::looks_garbled;
@@ -31,7 +33,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
     let mut learned: Option<Furniture> = None;
     let mut one = OnePage::new(&mut doc);
     for (&number, &id) in &pages {
-        crate::worker::at_page(number);
+        crate::progress::at_page(number);
         let page = decode(&mut one, number, id);
         match &learned {
             Some(furniture) => out.push(lay_page(page, furniture)),
@@ -55,7 +57,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
     }
     second_reading(bytes, &mut out, &furniture);
     if !super::outline::apply(&doc, &mut out) {
-        crate::structure::assign_levels(&mut out);
+        crate::structure::assign_levels(&mut out.iter_mut().flat_map(|p| p.headings.iter_mut()).collect::<Vec<_>>());
     }
     Ok((out, title))
 }
@@ -181,7 +183,7 @@ fn metadata_title(doc: &lopdf::Document) -> Option<String> {
     let (_, info) = doc.dereference(info).ok()?;
     let title = info.as_dict().ok()?.get(b"Title").ok()?;
     let (_, title) = doc.dereference(title).ok()?;
-    Some(crate::title::decode_pdf_string(title.as_str().ok()?))
+    Some(crate::extract::title::decode_pdf_string(title.as_str().ok()?))
 }
 
 /// How long poppler may take to read the pages again.

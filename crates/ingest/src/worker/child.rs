@@ -6,7 +6,6 @@
 use super::wire::{Reply, Request, WireError, WireExtracted};
 use crate::extract::{extract_file_with_ocr, install_quiet_panic_hook};
 use std::io::{BufRead, Write};
-use std::sync::atomic::Ordering;
 
 /// The first argument that makes a program a worker.
 pub const WORKER_ARG: &str = "__extract-worker";
@@ -28,7 +27,7 @@ pub fn serve_if_asked() -> Option<i32> {
 fn serve(memory_mb: u64) -> i32 {
     limit(libc::RLIMIT_AS, memory_mb << 20);
     install_quiet_panic_hook();
-    super::REPORTING.store(true, Ordering::Relaxed);
+    crate::progress::report_pages_to(|number| send(&Reply::Page(number)));
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return 1 };
@@ -39,7 +38,7 @@ fn serve(memory_mb: u64) -> i32 {
         // Processor time for this file: what the worker used so far, plus the file's deadline and a margin.
         let budget = cpu_seconds() + limits.timeout.as_secs() + 2;
         limit(libc::RLIMIT_CPU, budget);
-        super::at_page(0);
+        crate::progress::at_page(0);
         let ocr = request.ocr();
         let result = extract_file_with_ocr(&request.path, limits, ocr.as_ref(), &|k, n| send(&Reply::Ocr(k, n)));
         let timed_out = matches!(result, Err(ragsift_core::Error::Timeout { .. }));

@@ -30,27 +30,6 @@ pub fn install_current_exe() {
     }
 }
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-
-/// The page being decoded in this process (0 while the file is opened), for a worker's last words.
-static CURRENT_PAGE: AtomicU32 = AtomicU32::new(0);
-/// Whether this process is a worker, which tells its parent each page as it starts.
-static REPORTING: AtomicBool = AtomicBool::new(false);
-
-/// Marks the page extraction is working on (the PDF loader and OCR call it); a worker tells its parent at once,
-/// so that the parent knows the page if the worker dies on it.
-pub fn at_page(number: u32) {
-    CURRENT_PAGE.store(number, Ordering::Relaxed);
-    if REPORTING.load(Ordering::Relaxed) {
-        child::send(&wire::Reply::Page(number));
-    }
-}
-
-/// The page extraction is working on (0: opening the file).
-pub fn current_page() -> u32 {
-    CURRENT_PAGE.load(Ordering::Relaxed)
-}
-
 /// The default address-space limit of a worker (MiB); `RAGSIFT_WORKER_MEMORY_MB` sets another.
 pub const DEFAULT_MEMORY_MB: u64 = 2048;
 

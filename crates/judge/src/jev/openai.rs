@@ -136,15 +136,3 @@ pub(super) fn parse_success(
         request_id: None,
     })
 }
-
-/// The message of OpenAI's error envelope `{"error": {"message", "type", "param", "code"}}`, if the body is one.
-pub(super) fn error_message(body: &Value) -> Option<String> {
-    let error = body.get("error")?.as_object()?;
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    let code = (error.get("code").and_then(Value::as_str)).or_else(|| error.get("type").and_then(Value::as_str));
-    Some(match code {
-        Some(code) if !message.is_empty() => format!("{code}: {message}"),
-        Some(code) => code.to_string(),
-        None => message.to_string(),
-    })
-}

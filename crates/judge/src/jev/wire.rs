@@ -200,7 +200,7 @@ pub(super) fn detail_message(body: &[u8]) -> String {
         if let Some(Value::String(s)) = parsed.as_ref().and_then(|v| v.get("error")) {
             return truncate(s);
         }
-        if let Some(message) = parsed.as_ref().and_then(super::openai::error_message) {
+        if let Some(message) = parsed.as_ref().and_then(openai_error_message) {
             return truncate(&message);
         }
     }
@@ -261,4 +261,16 @@ fn issues_from(items: &[Value]) -> Vec<ValidationIssue> {
             msg: truncate(o.get("msg").and_then(Value::as_str).unwrap_or("")),
         })
         .collect()
+}
+
+/// The message of OpenAI's error envelope `{"error": {"message", "type", "param", "code"}}`, if the body is one.
+fn openai_error_message(body: &Value) -> Option<String> {
+    let error = body.get("error")?.as_object()?;
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let code = (error.get("code").and_then(Value::as_str)).or_else(|| error.get("type").and_then(Value::as_str));
+    Some(match code {
+        Some(code) if !message.is_empty() => format!("{code}: {message}"),
+        Some(code) => code.to_string(),
+        None => message.to_string(),
+    })
 }

@@ -2,9 +2,43 @@
 //! text's hash with the embedding model and the fit ([`PassageKey`]), within a byte budget: the least recently used
 //! passage goes first.
 
-use super::passage::PassageSignals;
+use super::text::Sentence;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// What the local judge knows of a passage before it sees the question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassageSignals {
+    /// The passage's sentences (the whole passage as one when it has none).
+    pub sentences: Vec<Sentence>,
+    /// One unit vector per sentence.
+    pub sentence_vectors: Vec<Vec<f32>>,
+    /// The whole passage's unit vector, measured only when a signal reads it ([`Needs::passage_vector`](super::passage::Needs::passage_vector)).
+    pub vector: Option<Vec<f32>>,
+    /// The passage's content-word stems, in order.
+    pub stems: Vec<String>,
+    /// Each sentence's content-word stems.
+    pub sentence_stems: Vec<Vec<String>>,
+}
+
+impl PassageSignals {
+    /// About how many bytes it holds (what the cache's capacity counts).
+    pub fn bytes(&self) -> usize {
+        const OVERHEAD: usize = 24;
+        let strings = |v: &[String]| v.iter().map(|s| s.len() + OVERHEAD).sum::<usize>();
+        let vectors = |v: &[Vec<f32>]| v.iter().map(|x| x.len() * 4 + OVERHEAD).sum::<usize>();
+        std::mem::size_of::<Self>()
+            + (self.sentences.iter())
+                .map(|s| s.text.len() + std::mem::size_of::<Sentence>())
+                .sum::<usize>()
+            + vectors(&self.sentence_vectors)
+            + self.vector.as_ref().map_or(0, |v| v.len() * 4)
+            + strings(&self.stems)
+            + (self.sentence_stems.iter())
+                .map(|s| strings(s) + OVERHEAD)
+                .sum::<usize>()
+    }
+}
 
 /// What `ragsift serve` keeps by default: about 3,000 passages of 1,000 characters.
 pub const DEFAULT_CAPACITY_BYTES: usize = 64 << 20;
@@ -109,7 +143,6 @@ impl PassageCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::local::text::Sentence;
 
     fn passage(text: &str) -> Arc<PassageSignals> {
         Arc::new(PassageSignals {

@@ -3,6 +3,7 @@
 //! [`measure`] takes them from a [`PassageCache`] when it can and embeds the rest, with the question, until a
 //! deadline: one group per passage then, so the passages measured before it still count.
 
+pub use super::cache::PassageSignals;
 use super::cache::{PassageCache, PassageKey};
 use super::text::{content_stems, sentences, Sentence};
 use crate::Result;
@@ -13,40 +14,6 @@ use std::time::Instant;
 
 /// Bumped whenever what [`measure`] computes of a passage changes, so a cache never serves an older measurement.
 pub const PASSAGE_SIGNALS_VERSION: u32 = 1;
-
-/// What the local judge knows of a passage before it sees the question.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PassageSignals {
-    /// The passage's sentences (the whole passage as one when it has none).
-    pub sentences: Vec<Sentence>,
-    /// One unit vector per sentence.
-    pub sentence_vectors: Vec<Vec<f32>>,
-    /// The whole passage's unit vector, measured only when a signal reads it ([`Needs::passage_vector`]).
-    pub vector: Option<Vec<f32>>,
-    /// The passage's content-word stems, in order.
-    pub stems: Vec<String>,
-    /// Each sentence's content-word stems.
-    pub sentence_stems: Vec<Vec<String>>,
-}
-
-impl PassageSignals {
-    /// About how many bytes it holds (what the cache's capacity counts).
-    pub fn bytes(&self) -> usize {
-        const OVERHEAD: usize = 24;
-        let strings = |v: &[String]| v.iter().map(|s| s.len() + OVERHEAD).sum::<usize>();
-        let vectors = |v: &[Vec<f32>]| v.iter().map(|x| x.len() * 4 + OVERHEAD).sum::<usize>();
-        std::mem::size_of::<Self>()
-            + (self.sentences.iter())
-                .map(|s| s.text.len() + std::mem::size_of::<Sentence>())
-                .sum::<usize>()
-            + vectors(&self.sentence_vectors)
-            + self.vector.as_ref().map_or(0, |v| v.len() * 4)
-            + strings(&self.stems)
-            + (self.sentence_stems.iter())
-                .map(|s| strings(s) + OVERHEAD)
-                .sum::<usize>()
-    }
-}
 
 /// The passage's sentences as the signals read them: the whole passage when it has none.
 pub fn split(text: &str) -> Vec<Sentence> {

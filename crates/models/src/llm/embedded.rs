@@ -2,6 +2,8 @@
 //! Chat template from the file, or a built-in one chosen by architecture; decode loop with UTF-8-safe
 //! streaming and cancellation; yes/no readout that evaluates a shared prompt prefix once and copies its KV cache
 //! for each question.
+//!
+//! Long because it is the one binding to llama.cpp: loading, templates, decoding and the readout share its context.
 
 use super::{ratio, CancelToken, ChatMessage, Completion, FinishReason, GenerateOptions, LanguageModel, Usage, YesNo};
 use super::{ScoreItem, TextScore};

@@ -2,6 +2,8 @@
 //! A document is written in one transaction, so the database never holds half a document. Writes take the write
 //! lock up front (immediate transactions), so concurrent processes wait for each other instead of failing, and
 //! every change to the chunks bumps the library's generation in the same transaction.
+//!
+//! Long because it is the one SQLite schema with its transactions; queries of one table live in its submodules.
 
 pub(crate) mod chunks;
 mod judgments;

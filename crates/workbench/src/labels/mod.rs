@@ -10,6 +10,8 @@
 //!
 //! A run's candidates are matched against the spans of their document's current version only (a run older than
 //! the document's content has no labels here).
+//!
+//! Long because it is span labels end to end: matching, import, export and the report share their types.
 
 use super::Workbench;
 use crate::{Error, Result};

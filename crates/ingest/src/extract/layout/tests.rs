@@ -1,4 +1,6 @@
 //! Reading order on synthetic pages: rows, spacing, columns, regions, right-to-left runs, paragraphs.
+//!
+//! Long because it is tests only, one per layout rule.
 
 use super::*;
 
