@@ -7,5 +7,5 @@ fn main() {
         std::process::exit(code);
     }
     ragsift_workbench::process::isolate_extraction();
-    ragsift_app::run()
+    ragsift_app::run();
 }

@@ -195,3 +195,21 @@ fn the_logic_crates_build_no_native_code() {
         assert!(native.is_empty(), "{krate} builds native code through {native:?}");
     }
 }
+
+/// Every crate of the workspace opts in to the workspace's lints (`[lints] workspace = true`).
+#[test]
+fn every_crate_opts_in_to_the_workspace_lints() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut manifests: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("Cargo.toml"))
+        .filter(|p| p.exists())
+        .collect();
+    manifests.extend(["src-tauri", "xtask"].iter().map(|d| root.join(d).join("Cargo.toml")));
+    let missing: Vec<String> = manifests
+        .iter()
+        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("[lints]\nworkspace = true"))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "crates without `[lints] workspace = true`: {missing:?}");
+}
