@@ -7,18 +7,19 @@ pub use ragsift_core::{cancel, compute, error, fsx, ids, paths, progress, read};
 pub use ragsift_eval as eval;
 pub use ragsift_ingest::{chunk, corpus, extract, fuzz, quality, worker};
 pub use ragsift_judge as judge;
+pub use ragsift_library::{config as library_config, library, location, retrieve};
 pub use ragsift_models::{embed, llm};
 pub use ragsift_pipeline as pipeline;
 pub use ragsift_policy as policy;
-pub use ragsift_store::{backend, config as library_config, index, library, location, pg, retrieve, sqlite};
+pub use ragsift_store::{backend, index, pg, sqlite};
 pub use ragsift_workbench as workbench;
 pub use ragsift_workbench::settings;
 
 pub use ragsift_core::{page_range, CancelToken, ChunkPlace, Error, JudgeCode, Result, RuntimePaths};
 pub use ragsift_interfaces as interfaces;
-pub use ragsift_models::{ChatMessage, Embedder, FastEmbedder, GenerateOptions, LanguageModel};
-pub use ragsift_store::{
-    FileReport, Hit, IngestReport, Library, LibraryConfig, LibraryRetriever, LibraryStore, Retriever, SearchMode,
-    SearchRequest, StoreInfo, StoreKind,
+pub use ragsift_library::{
+    FileReport, Hit, IngestReport, Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest,
 };
+pub use ragsift_models::{ChatMessage, Embedder, FastEmbedder, GenerateOptions, LanguageModel};
+pub use ragsift_store::{LibraryStore, StoreInfo, StoreKind};
 pub use ragsift_workbench::Settings;

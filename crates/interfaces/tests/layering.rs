@@ -13,6 +13,7 @@ const UNDER_WORKBENCH: &[&str] = &[
     "ragsift-ingest",
     "ragsift-models",
     "ragsift-store",
+    "ragsift-library",
     "ragsift-judge",
     "ragsift-pipeline",
     "ragsift-eval",
@@ -29,9 +30,10 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         ("ragsift-interfaces", vec!["ragsift-core"]),
         ("ragsift-ingest", vec!["ragsift-core"]),
         ("ragsift-models", vec!["ragsift-core", "ragsift-interfaces"]),
+        ("ragsift-store", vec!["ragsift-core", "ragsift-interfaces"]),
         (
-            "ragsift-store",
-            vec!["ragsift-core", "ragsift-interfaces", "ragsift-ingest"],
+            "ragsift-library",
+            vec!["ragsift-core", "ragsift-interfaces", "ragsift-ingest", "ragsift-store"],
         ),
         (
             "ragsift-judge",
@@ -208,8 +210,15 @@ fn every_crate_opts_in_to_the_workspace_lints() {
     manifests.extend(["src-tauri", "xtask"].iter().map(|d| root.join(d).join("Cargo.toml")));
     let missing: Vec<String> = manifests
         .iter()
-        .filter(|p| !std::fs::read_to_string(p).unwrap().contains("[lints]\nworkspace = true"))
+        .filter(|p| {
+            !std::fs::read_to_string(p)
+                .unwrap()
+                .contains("[lints]\nworkspace = true")
+        })
         .map(|p| p.display().to_string())
         .collect();
-    assert!(missing.is_empty(), "crates without `[lints] workspace = true`: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "crates without `[lints] workspace = true`: {missing:?}"
+    );
 }

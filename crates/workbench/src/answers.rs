@@ -5,10 +5,10 @@ use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::Result;
 use ragsift_judge::{expected_prompt_version, JevRequest};
+use ragsift_library::retrieve::{LibraryRetriever, SearchMode};
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
 use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
 use ragsift_policy::PolicyOptions;
-use ragsift_store::retrieve::{LibraryRetriever, SearchMode};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

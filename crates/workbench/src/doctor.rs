@@ -3,8 +3,8 @@
 
 use crate::{Error, Result, Settings};
 use ragsift_core::{paths, RuntimePaths};
+use ragsift_library::library::{Library, DB_FILE};
 use ragsift_models::embed::{Embedder, FastEmbedder};
-use ragsift_store::library::{Library, DB_FILE};
 use serde::Serialize;
 use std::path::Path;
 

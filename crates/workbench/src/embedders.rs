@@ -5,9 +5,9 @@
 use crate::Result;
 use ragsift_core::paths::DEFAULT_EMBEDDING_MODEL;
 use ragsift_core::RuntimePaths;
+use ragsift_library::LibraryConfig;
 use ragsift_models::embed_http::OpenAiEmbedder;
 use ragsift_models::llm::openai::OpenAiConfig;
-use ragsift_store::LibraryConfig;
 use std::path::Path;
 use std::time::Duration;
 

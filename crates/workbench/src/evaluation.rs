@@ -5,7 +5,7 @@ use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::{Error, Result};
 use ragsift_eval::{self as eval, EvalOptions, EvalReport, Sweep};
-use ragsift_store::retrieve::LibraryRetriever;
+use ragsift_library::retrieve::LibraryRetriever;
 use serde::{Deserialize, Serialize};
 
 /// An evaluation: rag-jev cases, their traces (saved, or scored live), the metrics and the sweep.

@@ -53,9 +53,9 @@ pub use ragsift_eval as eval;
 pub use ragsift_interfaces::retrieve::SearchMode;
 pub use ragsift_judge::jev::{Backend, Slots, Wire};
 pub use ragsift_judge::JevRequest;
+pub use ragsift_library::library::{IngestOptions, IngestReport};
 pub use ragsift_pipeline as pipeline;
 pub use ragsift_policy as policy;
-pub use ragsift_store::library::{IngestOptions, IngestReport};
 pub use ragsift_store::sqlite::{DocumentRow, RunSummary};
 pub use ragsift_store::{StoreInfo, StoreKind};
 
@@ -67,11 +67,11 @@ pub mod llm {
 }
 use ragsift_core::paths::resolve_home;
 use ragsift_core::progress::IngestEvent;
+use ragsift_library::library::Library;
 use ragsift_models::embed::{Embedder, FastEmbedder};
 use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
 use ragsift_pipeline::Trace;
 use ragsift_policy::{ChunkJudgment, GroupBy, PolicyOptions};
-use ragsift_store::library::Library;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};

@@ -19,9 +19,9 @@ pub fn isolate_extraction() {
 /// Keeps every library this process opens in the store at `url` (a PostgreSQL URL without a password). Call
 /// it before any thread starts: it sets the process's environment.
 pub fn use_store(url: &str) -> Result<()> {
-    if let Some(problem) = ragsift_store::location::setting_problem(url) {
+    if let Some(problem) = ragsift_library::location::setting_problem(url) {
         return Err(Error::Invalid(format!("--store: {problem}")));
     }
-    std::env::set_var(ragsift_store::location::STORE_URL_ENV, url);
+    std::env::set_var(ragsift_library::location::STORE_URL_ENV, url);
     Ok(())
 }

@@ -2,10 +2,10 @@
 
 use crate::{Error, Result};
 use ragsift_core::FieldProblem;
+use ragsift_library::retrieve::SearchMode;
+use ragsift_library::LibraryConfig;
 use ragsift_models::llm::{ChatBackend, ChatSettings};
 use ragsift_policy::PolicyOptions;
-use ragsift_store::retrieve::SearchMode;
-use ragsift_store::LibraryConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

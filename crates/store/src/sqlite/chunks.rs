@@ -7,7 +7,7 @@ use rusqlite::params;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-pub use ragsift_ingest::structure::PageBox;
+pub use ragsift_core::PageBox;
 pub use ragsift_interfaces::store::{ChunkRow, NewChunk, NewPage};
 
 /// A section path or box list as its stored JSON array.

@@ -3,10 +3,10 @@
 
 use super::{blind, review_results, ReviewKey, ReviewPacket, ReviewPacketFiles, ReviewResults};
 use crate::{Error, Result, Workbench};
+use ragsift_library::retrieve::LibraryRetriever;
 use ragsift_models::llm::CancelToken;
 use ragsift_pipeline::answer::AnsweredBy;
 use ragsift_pipeline::Pipeline;
-use ragsift_store::retrieve::LibraryRetriever;
 use std::collections::HashSet;
 
 impl Workbench {

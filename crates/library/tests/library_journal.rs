@@ -6,9 +6,9 @@
 mod common;
 
 use common::embedder;
+use ragsift_library::library::INDEX_FILE;
+use ragsift_library::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use ragsift_store::index::JOURNAL_FROM;
-use ragsift_store::library::INDEX_FILE;
-use ragsift_store::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use std::path::Path;
 use std::process::Command;
 
@@ -55,7 +55,7 @@ fn write_corpus(dir: &Path) {
     }
 }
 
-fn keyword(lib: &Library, q: &str) -> Vec<ragsift_store::Hit> {
+fn keyword(lib: &Library, q: &str) -> Vec<ragsift_library::Hit> {
     let req = SearchRequest {
         query: q.into(),
         top_k: 4,

@@ -4,12 +4,12 @@
 
 use super::Library;
 use crate::config::OcrSetup;
-use crate::sqlite::{DocumentRow, FailedFile};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, Progress};
 use ragsift_ingest::chunk::{ChunkDraft, Chunker};
 use ragsift_ingest::extract::{read_capped, Extracted, Limits};
+use ragsift_store::sqlite::{DocumentRow, FailedFile};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};

@@ -2,9 +2,9 @@
 //! over a library. Every hit carries its score(s), document, pages and text.
 
 use crate::library::Library;
-use crate::sqlite::ChunkRow;
 use crate::{Error, Result};
 use ragsift_interfaces::embed::Embedder;
+use ragsift_store::sqlite::ChunkRow;
 use std::collections::HashMap;
 
 pub use ragsift_interfaces::retrieve::{Hit, Retriever, SearchMode, SearchRequest};

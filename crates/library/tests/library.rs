@@ -6,9 +6,9 @@ mod common;
 
 use common::{embedder, fixture, temp_docs, Counting};
 use ragsift_core::progress::IngestStatus;
-use ragsift_store::library::INDEX_FILE;
+use ragsift_library::library::INDEX_FILE;
+use ragsift_library::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use ragsift_store::pg::cluster::TestCluster;
-use ragsift_store::{Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ fn assert_consistent(lib: &Library) {
     assert!(lib.store().integrity_check().unwrap().is_empty());
 }
 
-fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_store::Hit> {
+fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_library::Hit> {
     let req = SearchRequest {
         query: q.into(),
         top_k: 4,
@@ -476,7 +476,7 @@ fn scanned_pages_are_ingested_through_ocr_when_it_is_on(backend: Backend) {
 /// ingest of the unchanged file reports the remembered reason without reading it, `retry_failed` reads it again,
 /// and so does a change of its bytes. The store keeps the memory (SQLite and PostgreSQL alike).
 fn a_file_without_text_even_by_ocr_is_remembered_until_retried(backend: Backend) {
-    use ragsift_store::library::{IngestOptions, FAILED_BEFORE};
+    use ragsift_library::library::{IngestOptions, FAILED_BEFORE};
     if !ragsift_ingest::extract::ocr_available("eng") {
         eprintln!("skipped: tesseract-ocr (with English) or poppler-utils is not installed");
         return;

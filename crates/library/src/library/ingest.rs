@@ -3,7 +3,6 @@
 
 use super::prepare::{FreshFile, Prefetch, Prepared};
 use super::Library;
-use crate::sqlite::{DocumentRow, NewChunk, NewPage};
 use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
@@ -11,6 +10,7 @@ use ragsift_ingest::chunk::TokenChunker;
 use ragsift_ingest::extract::{self, Loader};
 use ragsift_interfaces::embed::Embedder;
 use ragsift_interfaces::llm::CancelToken;
+use ragsift_store::sqlite::{DocumentRow, NewChunk, NewPage};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

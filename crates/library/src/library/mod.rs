@@ -12,16 +12,16 @@ mod prepare;
 
 pub use ingest::{FileReport, IngestOptions, IngestReport, FAILED_BEFORE};
 
-use crate::backend::{DocumentStore, LibraryStore, StoreInfo};
 use crate::config::LibraryConfig;
-use crate::index::{UsearchIndex, VectorIndex};
 use crate::location::{self, StoreLocation};
-use crate::pg::spring::SpringTable;
-use crate::pg::PgStore;
-use crate::sqlite::{DocumentRow, Store};
 use crate::writer;
 use crate::{Error, Result};
 use ragsift_core::progress::Progress;
+use ragsift_store::backend::{DocumentStore, LibraryStore, StoreInfo};
+use ragsift_store::index::{UsearchIndex, VectorIndex};
+use ragsift_store::pg::spring::SpringTable;
+use ragsift_store::pg::PgStore;
+use ragsift_store::sqlite::{DocumentRow, Store};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
