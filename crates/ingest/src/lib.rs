@@ -1,16 +1,20 @@
-//! ragsift's ingest: files in, page texts in reading order out (`extract`), then token-aware chunks (`chunk`);
-//! `quality` measures extracted text against a reference; `fuzz` mutates real files to check that every input ends in text or a typed error;
-//! `title` names a document; `worker` runs extraction in a child process with limits; `synth` writes large PDFs
-//! for tests and benchmarks.
+//! ragsift's ingest: files in, page texts in reading order out (`extract`, which also names the document in
+//! `extract/title.rs`), then token-aware chunks (`chunk`); `worker` runs extraction in a child process with limits,
+//! and `progress` tells which page it is on. Behind the `test-support` feature, for tests and benchmarks only:
+//! `quality` measures extracted text against a reference, `fuzz` mutates real files, `synth` and `corpus` write PDFs.
 
 pub mod chunk;
+#[cfg(any(test, feature = "test-support"))]
 pub mod corpus;
 pub mod extract;
+#[cfg(any(test, feature = "test-support"))]
 pub mod fuzz;
 pub mod progress;
+#[cfg(any(test, feature = "test-support"))]
 pub mod quality;
 pub mod structure;
 #[doc(hidden)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod synth;
 pub use extract::title;
 pub mod worker;

@@ -1,13 +1,7 @@
 //! How close an extracted text is to a reference, as the extraction benchmarks and tests measure it: word-sequence
 //! similarity (is every word there, whole and in order?) and character accuracy (for OCR).
 
-/// Lower-cased alphanumeric words.
-pub fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
+pub use crate::extract::normalize::words;
 
 /// 2·LCS / (|a| + |b|) over [`words`]: 1.0 means the same words in the same order; a word split in two counts as
 /// two misses.

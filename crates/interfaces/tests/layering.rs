@@ -222,3 +222,24 @@ fn every_crate_opts_in_to_the_workspace_lints() {
         "crates without `[lints] workspace = true`: {missing:?}"
     );
 }
+
+/// The programs a user runs carry no test scaffolding: the `test-support` feature (clusters, fuzzers, synthetic
+/// runs and corpora) is on only for tests and benchmarks.
+#[test]
+fn the_programs_carry_no_test_scaffolding() {
+    for krate in ["ragsift", "ragsift-app"] {
+        let tree = cargo(&[
+            "tree",
+            "-p",
+            krate,
+            "-e",
+            "normal,features",
+            "--prefix",
+            "none",
+            "--format",
+            "{p} {f}",
+        ]);
+        let with: Vec<&str> = tree.lines().filter(|l| l.contains("test-support")).collect();
+        assert!(with.is_empty(), "{krate} builds test scaffolding: {with:?}");
+    }
+}

@@ -16,6 +16,7 @@ pub mod query;
 mod regenerate;
 pub mod replay_delta;
 pub mod support;
+#[cfg(any(test, feature = "test-support"))]
 pub mod synthetic;
 pub mod trace;
 

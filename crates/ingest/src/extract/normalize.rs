@@ -115,6 +115,14 @@ pub fn normalize_markdown(s: &str) -> String {
     out.join("\n")
 }
 
+/// Lower-cased alphanumeric words.
+pub fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,8 @@
 //! the layout's guesses from font sizes. The walk is bounded (entries, depth, a visited set), as a hostile file
 //! may make its outline or name tree a cycle.
 
+use super::normalize::words;
 use super::PageText;
-use crate::quality::words;
 use crate::structure::Heading;
 use lopdf::{Dictionary, Document, Object, ObjectId};
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -3,6 +3,7 @@
 //! the same traits as the SQLite store. One tokio-postgres connection pool (deadpool) on a small private runtime;
 //! the traits stay synchronous, so each call runs on that runtime and waits for its answer.
 
+#[cfg(any(test, feature = "test-support"))]
 pub mod cluster;
 mod documents;
 mod labels;
