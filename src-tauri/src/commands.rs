@@ -151,11 +151,12 @@ pub async fn run(wb: Wb<'_>, id: String) -> Result<Trace> {
 
 /// Async, so never on the UI thread: a replay of the cached run is a pure function of cached judgments
 /// (microseconds), but another run is loaded from SQLite first. Only what differs from the run's stored
-/// selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds.
+/// selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds. With `calibrated`, the thresholds
+/// are in calibrated probability and are read through the judge's stored fit in the same call.
 #[tauri::command]
 #[specta::specta]
-pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<ReplayDelta> {
-    blocking(&wb, move |wb| wb.replay_delta(&run_id, &options)).await
+pub async fn replay(wb: Wb<'_>, run_id: String, options: PolicyOptions, calibrated: bool) -> Result<ReplayDelta> {
+    blocking(&wb, move |wb| wb.replay_delta(&run_id, &options, calibrated)).await
 }
 
 /// `options` as the replay form shows them for a run, with the run's judge's defaults beside them.

@@ -81,7 +81,9 @@ export const api = {
   runs: (limit: number) => unwrap<T.RunSummary[]>(() => commands.runs(limit)),
   run: (id: string) => unwrap<T.Trace>(() => commands.run(id)),
   /** Only what differs from the run's stored selection: lay it over the trace with logic/replayDelta.ts. */
-  replay: (runId: string, options: PolicyOptions) => unwrap<T.ReplayDelta>(() => commands.replay(runId, options)),
+  /** With `calibrated`, the thresholds are in calibrated probability: Rust reads them through the judge's fit in the same call. */
+  replay: (runId: string, options: PolicyOptions, calibrated = false) =>
+    unwrap<T.ReplayDelta>(() => commands.replay(runId, options, calibrated)),
   /** The run's replays over `values` of threshold `key`, chained from the options' own value: walk it with
    * logic/replaySweep.ts. */
   replaySweep: (runId: string, options: PolicyOptions, key: string, values: number[]) =>

@@ -30,9 +30,10 @@ export const commands = {
 	/**
 	 *  Async, so never on the UI thread: a replay of the cached run is a pure function of cached judgments
 	 *  (microseconds), but another run is loaded from SQLite first. Only what differs from the run's stored
-	 *  selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds.
+	 *  selection crosses IPC (`ReplayDelta`); the UI lays it over the trace it holds. With `calibrated`, the thresholds
+	 *  are in calibrated probability and are read through the judge's stored fit in the same call.
 	 */
-	replay: (runId: string, options: PolicyOptions_Deserialize) => typedError<ReplayDelta_Serialize, IpcError>(__TAURI_INVOKE("replay", { runId, options })),
+	replay: (runId: string, options: PolicyOptions_Deserialize, calibrated: boolean) => typedError<ReplayDelta_Serialize, IpcError>(__TAURI_INVOKE("replay", { runId, options, calibrated })),
 	/**
 	 *  The run's replays over every value of one threshold's slider, chained (`ReplaySweep`): a drag over that slider
 	 *  then replays without a round trip per move.
@@ -2423,6 +2424,8 @@ export type ReplayDelta_Deserialize = {
 	 *  labels.
 	 */
 	labels?: LabelReport_Deserialize | null,
+	/**  How thresholds given in calibrated probability were read (empty when they were given raw). */
+	threshold_notes?: string[],
 };
 
 /**
@@ -2440,6 +2443,8 @@ export type ReplayDelta_Serialize = {
 	 *  labels.
 	 */
 	labels: LabelReport_Serialize | null,
+	/**  How thresholds given in calibrated probability were read (empty when they were given raw). */
+	threshold_notes: string[],
 };
 
 /**  A run's replays over the values of one threshold (see the module's notes). */

@@ -14,6 +14,7 @@ pub mod labels;
 pub mod portable;
 pub mod query;
 mod regenerate;
+pub mod replay;
 pub mod replay_delta;
 pub mod support;
 #[cfg(any(test, feature = "test-support"))]

@@ -82,6 +82,9 @@ pub struct ReplayDelta {
     /// The selection against the run's labels (`baseline_ids` empty unless labelled); `None` when the run has no
     /// labels.
     pub labels: Option<LabelReport>,
+    /// How thresholds given in calibrated probability were read (empty when they were given raw).
+    #[serde(default)]
+    pub threshold_notes: Vec<String>,
 }
 
 impl ReplayDelta {
@@ -111,6 +114,7 @@ impl ReplayDelta {
             selection: SelectionDelta::new(stored, &selection),
             changes,
             labels,
+            threshold_notes: Vec::new(),
         })
     }
 

@@ -334,11 +334,22 @@ impl Trace {
         options: &PolicyOptions,
         input: impl FnOnce(&PolicyOptions) -> Arc<Vec<ChunkJudgment>>,
     ) -> Result<Replay> {
+        self.reselect_with(options, input, &self.labels)
+    }
+
+    /// [`Trace::reselect_over`] with its label report made against `labels` (the run's own, or its span labels):
+    /// the report is built once, here.
+    pub fn reselect_with(
+        &self,
+        options: &PolicyOptions,
+        input: impl FnOnce(&PolicyOptions) -> Arc<Vec<ChunkJudgment>>,
+        labels: &RunLabels,
+    ) -> Result<Replay> {
         let options = options.resolved(&self.judge.defaults);
         options.validate_resolved().map_err(Error::Invalid)?;
         let selection = select(&input(&options), &options);
         let changes = diff(&self.selection, &selection);
-        let labels = self.labels.report(&self.candidates, &selection);
+        let labels = labels.report(&self.candidates, &selection);
         Ok(Replay {
             run_id: self.run_id.clone(),
             options,

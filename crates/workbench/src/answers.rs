@@ -4,7 +4,7 @@
 use super::Workbench;
 use crate::settings::JudgeKind;
 use crate::Result;
-use ragsift_judge::{expected_prompt_version, JevRequest};
+use ragsift_judge::JevRequest;
 use ragsift_library::retrieve::{LibraryRetriever, SearchMode};
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
 use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
@@ -139,8 +139,7 @@ impl Workbench {
 
     /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.
     pub fn replay(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
-        let trace = self.run(run_id)?;
-        trace.replay(options, expected_prompt_version(&trace.judge.judge).as_deref())
+        self.session(run_id)?.replay(options, None)
     }
 
     /// A new run answering the same question with the selection `options` give (no retrieval, no judge call).

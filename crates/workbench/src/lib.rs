@@ -18,6 +18,7 @@ mod judges;
 pub mod labels;
 mod page;
 pub mod process;
+mod replay;
 pub mod review;
 mod scored;
 mod serve_status;
@@ -70,8 +71,9 @@ use ragsift_core::progress::IngestEvent;
 use ragsift_library::library::Library;
 use ragsift_models::embed::{Embedder, FastEmbedder};
 use ragsift_models::llm::{embedded::LoadProgress, open_model, ChatBackend, LanguageModel};
+use ragsift_pipeline::replay::ReplaySession;
 use ragsift_pipeline::Trace;
-use ragsift_policy::{ChunkJudgment, GroupBy, PolicyOptions};
+use ragsift_policy::PolicyOptions;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -121,12 +123,6 @@ pub struct JudgeInfo {
     pub not_assessed: Vec<String>,
 }
 
-/// A trace checked replayable, and its policy input per grouping (built on the first replay that needs it).
-struct Replayable {
-    trace: Arc<Trace>,
-    inputs: Vec<(GroupBy, Arc<Vec<ChunkJudgment>>)>,
-}
-
 /// The app's state.
 pub struct Workbench {
     home: PathBuf,
@@ -143,9 +139,8 @@ pub struct Workbench {
     /// What the local judge measured of each passage, kept between served selections.
     passage_cache: ragsift_judge::local::cache::PassageCache,
     last_trace: Mutex<Option<Arc<Trace>>>,
-    /// The last trace that passed [`Trace::check_replayable`] (a replay of it re-selects without hashing every
-    /// candidate's text again), with its policy input per grouping as replays asked for it.
-    replayable: Mutex<Option<Replayable>>,
+    /// The replay session of the last run replayed (checked replayable once, its policy input kept per grouping).
+    session: Mutex<Option<Arc<ReplaySession>>>,
     /// When a model was last handed out (see [`idle`]).
     last_used: Mutex<std::time::Instant>,
     /// The CLI's `--judge-url`, `--judge-model` and `--judge-key-env`, over the settings for whichever decision
@@ -174,7 +169,7 @@ impl Workbench {
                 ragsift_judge::local::cache::DEFAULT_CAPACITY_BYTES,
             ),
             last_trace: Mutex::new(None),
-            replayable: Mutex::new(None),
+            session: Mutex::new(None),
             last_used: Mutex::new(std::time::Instant::now()),
             judge_flags: RwLock::default(),
             jobs: Jobs::default(),
@@ -297,34 +292,6 @@ impl Workbench {
         let trace = Arc::new(Trace::load(self.library().store(), id)?);
         *last = Some(trace.clone());
         Ok(trace)
-    }
-
-    /// Checks once per loaded trace that it can be replayed (its fingerprint, its judge's prompt version).
-    fn check_replayable(&self, trace: &Arc<Trace>) -> Result<()> {
-        let mut checked = self.replayable.lock().unwrap_or_else(|e| e.into_inner());
-        if checked.as_ref().is_some_and(|r| Arc::ptr_eq(&r.trace, trace)) {
-            return Ok(());
-        }
-        trace.check_replayable(ragsift_judge::expected_prompt_version(&trace.judge.judge).as_deref())?;
-        *checked = Some(Replayable {
-            trace: trace.clone(),
-            inputs: Vec::new(),
-        });
-        Ok(())
-    }
-
-    /// The policy input of `trace` (checked replayable) for `options`' grouping, kept for the next replay.
-    fn policy_input(&self, trace: &Arc<Trace>, options: &PolicyOptions) -> Arc<Vec<ChunkJudgment>> {
-        let mut kept = self.replayable.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(r) = kept.as_mut().filter(|r| Arc::ptr_eq(&r.trace, trace)) else {
-            return Arc::new(trace.policy_input(options));
-        };
-        if let Some((_, input)) = r.inputs.iter().find(|(g, _)| *g == options.group_by) {
-            return input.clone();
-        }
-        let input = Arc::new(trace.policy_input(options));
-        r.inputs.push((options.group_by, input.clone()));
-        input
     }
 
     /// Validates and stores settings; the library reopens, and the model reloads on next use when its settings

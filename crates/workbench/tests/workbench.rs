@@ -285,7 +285,7 @@ fn imported_candidates_regenerate_and_an_empty_selection_skips_the_model() {
             ..run.policy.clone()
         },
     ] {
-        let delta = wb.replay_delta(&run.run_id, &options).unwrap();
+        let delta = wb.replay_delta(&run.run_id, &options, false).unwrap();
         let full = wb.replay_labelled(&run.run_id, &options).unwrap();
         assert_eq!(delta.apply(&stored), Some(full), "{options:?}");
     }

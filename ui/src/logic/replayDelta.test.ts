@@ -107,7 +107,7 @@ describe("applyReplayDelta", () => {
   const report = (labelled: boolean): LabelReport => ({ relevant: 1, evidence_recall: 1, precision: 0.5, relevant_dropped: [], correctly_empty: null,
     baseline_ids: labelled ? ["c1"] : [], baseline_labelled: labelled, baseline_tokens: 30, selected_tokens: 20 });
   const trace = { run_id: "r", selection: stored(["retained", "not_relevant"]), candidates: [{ chunk_id: "c0" }, { chunk_id: "c1" }] } as unknown as Trace;
-  const replay = (labels: LabelReport | null): ReplayDelta => ({ run_id: "r", options: {} as ReplayDelta["options"], selection: delta([]), changes: { now: [], gone: [] }, labels });
+  const replay = (labels: LabelReport | null): ReplayDelta => ({ run_id: "r", options: {} as ReplayDelta["options"], selection: delta([]), changes: { now: [], gone: [] }, labels, threshold_notes: [] });
   it("restores a baseline that is every candidate, and keeps a labelled one", () => {
     expect(applyReplayDelta(trace, replay(report(false))).labels?.baseline_ids).toEqual(["c0", "c1"]);
     expect(applyReplayDelta(trace, replay(report(true))).labels?.baseline_ids).toEqual(["c1"]);

@@ -243,9 +243,11 @@ function ReplayPanel(props: { trace: Trace; form: PolicyForm }) {
   const scheduler = useMemo(
     () => createLatestScheduler(
       // Only what differs from the run's stored selection crosses IPC; laid over the trace here (a mismatch is an error).
-      (o: PolicyOptions) => (inCalibratedRef.current
-        ? api.rawThresholds(t.run_id, forWire(o)).then((r) => { setCalNotes(r.notes); return api.replay(t.run_id, r.policy); })
-        : api.replay(t.run_id, forWire(o))).then((d) => { performance.mark("replay-answered"); return applyReplayDelta(t, d); }),
+      (o: PolicyOptions) => api.replay(t.run_id, forWire(o), inCalibratedRef.current).then((d) => {
+        performance.mark("replay-answered");
+        if (inCalibratedRef.current) setCalNotes(d.threshold_notes);
+        return applyReplayDelta(t, d);
+      }),
       (r) => { setResult({ selection: r.selection, changes: r.changes, labels: r.labels }); setError(null); },
       (e) => { setError(e); measure.current = false; },
     ),

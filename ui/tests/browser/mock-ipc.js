@@ -183,6 +183,8 @@
       selection: { ...summary, decisions: columns, order: null, selected_order: inOrder ? null : ranked.map(([, i]) => i) },
     };
   }
+  // The mock's stored fit: a calibrated threshold t is the raw threshold 0.9·t.
+  const rawThresholds = (o) => ({ policy: { ...o, thresholds: Object.fromEntries(Object.entries(o.thresholds).map(([k, v]) => [k, r3(v * 0.9)])) }, notes: [] });
   const runsList = [
     { id: RUN_ID, created_at: 1735000000, query: trace.query, judge: "jev", prompt_version: "jev-spring-1", made_by: "alice" },
     { id: "older-run", created_at: 1734900000, query: "Is the warranty void after self-repair?", judge: "local", prompt_version: "local-1+jev-spring-1", made_by: "bob" },
@@ -325,7 +327,9 @@
       const t = runsById()[a.runId];
       if (!t) throw { code: "not_found", message: `no run '${a.runId}'` };
       // Through JSON, as Tauri's IPC carries it (its cost counts in the repaint measure).
-      const json = JSON.stringify(replayDelta(t, a.options));
+      // With calibrated thresholds Rust reads them through the judge's fit in the same call (raw_thresholds below).
+      const options = a.calibrated ? rawThresholds(a.options).policy : a.options;
+      const json = JSON.stringify({ ...replayDelta(t, options), threshold_notes: [] });
       (window.__MOCK_REPLAY_BYTES__ ||= []).push(json.length);
       return JSON.parse(json);
     },
@@ -364,7 +368,7 @@
       items: [{ item_id: "item-1", query: trace.query, reference_answers: ["The DC isolation check failed."],
         full_candidate_evidence: sources.map((s) => ({ number: s.number, title: s.title, pages: `p. ${s.page_start}`, text: s.text })),
         answers: { A: { text: "It means the DC isolation check failed [1]." }, B: { text: "Reset the inverter." } } }] }),
-    raw_thresholds: (a) => ({ policy: { ...a.options, thresholds: Object.fromEntries(Object.entries(a.options.thresholds).map(([k, v]) => [k, r3(v * 0.9)])) }, notes: [] }),
+    raw_thresholds: (a) => rawThresholds(a.options),
     compare: (a) => {
       // The typed source of the questions, as Rust's CaseSource crosses IPC: { kind: "labels" } or { kind: "file", path }.
       const src = a.cases;

@@ -19,14 +19,11 @@ use ragsift_eval::ragjev::{Document, EvalCase};
 use ragsift_eval::spans::{locate, Covers, Span};
 use ragsift_pipeline::join::Candidate;
 use ragsift_pipeline::labels::RunLabels;
-use ragsift_pipeline::replay_delta::{ReplayDelta, ReplaySweep, MAX_SWEEP_VALUES};
-use ragsift_pipeline::{trace::Replay, Trace};
-use ragsift_policy::PolicyOptions;
+use ragsift_pipeline::Trace;
 use ragsift_store::LibraryStore;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Arc;
 
 pub use ragsift_store::sqlite::{normalize_question, SpanLabel};
 
@@ -372,80 +369,14 @@ impl Workbench {
         ))
     }
 
-    /// [`Workbench::replay`] whose label report comes from the spans of the run's question when the run has no
-    /// explicit relevant ids: what the Replay view calls.
-    pub fn replay_labelled(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
-        self.replay_with_span_labels(&self.run(run_id)?, options)
-    }
-
-    /// [`Workbench::replay_labelled`] as a delta on the run's stored trace (only the decisions that differ from
-    /// its selection, see [`ReplayDelta`]): what the Replay view calls, as it holds the trace.
-    pub fn replay_delta(&self, run_id: &str, options: &PolicyOptions) -> Result<ReplayDelta> {
-        let trace = self.run(run_id)?;
-        let replay = self.replay_with_span_labels(&trace, options)?;
-        ReplayDelta::new(&trace, replay)
-    }
-
-    /// The replays of a run at every value of one threshold, `key`, over `values` (the slider's), the other
-    /// options as `options` give them, chained from the value `options` holds ([`ReplaySweep`]): a drag over
-    /// that slider then replays in the UI without a round trip per move.
-    pub fn replay_sweep(
-        &self,
-        run_id: &str,
-        options: &PolicyOptions,
-        key: &str,
-        values: Vec<f64>,
-    ) -> Result<ReplaySweep> {
-        let at = options.thresholds.get(key);
-        let start = values.iter().position(|v| Some(v) == at).ok_or_else(|| {
-            Error::Invalid(format!(
-                "a sweep of {key} needs the options' own value of {key} among its values"
-            ))
-        })?;
-        if values.len() > MAX_SWEEP_VALUES || values.iter().any(|v| !(0.0..=1.0).contains(v)) {
-            return Err(Error::Invalid(format!(
-                "a sweep takes at most {MAX_SWEEP_VALUES} values, each in [0, 1]"
-            )));
-        }
-        let trace = self.run(run_id)?;
-        self.check_replayable(&trace)?;
-        let span_labels = self.span_labels(&trace)?;
-        let replays = (values.iter())
-            .map(|&v| {
-                let mut o = options.clone();
-                o.thresholds.insert(key.to_string(), v);
-                self.reselect_labelled(&trace, &o, span_labels.as_ref())
-            })
-            .collect::<Result<Vec<_>>>()?;
-        ReplaySweep::new(&trace, key, values, start, replays)
-    }
-
-    fn replay_with_span_labels(&self, trace: &Arc<Trace>, options: &PolicyOptions) -> Result<Replay> {
-        self.check_replayable(trace)?;
-        self.reselect_labelled(trace, options, self.span_labels(trace)?.as_ref())
-    }
-
     /// The run's labels from the labelled spans, when the run has no relevance labels of its own.
-    fn span_labels(&self, trace: &Trace) -> Result<Option<RunLabels>> {
+    pub(crate) fn span_labels(&self, trace: &Trace) -> Result<Option<RunLabels>> {
         if trace.labels.relevant_ids.is_some() {
             return Ok(None);
         }
         Ok(self.run_span_labels(trace)?.run_labels(&trace.labels))
     }
 
-    /// Re-selects a trace checked replayable, reporting against `span_labels` when given.
-    fn reselect_labelled(
-        &self,
-        trace: &Arc<Trace>,
-        options: &PolicyOptions,
-        span_labels: Option<&RunLabels>,
-    ) -> Result<Replay> {
-        let mut replay = trace.reselect_over(options, |o| self.policy_input(trace, o))?;
-        if let Some(labels) = span_labels {
-            replay.labels = labels.report(&trace.candidates, &replay.selection);
-        }
-        Ok(replay)
-    }
     /// The labelled questions (one, or all) as rag-jev eval cases: the latest run of each question gives the
     /// query and the documents (its candidates: id, text, metadata with `ragsift_spans`, the spans on the chunk),
     /// its spans the relevant ids. A question with labels but no stored run is left out (refused when asked for).

@@ -1,6 +1,8 @@
 //! Tests of span matching across chunkings and of finding a phrase.
 
 use super::*;
+use ragsift_policy::PolicyOptions;
+use std::sync::Arc;
 
 fn candidate(id: &str, page: u32, start: u32, end: u32) -> Candidate {
     Candidate {
@@ -138,7 +140,7 @@ fn replays_of_a_run_keep_its_policy_input_per_grouping() {
             thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), relevant)]),
             ..PolicyOptions::default()
         };
-        let delta = wb.replay_delta(&id, &o).unwrap();
+        let delta = wb.replay_delta(&id, &o, false).unwrap();
         assert_eq!(
             delta.apply(&run),
             Some(run.replay(&o, None).unwrap()),
@@ -181,4 +183,26 @@ fn a_sweep_of_a_stored_run_is_its_replays_and_refuses_values_it_cannot_anchor() 
         wb.replay_sweep("no-such-run", &at(0.5), CONTAINS_ANSWER_EVIDENCE, values),
         Err(Error::NotFound(_))
     ));
+}
+
+/// With thresholds in calibrated probability the view makes one call: the delta is the replay at the raw
+/// thresholds the judge's fit gives, with the fit's notes (here none is stored: the thresholds are read as raw,
+/// and the note says so).
+#[test]
+fn a_calibrated_replay_is_one_call_with_its_notes() {
+    use ragsift_policy::IS_RELEVANT;
+
+    let (_home, wb, id, _run) = with_imported_run(120, vec![1, 4]);
+    let o = PolicyOptions {
+        thresholds: BTreeMap::from([(IS_RELEVANT.to_string(), 0.7)]),
+        ..PolicyOptions::default()
+    };
+    let raw = wb.run_raw_thresholds(&id, &o).unwrap();
+    let calibrated = wb.replay_delta(&id, &o, true).unwrap();
+    let mut plain = wb.replay_delta(&id, &raw.policy, false).unwrap();
+    assert!(plain.threshold_notes.is_empty());
+    assert!(!calibrated.threshold_notes.is_empty(), "the missing fit is said");
+    assert_eq!(calibrated.threshold_notes, raw.notes);
+    plain.threshold_notes = raw.notes.clone();
+    assert_eq!(calibrated, plain);
 }
