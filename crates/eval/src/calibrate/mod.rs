@@ -38,7 +38,7 @@ pub use grid::{
     NO_ELIGIBLE_POLICY,
 };
 pub use report::{Calibration, DevelopmentRow, Frozen, PairedRow, Report, TokenUsage};
-pub use split::{check_split, normalize_question};
+pub use split::{check_split, ragjev_question_key};
 
 use std::collections::BTreeSet;
 use std::io::Write;

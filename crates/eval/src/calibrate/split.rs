@@ -9,7 +9,7 @@ use crate::{EvalCase, EvalError};
 /// is lower-casing plus the full folds Python applies beyond it (`ß` → `ss`, final `ς` → `σ`, the Latin `ﬁ`-style
 /// ligatures, the Greek symbol variants); a word character is a letter, a digit or `_` (Rust's alphanumeric, which
 /// differs from Python's `isalnum` only for a few combining marks of Indic scripts).
-pub fn normalize_question(query: &str) -> String {
+pub fn ragjev_question_key(query: &str) -> String {
     let mut folded = String::with_capacity(query.len());
     for c in query.chars() {
         match c {
@@ -52,7 +52,7 @@ pub fn normalize_question(query: &str) -> String {
 }
 
 /// rag-jev's checks before calibrating, in its order: at least two questions per split; across both splits
-/// together, unique case ids and unique non-empty [`normalize_question`]s (a question repeated within one split
+/// together, unique case ids and unique non-empty [`ragjev_question_key`]s (a question repeated within one split
 /// is refused too, as rag-jev does); no non-empty `family_id` in both splits; and at least one development case with
 /// labelled relevant evidence (otherwise recall cannot be calibrated).
 pub fn check_split(development: &[EvalCase], evaluation: &[EvalCase]) -> Result<(), EvalError> {
@@ -68,7 +68,7 @@ pub fn check_split(development: &[EvalCase], evaluation: &[EvalCase]) -> Result<
     let mut questions: HashMap<String, &str> = HashMap::new();
     let labelled = (development.iter().map(|c| ("development", c))).chain(evaluation.iter().map(|c| ("evaluation", c)));
     for (split, case) in labelled {
-        let question = normalize_question(&case.query);
+        let question = ragjev_question_key(&case.query);
         if question.is_empty() {
             return invalid(format!(
                 "{split} case `{}` has no words in its question once normalised",

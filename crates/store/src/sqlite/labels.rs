@@ -10,7 +10,7 @@ pub use ragsift_interfaces::store::SpanLabel;
 use rusqlite::params;
 
 /// A question as labels key it: trimmed, every run of whitespace one space, case-folded.
-pub fn normalize_question(question: &str) -> String {
+pub fn label_question_key(question: &str) -> String {
     question.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
@@ -107,7 +107,7 @@ pub(crate) mod tests {
 
     /// A label of `question` on page `page`, `[start, end)`.
     pub(crate) fn label(question: &str, page: u32, start: u32, end: u32, relevant: bool) -> SpanLabel {
-        let question = normalize_question(question);
+        let question = label_question_key(question);
         SpanLabel {
             id: SpanLabel::make_id(&question, "sum", page, start, end),
             question,
@@ -169,7 +169,7 @@ pub(crate) mod tests {
 
     #[test]
     fn questions_normalise_whitespace_and_case() {
-        assert_eq!(normalize_question(" What  IS\n it? "), "what is it?");
-        assert_eq!(normalize_question("Straße"), "straße");
+        assert_eq!(label_question_key(" What  IS\n it? "), "what is it?");
+        assert_eq!(label_question_key("Straße"), "straße");
     }
 }

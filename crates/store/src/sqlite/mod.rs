@@ -25,7 +25,7 @@ pub use ragsift_interfaces::store::{DocumentRow, FailedFile};
 use chunks::{chunk_row, insert_chunks, CHUNK_COLUMNS};
 pub use chunks::{ChunkRow, NewChunk, NewPage, PageBox};
 pub use judgments::CachedJudgment;
-pub use labels::{normalize_question, SpanLabel};
+pub use labels::{label_question_key, SpanLabel};
 pub use runs::{RunOrigin, RunSummary};
 pub use schema::latest_version;
 

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-pub use ragsift_store::sqlite::{normalize_question, SpanLabel};
+pub use ragsift_store::sqlite::{label_question_key, SpanLabel};
 
 mod matching;
 
@@ -152,7 +152,7 @@ impl Workbench {
                 c.chunk_id, trace.run_id, c.title
             ))
         })?;
-        let question = normalize_question(&trace.query);
+        let question = label_question_key(&trace.query);
         let mut out = Vec::new();
         for page in c.page_start..=c.page_end {
             let text = store
@@ -226,7 +226,7 @@ impl Workbench {
             1 => {
                 let (c, checksum, page, s, e, text) = found.remove(0);
                 self.put_span(Draft {
-                    question: &normalize_question(&trace.query),
+                    question: &label_question_key(&trace.query),
                     document_id: &c.document_id,
                     checksum,
                     page,
@@ -296,10 +296,10 @@ impl Workbench {
         let s = run_or_question.trim();
         if s.len() >= 4 && s.chars().all(|c| c.is_ascii_hexdigit()) {
             if let Ok(trace) = self.run(s) {
-                return Ok((normalize_question(&trace.query), Some(trace.run_id.clone())));
+                return Ok((label_question_key(&trace.query), Some(trace.run_id.clone())));
             }
         }
-        let question = normalize_question(s);
+        let question = label_question_key(s);
         if question.is_empty() {
             return Err(Error::Invalid("a label needs a run or a question".into()));
         }
@@ -308,7 +308,7 @@ impl Workbench {
 
     /// The labels of one question (normalised here), or every label; oldest first.
     pub fn labels(&self, question: Option<&str>) -> Result<Vec<SpanLabel>> {
-        let question = question.map(normalize_question);
+        let question = question.map(label_question_key);
         self.library().store().labels(question.as_deref())
     }
 
@@ -345,7 +345,7 @@ impl Workbench {
             return Ok(Vec::new());
         }
         let versions = candidate_versions(self.library().store(), &trace.candidates)?;
-        let question = normalize_question(&trace.query);
+        let question = label_question_key(&trace.query);
         Ok(match_spans(&trace.run_id, &question, &trace.candidates, &versions, spans).relevant_ids)
     }
 
@@ -353,7 +353,7 @@ impl Workbench {
     pub fn run_span_labels(&self, trace: &Trace) -> Result<SpanRunLabels> {
         let lib = self.library();
         let store = lib.store();
-        let question = normalize_question(&trace.query);
+        let question = label_question_key(&trace.query);
         let spans = store.labels(Some(&question))?;
         let versions = if spans.is_empty() {
             HashMap::new()
@@ -398,7 +398,7 @@ impl Workbench {
     pub fn export_labels_as_cases(&self, question: Option<&str>) -> Result<Vec<EvalCase>> {
         let lib = self.library();
         let store = lib.store();
-        let asked = question.map(normalize_question);
+        let asked = question.map(label_question_key);
         let mut by_question: BTreeMap<String, Vec<SpanLabel>> = BTreeMap::new();
         for l in store.labels(asked.as_deref())? {
             by_question.entry(l.question.clone()).or_default().push(l);
@@ -413,7 +413,7 @@ impl Workbench {
         let runs = store.runs(usize::MAX >> 1)?;
         let mut cases = Vec::new();
         for (q, spans) in by_question {
-            let Some(latest) = runs.iter().find(|r| normalize_question(&r.query) == q) else {
+            let Some(latest) = runs.iter().find(|r| label_question_key(&r.query) == q) else {
                 if asked.is_some() {
                     return Err(Error::NotFound(format!(
                         "\"{q}\" has labels but no stored run: ask it first"
@@ -448,7 +448,7 @@ impl Workbench {
 /// plain rag-jev case). A span's document is its document's `metadata.document_id`; only its `checksum`, page and
 /// range take part in matching.
 pub fn spans_of_documents(query: &str, documents: &[Value]) -> std::result::Result<Option<Vec<SpanLabel>>, String> {
-    let question = normalize_question(query);
+    let question = label_question_key(query);
     let (mut found, mut seen, mut spans) = (false, HashSet::new(), Vec::new());
     for d in documents {
         let Some(list) = d.pointer("/metadata/ragsift_spans") else {
