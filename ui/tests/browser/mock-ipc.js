@@ -329,6 +329,7 @@
       // Through JSON, as Tauri's IPC carries it (its cost counts in the repaint measure).
       // With calibrated thresholds Rust reads them through the judge's fit in the same call (raw_thresholds below).
       const options = a.calibrated ? rawThresholds(a.options).policy : a.options;
+      window.__MOCK_REPLAY_CALIBRATED__ = a.calibrated === true;
       const json = JSON.stringify({ ...replayDelta(t, options), threshold_notes: [] });
       (window.__MOCK_REPLAY_BYTES__ ||= []).push(json.length);
       return JSON.parse(json);

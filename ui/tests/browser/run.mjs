@@ -449,8 +449,9 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid="threshold-is_relevant"]')?.value === "0.75");
   check(true, "clicking a curve point sets that threshold in Replay");
   await page.check('[data-testid="thresholds-calibrated"]');
-  await page.waitForFunction(() => window.__MOCK_IPC_CALLS__.includes("raw_thresholds"));
-  check(true, "thresholds in calibrated probability are mapped to raw by Rust before the replay");
+  await page.waitForFunction(() => window.__MOCK_REPLAY_CALIBRATED__ === true);
+  check(!(await page.evaluate(() => window.__MOCK_IPC_CALLS__.includes("raw_thresholds"))),
+    "thresholds in calibrated probability are mapped to raw by Rust in the replay call itself (one call)");
   await page.screenshot({ path: join(shots, "replay-curve-light.png"), fullPage: true });
   await page.click('[data-testid="nav-eval"]');
   await page.click('[data-testid="calibrate-judge"]');
