@@ -3,7 +3,7 @@
 use crate::error::{IpcError, Result};
 use ragsift_workbench::error::FieldProblem;
 use ragsift_workbench::eval::curves::Curve;
-use ragsift_workbench::judge_calibration::{JudgeCalibrationReport, RawThresholds};
+use ragsift_workbench::judge_calibration::JudgeCalibrationReport;
 use ragsift_workbench::labels::SpanLabel;
 use ragsift_workbench::pipeline::{
     labels::RunLabels,
@@ -392,13 +392,6 @@ pub async fn run_curves(wb: Wb<'_>, run_ids: Vec<String>) -> Result<Vec<Curve>> 
 #[specta::specta]
 pub async fn ablate(wb: Wb<'_>, run_id: String) -> Result<RunAblation> {
     blocking(&wb, move |wb| wb.ablate(&run_id)).await
-}
-
-/// Thresholds set in calibrated probability, as the raw thresholds the policy applies to the run's judge.
-#[tauri::command]
-#[specta::specta]
-pub async fn raw_thresholds(wb: Wb<'_>, run_id: String, options: PolicyOptions) -> Result<RawThresholds> {
-    blocking(&wb, move |wb| wb.run_raw_thresholds(&run_id, &options)).await
 }
 
 /// Two configurations (JSON) over the same labelled questions (the library's labels, or a cases file), judgments

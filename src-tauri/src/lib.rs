@@ -89,7 +89,6 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::calibrated_scores,
             commands::run_curves,
             commands::ablate,
-            commands::raw_thresholds,
             commands::compare,
         ])
         // What the UI rebuilds from a `ReplayDelta` (logic/replayDelta.ts): the full replay and its changes.

@@ -121,7 +121,6 @@ export const api = {
   calibrateJudge: (kind: T.JudgeKind) => unwrap<T.JudgeCalibrationReport>(() => commands.calibrateJudge(kind)),
   calibratedScores: (runId: string) => unwrap<{ [key in string]: number }[]>(() => commands.calibratedScores(runId)),
   runCurves: (runIds: string[]) => unwrap<T.Curve[]>(() => commands.runCurves(runIds)),
-  rawThresholds: (runId: string, options: PolicyOptions) => unwrap<T.RawThresholds>(() => commands.rawThresholds(runId, options)),
   compare: (cases: T.CaseSource, a: string, b: string, job: string) => unwrap<T.CompareReport>(() => commands.compare(cases, a, b, job)),
   ablate: (runId: string) => unwrap<T.RunAblation>(() => commands.ablate(runId)),
   calibrate: (form: T.CalibrateForm, job: string) => unwrap<T.CalibrationView>(() => commands.calibrate(form, job)),

@@ -90,8 +90,6 @@ export const commands = {
 	runCurves: (runIds: string[]) => typedError<Curve_Serialize[], IpcError>(__TAURI_INVOKE("run_curves", { runIds })),
 	/**  What each query variant of a run adds. */
 	ablate: (runId: string) => typedError<RunAblation_Serialize, IpcError>(__TAURI_INVOKE("ablate", { runId })),
-	/**  Thresholds set in calibrated probability, as the raw thresholds the policy applies to the run's judge. */
-	rawThresholds: (runId: string, options: PolicyOptions_Deserialize) => typedError<RawThresholds_Serialize, IpcError>(__TAURI_INVOKE("raw_thresholds", { runId, options })),
 	/**
 	 *  Two configurations (JSON) over the same labelled questions (the library's labels, or a cases file), judgments
 	 *  reused through the cache.
@@ -2326,25 +2324,6 @@ export type QuestionCalibration_Serialize = {
 	bins_calibrated: ReliabilityBin[],
 	/**  Why no fit was made, or what the cross-validation compared. */
 	note: string | null,
-};
-
-/**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
-export type RawThresholds = RawThresholds_Serialize | RawThresholds_Deserialize;
-
-/**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
-export type RawThresholds_Deserialize = {
-	/**  The policy with `thresholds` and `min_relevance` in raw probability. */
-	policy: PolicyOptions_Deserialize,
-	/**  Thresholds left as they were (no fit for their question) or with no exact raw equivalent. */
-	notes: string[],
-};
-
-/**  Raw thresholds for the policy, from thresholds set in calibrated probability. */
-export type RawThresholds_Serialize = {
-	/**  The policy with `thresholds` and `min_relevance` in raw probability. */
-	policy: PolicyOptions_Serialize,
-	/**  Thresholds left as they were (no fit for their question) or with no exact raw equivalent. */
-	notes: string[],
 };
 
 /**  Why a chunk was kept or dropped; exactly one per chunk. A policy explanation, not a model rationale. */

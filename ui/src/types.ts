@@ -84,7 +84,6 @@ export type PolicyOptions = G.PolicyOptions_Serialize;
 export type PolicyForm = G.PolicyForm_Serialize;
 export type Provenance = G.Provenance;
 export type QuestionCalibration = G.QuestionCalibration_Serialize;
-export type RawThresholds = G.RawThresholds_Serialize;
 export type Reason = G.Reason;
 export type ReliabilityBin = G.ReliabilityBin;
 export type Replay = G.Replay_Serialize;

@@ -327,7 +327,7 @@
       const t = runsById()[a.runId];
       if (!t) throw { code: "not_found", message: `no run '${a.runId}'` };
       // Through JSON, as Tauri's IPC carries it (its cost counts in the repaint measure).
-      // With calibrated thresholds Rust reads them through the judge's fit in the same call (raw_thresholds below).
+      // With calibrated thresholds Rust reads them through the judge's fit in the same call.
       const options = a.calibrated ? rawThresholds(a.options).policy : a.options;
       window.__MOCK_REPLAY_CALIBRATED__ = a.calibrated === true;
       const json = JSON.stringify({ ...replayDelta(t, options), threshold_notes: [] });
@@ -369,7 +369,6 @@
       items: [{ item_id: "item-1", query: trace.query, reference_answers: ["The DC isolation check failed."],
         full_candidate_evidence: sources.map((s) => ({ number: s.number, title: s.title, pages: `p. ${s.page_start}`, text: s.text })),
         answers: { A: { text: "It means the DC isolation check failed [1]." }, B: { text: "Reset the inverter." } } }] }),
-    raw_thresholds: (a) => rawThresholds(a.options),
     compare: (a) => {
       // The typed source of the questions, as Rust's CaseSource crosses IPC: { kind: "labels" } or { kind: "file", path }.
       const src = a.cases;
