@@ -510,7 +510,7 @@ fn reasons_explain_themselves() {
 }
 
 #[test]
-fn three_hundred_chunks_take_well_under_a_millisecond() {
+fn three_hundred_chunks_select_the_same_every_time() {
     let input: Vec<ChunkJudgment> = (0..300)
         .map(|i| {
             let s = ((i * 37) % 100) as f64 / 100.0;
@@ -522,19 +522,17 @@ fn three_hundred_chunks_take_well_under_a_millisecond() {
         })
         .collect();
     let base = options(r#"{"top_n":40,"max_context_tokens":6000}"#);
-    let start = std::time::Instant::now();
-    for mode in [Mode::Classify, Mode::FilterAndRerank].into_iter().cycle().take(1000) {
-        std::hint::black_box(select(
-            std::hint::black_box(&input),
-            &PolicyOptions { mode, ..base.clone() },
-        ));
+    // Speed is measured by `ragsift-bench replay` (BENCHMARKS.md), not here: a replay is a pure function, so the
+    // same input gives the same selection however often and in whatever order the modes are asked.
+    let first: Vec<Selection> = [Mode::Classify, Mode::FilterAndRerank]
+        .into_iter()
+        .map(|mode| select(&input, &PolicyOptions { mode, ..base.clone() }))
+        .collect();
+    for (k, mode) in [Mode::Classify, Mode::FilterAndRerank].into_iter().cycle().take(200).enumerate() {
+        let again = select(&input, &PolicyOptions { mode, ..base.clone() });
+        assert_eq!(again, first[k % 2], "replay {k} ({mode:?})");
     }
-    let elapsed = start.elapsed();
-    println!(
-        "select: {:.1} µs per call on 300 chunks",
-        elapsed.as_secs_f64() * 1e6 / 1000.0
-    );
-    assert!(elapsed.as_secs_f64() < 2.0, "{elapsed:?}");
+    assert!(first[0].decisions.len() == 300 && first[1].decisions.len() == 300);
 }
 
 #[test]
