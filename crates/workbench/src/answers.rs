@@ -7,7 +7,7 @@ use crate::Result;
 use ragsift_judge::JevRequest;
 use ragsift_library::retrieve::{LibraryRetriever, SearchMode};
 use ragsift_models::llm::{CancelToken, ChatMessage, LanguageModel};
-use ragsift_pipeline::{answer::AnswerMode, trace::Replay, Pipeline, Stage, Trace};
+use ragsift_pipeline::{answer::AnswerMode, Pipeline, Stage, Trace};
 use ragsift_policy::PolicyOptions;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -135,11 +135,6 @@ impl Workbench {
             options: options.for_form(defaults),
             judge_defaults: options.judge_form(defaults),
         })
-    }
-
-    /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.
-    pub fn replay(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
-        self.session(run_id)?.replay(options, None)
     }
 
     /// A new run answering the same question with the selection `options` give (no retrieval, no judge call).

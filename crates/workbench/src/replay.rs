@@ -11,6 +11,11 @@ use ragsift_policy::PolicyOptions;
 use std::sync::Arc;
 
 impl Workbench {
+    /// Re-selects a run's candidates with `options` from its cached judgments: no judge, no model.
+    pub fn replay(&self, run_id: &str, options: &PolicyOptions) -> Result<Replay> {
+        self.session(run_id)?.replay(options, None)
+    }
+
     /// The replay session of run `id`: the last one is kept, so its replays re-select without loading the run,
     /// hashing its candidates or rebuilding its policy input.
     pub fn session(&self, id: &str) -> Result<Arc<ReplaySession>> {
