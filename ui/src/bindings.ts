@@ -300,14 +300,19 @@ export type CalibrateForm_Deserialize = {
 	development: string,
 	evaluation: string,
 	report: string,
-	replay?: string | null,
 	judge: JudgeKind,
 	scoring: ScoringStrategy,
 	cutoffs: number[],
 	top_ns: number[],
 	max_context_tokens?: number | null,
 	min_recall: number,
-};
+} & ({
+	/**  Saved rag-jev traces covering both splits (`None`: the cases are scored live). */
+	traces_path?: string | null,
+} & {
+	/**  Saved rag-jev traces covering both splits (`None`: the cases are scored live). */
+	replay?: string | null,
+});
 
 /**
  *  A calibration as the app asks for it: the two splits, the report path (the frozen choice is written next to
@@ -317,7 +322,8 @@ export type CalibrateForm_Serialize = {
 	development: string,
 	evaluation: string,
 	report: string,
-	replay: string | null,
+	/**  Saved rag-jev traces covering both splits (`None`: the cases are scored live). */
+	traces_path: string | null,
 	judge: JudgeKind,
 	scoring: ScoringStrategy,
 	cutoffs: number[],

@@ -89,7 +89,7 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
         evaluation,
         report,
         frozen: args.frozen.clone(),
-        replay: args.from_traces.clone(),
+        traces_path: args.from_traces.clone(),
         judge: args.judge,
         options: CalibrateOptions {
             scoring_strategy: args.scoring_strategy,
@@ -100,8 +100,8 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
         },
     };
     // Replaying needs neither the library nor a judge.
-    let out = if request.replay.is_some() {
-        calibration::replay(&request)?
+    let out = if request.traces_path.is_some() {
+        calibration::from_traces(&request)?
     } else {
         live(home, &args, &request)?
     };

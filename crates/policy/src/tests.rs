@@ -528,7 +528,12 @@ fn three_hundred_chunks_select_the_same_every_time() {
         .into_iter()
         .map(|mode| select(&input, &PolicyOptions { mode, ..base.clone() }))
         .collect();
-    for (k, mode) in [Mode::Classify, Mode::FilterAndRerank].into_iter().cycle().take(200).enumerate() {
+    for (k, mode) in [Mode::Classify, Mode::FilterAndRerank]
+        .into_iter()
+        .cycle()
+        .take(200)
+        .enumerate()
+    {
         let again = select(&input, &PolicyOptions { mode, ..base.clone() });
         assert_eq!(again, first[k % 2], "replay {k} ({mode:?})");
     }

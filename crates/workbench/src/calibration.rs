@@ -19,7 +19,7 @@ pub struct CalibrateRequest {
     /// Where the frozen choice goes instead of rag-jev's `<report>.frozen.json`.
     pub frozen: Option<PathBuf>,
     /// Saved traces covering both splits; without them the cases are scored live.
-    pub replay: Option<PathBuf>,
+    pub traces_path: Option<PathBuf>,
     /// The judge for live scoring (`auto`: Jev when a key is available, else local).
     pub judge: JudgeKind,
     pub options: CalibrateOptions,
@@ -42,9 +42,10 @@ fn load_splits(request: &CalibrateRequest) -> Result<(Vec<EvalCase>, Vec<EvalCas
     Ok((development, evaluation))
 }
 
-/// A calibration from the saved traces in `request.replay`: no judge, no library, no model.
-pub fn replay(request: &CalibrateRequest) -> Result<Calibration> {
-    let path = (request.replay.as_ref()).ok_or_else(|| Error::Invalid("replay needs saved traces".into()))?;
+/// A calibration from the saved traces in `request.traces_path`: no judge, no library, no model.
+pub fn from_traces(request: &CalibrateRequest) -> Result<Calibration> {
+    let path = (request.traces_path.as_ref())
+        .ok_or_else(|| Error::Invalid("a calibration from traces needs saved traces".into()))?;
     let (development, evaluation) = load_splits(request)?;
     let traces = ragsift_eval::load_traces(path)?;
     calibrate::run(
@@ -67,8 +68,8 @@ impl Workbench {
     ) -> Result<Calibration> {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
-        if request.replay.is_some() {
-            return replay(request);
+        if request.traces_path.is_some() {
+            return from_traces(request);
         }
         let (development, evaluation) = load_splits(request)?;
         let artifacts = request.artifacts();

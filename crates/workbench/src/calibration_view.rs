@@ -20,7 +20,9 @@ pub struct CalibrateForm {
     pub development: String,
     pub evaluation: String,
     pub report: String,
-    pub replay: Option<String>,
+    /// Saved rag-jev traces covering both splits (`None`: the cases are scored live).
+    #[serde(alias = "replay")]
+    pub traces_path: Option<String>,
     pub judge: JudgeKind,
     pub scoring: ScoringStrategy,
     pub cutoffs: Vec<f64>,
@@ -162,8 +164,8 @@ impl CalibrateForm {
             evaluation: path(&self.evaluation, "a held-out cases file")?,
             report: path(&self.report, "a report path (the frozen choice is written next to it)")?,
             frozen: None,
-            replay: self
-                .replay
+            traces_path: self
+                .traces_path
                 .as_deref()
                 .map(str::trim)
                 .filter(|s| !s.is_empty())

@@ -66,7 +66,7 @@ export function Calibration(props: { browse: (set: (s: string) => void) => void 
     setSaved(null);
     await runJob("Calibrating", async (id) => {
       setView(await api.calibrate({
-        development: dev.trim(), evaluation: heldOut.trim(), report: report.trim(), replay: traces.trim() || null, judge, scoring,
+        development: dev.trim(), evaluation: heldOut.trim(), report: report.trim(), traces_path: traces.trim() || null, judge, scoring,
         cutoffs: c, top_ns: n, max_context_tokens: b, min_recall: minRecall,
       }, id));
     });
