@@ -291,7 +291,16 @@
   const handlers = {
     app_info: () => ({ version: "0.1.0", home: "/home/user/.local/share/ragsift", documents: 3, runs: 2, embedding_model: settings.embedding_model, chat_model: "gemma-3-270m-q4_k_m", judge: judgeInfo, store: { kind: "sqlite", location: "/home/user/.local/share/ragsift/ragsift.db" }, store_mb: 1.2, problems: [] }),
     documents: () => documents,
-    library_generation: () => 7,
+    library_activity: () => ({ generation: 7, runs: runsList.length, serving: null }),
+    serve_snippets: () => [{ client: "Spring AI (Jev proxy)", text: "spring.ai.systemone.base-url=http://127.0.0.1:8000" }],
+    // The fixture library has documents: no samples are offered.
+    first_run: () => ({ samples: [], suggestions: [] }),
+    // No file was opened with the app.
+    opened_files: () => [],
+    policy_snippets: (a) => [{ client: "Spring AI", text: `spring.ai.decision.filter.threshold=${a.options.thresholds?.is_relevant ?? 0.5}` }],
+    // Sweeps are checked against Rust's own in Vitest (replaySweep.test.ts, a fixture Rust writes); here the view
+    // falls back to one replay per move, which is what the repaint figures measure.
+    replay_sweep: () => { throw { code: "internal", message: "mock: no sweeps; the view replays per move" }; },
     settings: () => settings,
     check_settings: () => [],
     clear_judgment_cache: () => 42,
