@@ -1,7 +1,8 @@
 //! `ragsift calibrate DEV HELDOUT`: rag-jev's policy calibration with a frozen choice — a policy chosen on
 //! development cases, written to the frozen file, and only then assessed (and, live, scored) on held-out cases.
 //!
-//! Without the two positionals it calibrates the judge instead: `ragsift calibrate --judge local|jev` over the
+//! Without the two positionals it fits the judge's probabilities instead (`ragsift fit-judge`, the name of its own;
+//! `calibrate --judge` stays as the old spelling): `--judge local|jev` over the
 //! library's labelled runs (the fits stored in the home), or `--cases C.json --from-traces T.json` over rag-jev's files
 //! (offline, nothing stored); per question `{n, auc, brier_raw, brier_calibrated, method, bins, bins_calibrated,
 //! note}`.
@@ -80,7 +81,18 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
                 "calibrate DEV HELDOUT needs the held-out cases too".into(),
             ))
         }
-        _ => return judge(home, &args),
+        _ => {
+            return fit_judge(
+                home,
+                FitInputs {
+                    cases: args.cases.as_deref(),
+                    from_traces: args.from_traces.as_deref(),
+                    judge: args.judge,
+                    model: &args.model,
+                    json: args.json,
+                },
+            )
+        }
     };
     let report = (args.output.clone())
         .ok_or_else(|| Error::Invalid("calibrate DEV HELDOUT needs --output REPORT.json".into()))?;
@@ -114,10 +126,53 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
 }
 
 /// Judge calibration: over rag-jev files with `--cases`, else over the library's labelled runs of `--judge`.
-fn judge(home: &Path, args: &CalibrateArgs) -> Result<ExitCode, Error> {
-    let report = match &args.cases {
+/// `ragsift fit-judge`: fits a judge's probabilities to labels (what `calibrate` without DEV HELDOUT does).
+#[derive(clap::Args)]
+pub struct FitJudgeArgs {
+    /// rag-jev eval cases (with `relevant_ids`) whose saved traces (`--from-traces`) are fitted, offline; without
+    /// it, the library's labelled runs of `--judge` (the fits are stored in the home).
+    #[arg(long, value_name = "CASES.json")]
+    cases: Option<PathBuf>,
+    /// The saved rag-jev traces of `--cases`.
+    #[arg(long = "from-traces", alias = "replay", value_name = "TRACES.json")]
+    from_traces: Option<PathBuf>,
+    /// Whose labelled runs are fitted: jev, local, ollama, openai, …
+    #[arg(long, default_value = "jev")]
+    judge: JudgeKind,
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Print the report as JSON instead of the tables.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What fitting a judge reads, from `fit-judge` or from `calibrate` without DEV HELDOUT.
+struct FitInputs<'a> {
+    cases: Option<&'a Path>,
+    from_traces: Option<&'a Path>,
+    judge: JudgeKind,
+    model: &'a ModelArgs,
+    json: bool,
+}
+
+/// `ragsift fit-judge`.
+pub fn run_fit_judge(home: &Path, args: FitJudgeArgs) -> Result<ExitCode, Error> {
+    fit_judge(
+        home,
+        FitInputs {
+            cases: args.cases.as_deref(),
+            from_traces: args.from_traces.as_deref(),
+            judge: args.judge,
+            model: &args.model,
+            json: args.json,
+        },
+    )
+}
+
+fn fit_judge(home: &Path, args: FitInputs<'_>) -> Result<ExitCode, Error> {
+    let report = match args.cases {
         Some(cases) => {
-            let traces = (args.from_traces.as_ref())
+            let traces = (args.from_traces)
                 .ok_or_else(|| Error::Invalid("--cases needs the saved traces: --from-traces TRACES.json".into()))?;
             let cases = eval::load_cases(cases)?;
             let traces = eval::load_traces(traces)?;

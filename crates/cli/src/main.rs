@@ -89,6 +89,9 @@ enum Command {
     /// Choose a policy on development cases, freeze it, then assess it on held-out cases (rag-jev's calibrate:
     /// `calibrate DEV HELDOUT`); or, without them, calibrate a judge's probabilities from labels (`--judge`).
     Calibrate(calibrate::CalibrateArgs),
+    /// Fit a judge's probabilities to labels: the library's labelled runs of `--judge`, or rag-jev's cases with
+    /// their saved traces (`calibrate` without DEV HELDOUT does the same).
+    FitJudge(calibrate::FitJudgeArgs),
     /// Blinded human review of baseline against selected answers: a packet, then the reviewers' labels checked
     /// and unblinded.
     Review {
@@ -184,6 +187,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Eval(args) => eval::run(&home, args),
         Command::Select(args) => select::run(&home, args),
         Command::Calibrate(args) => calibrate::run(&home, args),
+        Command::FitJudge(args) => calibrate::run_fit_judge(&home, args),
         Command::Review { action } => review::run(&home, action),
         Command::Label(args) => label::run(&home, args),
         Command::Labels { action } => label::labels(&home, action),

@@ -174,8 +174,8 @@ fn labelled_runs_calibrate_the_judge_and_the_fit_is_stored_and_read_back() {
         assert_eq!(j.scores[USEFUL] >= raw_t, c[USEFUL] >= 0.5);
     }
 
-    // Calibrating again replaces the fit of the same judge triple; the file holds it once.
-    let (code, _) = run_json(ragsift(home.path()).args(["calibrate", "--judge", "jev", "--json"]));
+    // Fitting again (by the command's own name) replaces the fit of the same judge triple; the file holds it once.
+    let (code, _) = run_json(ragsift(home.path()).args(["fit-judge", "--judge", "jev", "--json"]));
     assert_eq!(code, 0);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&stored).unwrap()).unwrap();
     assert_eq!(file["format"], "ragsift-judge-calibration");
@@ -206,6 +206,17 @@ fn rag_jev_files_calibrate_offline_and_too_few_labels_fit_nothing() {
             .arg("--json"),
     );
     assert_eq!(code, 0, "{report}");
+    // `fit-judge` is the same fit under its own name.
+    let (same_code, same) = run_json(
+        ragsift(dir.path())
+            .arg("fit-judge")
+            .arg("--cases")
+            .arg(fixture("development.json"))
+            .arg("--from-traces")
+            .arg(fixture("traces.json"))
+            .arg("--json"),
+    );
+    assert_eq!((same_code, &same), (code, &report));
     assert_eq!(
         report["stored"],
         Value::Null,
