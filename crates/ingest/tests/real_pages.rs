@@ -180,3 +180,25 @@ fn a_form_is_drawn_under_its_matrix_and_the_matrix_of_the_page_that_draws_it() {
     assert!(first.is_some() && label.is_some() && second.is_some(), "{text}");
     assert!(first < label && label < second, "the label between the lines: {text}");
 }
+
+#[test]
+fn review_line_numbers_in_the_gutter_are_set_apart_and_the_columns_read_whole() {
+    // The ACL template exported by LibreOffice, page 1, top of both columns: the right column's review line numbers
+    // (35, 36 …, 5.5 pt) sit in the gutter 3 pt before its text, so each joined the line beside it, and rows ran
+    // across both columns ("1 Abstract 35 Ut enim … 2 This document is … 37 nisi ut …").
+    let (text, aside) = layout_page(&glyphs("acl-libreoffice-p1-gutter"));
+    let left = at(
+        &text,
+        "This document is a supplement to the general guidelines for *ACL authors",
+    );
+    let right = at(&text, "Ut enim ad minima veniam");
+    assert!(
+        left.is_some() && right.is_some() && left < right,
+        "the left column first: {text}"
+    );
+    assert!(
+        !text.split_whitespace().any(|w| w.chars().all(|c| c.is_ascii_digit())),
+        "no line number in the text: {text}"
+    );
+    assert!(aside.iter().any(|a| a.starts_with("35 36 37")), "{aside:?}");
+}

@@ -151,7 +151,7 @@ fn overstruck(glyphs: &[Glyph]) -> Vec<bool> {
 /// Numbers the runs of the content stream: a glyph continues the run of the glyph drawn before it when it sits
 /// on the same baseline at a like size, no further back than a fraction of a letter and no further on than a
 /// wide gap.
-fn stream_runs(glyphs: &[Glyph]) -> Vec<usize> {
+pub(super) fn stream_runs(glyphs: &[Glyph]) -> Vec<usize> {
     let mut run = 0;
     let mut out = Vec::with_capacity(glyphs.len());
     let mut prev: Option<&Glyph> = None;
