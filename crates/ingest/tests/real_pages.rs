@@ -202,3 +202,22 @@ fn review_line_numbers_in_the_gutter_are_set_apart_and_the_columns_read_whole() 
     );
     assert!(aside.iter().any(|a| a.starts_with("35 36 37")), "{aside:?}");
 }
+
+#[test]
+fn words_of_tight_small_print_keep_their_spaces() {
+    // An Analog Devices datasheet (ADXL345), page 1: the legal notice in 6.5 pt, set so tight that every glyph
+    // lies 0.07 of a size inside its advance and words only 0.08 of a size apart; the producer wrote its spaces.
+    // Its lines were read as "responsibilityisassumedbyanalogdevicesforitsuse".
+    let (text, _) = layout_page(&glyphs("adi-adxl345-p1-notice"));
+    for line in [
+        "Information furnished by Analog Devices is believed to be accurate and reliable. However, no",
+        "responsibility is assumed by Analog Devices for its use, nor for any infringements of patents or other",
+        "Trademarks and registered trademarks are the property of their respective owners.",
+    ] {
+        assert!(reads(&text, line), "{line:?} in {text}");
+    }
+    assert!(
+        !text.split_whitespace().any(|w| w.len() > 16),
+        "no words run together: {text}"
+    );
+}
