@@ -221,3 +221,20 @@ fn words_of_tight_small_print_keep_their_spaces() {
         "no words run together: {text}"
     );
 }
+
+#[test]
+fn a_drop_cap_does_not_join_the_columns_beside_it() {
+    // IEEEtran's how-to, page 1: the introduction opens with a 28.5 pt drop cap "W" beside 10 pt lines. On its
+    // row, every gap was weighed against the cap's size, so the 12 pt gutter read as a word space and the left
+    // line ran on into the right column's ("WLATEX, and a basic understanding of the LATEX language, in the
+    // internet newsgroup …").
+    let (text, _) = layout_page(&glyphs("ieee-howto-p1-dropcap"));
+    let left = at(&text, "and a basic understanding of the");
+    let left_next = at(&text, "an author can produce professional quality typeset research");
+    let right = at(&text, "in the internet newsgroup comp.text.tex. There is also a");
+    assert!(
+        left.is_some() && left_next.is_some() && right.is_some(),
+        "all three lines: {text}"
+    );
+    assert!(left < left_next && left_next < right, "the left column first: {text}");
+}

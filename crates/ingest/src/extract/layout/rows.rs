@@ -450,14 +450,17 @@ fn split_row(row: &[&Glyph], spaced: &std::collections::HashSet<*const Glyph>) -
     let tight = letter_gap(row);
     let mut segs: Row = Vec::new();
     let mut last_end = f64::NEG_INFINITY;
+    let mut last_size = 0.0_f64;
     for (i, g) in row.iter().enumerate() {
         if accents.iter().any(|&(mark, _, _)| mark == i) {
             continue;
         }
         let gap = g.x - last_end;
+        // The gap is weighed against the glyphs on either side of it, not the segment's largest: a drop cap (a
+        // 28 pt initial beside 10 pt lines) would make every gap after it on the row a word space, the gutter too.
         let start_new = match segs.last() {
             None => true,
-            Some(s) => gap > SPLIT_GAP * s.size.max(g.size),
+            Some(_) => gap > SPLIT_GAP * last_size.max(g.size),
         };
         if start_new {
             segs.push(Segment {
@@ -486,6 +489,7 @@ fn split_row(row: &[&Glyph], spaced: &std::collections::HashSet<*const Glyph>) -
         seg.x1 = seg.x1.max(g.x + g.width.max(0.0));
         seg.size = seg.size.max(g.size);
         last_end = last_end.max(g.x + g.width.max(0.0));
+        last_size = g.size;
     }
     segs
 }
