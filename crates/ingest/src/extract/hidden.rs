@@ -8,6 +8,7 @@
 
 use super::layout::Glyph;
 mod walk;
+pub(super) use walk::scan_ops;
 
 use lopdf::content::{Content, Operation};
 use lopdf::{Dictionary, Document, Object, ObjectId};
@@ -94,7 +95,7 @@ const MAX_CONTENT_BYTES: u64 = 8 << 20;
 
 /// A page's content streams decoded and joined, or `None` when they are unreadable or past
 /// [`MAX_CONTENT_BYTES`] together.
-fn page_content(doc: &Document, page: ObjectId) -> Option<Vec<u8>> {
+pub(super) fn page_content(doc: &Document, page: ObjectId) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     for id in doc.get_page_contents(page) {
         let stream = doc.get_object(id).ok()?.as_stream().ok()?;

@@ -22,6 +22,7 @@ pub use tables::{Table, TableRow};
 mod columns;
 mod headings;
 mod paragraphs;
+mod rails;
 mod rows;
 mod tables;
 mod turns;
@@ -186,6 +187,18 @@ pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64)> 
 /// Lays out upright glyphs, marking as furniture each piece of the outer rows that `apart(text, baseline)` says is
 /// (its text goes to [`Laid::aside`]; a paragraph made only of furniture is left out of the text).
 fn lay(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
+    // Line numbers go first, wherever their rail runs: in a gutter they would join the lines beside them.
+    let (rails, numbered) = rails::line_number_rails(glyphs);
+    let unnumbered: Vec<Glyph>;
+    let glyphs = if rails.is_empty() {
+        glyphs
+    } else {
+        unnumbered = (glyphs.iter().zip(&numbered))
+            .filter(|(_, &n)| !n)
+            .map(|(g, _)| g.clone())
+            .collect();
+        &unnumbered
+    };
     let mut aside = Vec::new();
     let mut rows = build_rows(glyphs);
     for r in outer_rows(rows.len()).collect::<Vec<_>>() {
@@ -202,6 +215,7 @@ fn lay(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
     let rows = drop_line_numbers(rows);
     let mut laid = lay_rows(rows);
     laid.aside = aside;
+    laid.aside.extend(rails);
     laid
 }
 

@@ -2,6 +2,7 @@
 //! `.txt` and `.md` as one page. Bad files become typed errors; a hang or a parser panic never takes the batch down.
 
 mod fonts;
+mod forms;
 mod furniture;
 mod garble;
 mod guard;

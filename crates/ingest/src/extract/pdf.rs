@@ -62,11 +62,12 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
     Ok((out, title))
 }
 
-/// Makes an opened document safe and fit for decoding: guarded against cycles and bombs, fonts, widths and quote
-/// operators put in the forms pdf-extract reads, invisible text marked. Gives the pages whose nested forms were cut.
+/// Makes an opened document safe and fit for decoding: guarded against cycles and bombs, forms drawn where their
+/// callers place them, fonts, widths and quote operators put in the forms pdf-extract reads, invisible text marked. Gives the pages whose nested forms were cut.
 fn prepare(path: &Path, doc: &mut lopdf::Document) -> Result<Vec<u32>> {
     // First: the later passes decode page content, and pdf-extract must not meet a cycle or a bomb.
     let cut = super::guard::guard(doc).map_err(|detail| corrupt(path, &detail))?;
+    super::forms::place_forms(doc);
     super::fonts::separate_font_names(doc);
     scale_type3_widths(doc);
     expand_cid_width_ranges(doc);

@@ -306,7 +306,7 @@ fn intersect(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 /// Calls `f` with each operator of a raw content stream, its numeric operands and its first name operand,
 /// without building objects (strings, arrays, dictionaries and inline images are skipped over); stops and
 /// returns true as soon as `f` does.
-pub(super) fn scan_ops(bytes: &[u8], mut f: impl FnMut(&str, &[f64], Option<&[u8]>) -> bool) -> bool {
+pub(in crate::extract) fn scan_ops(bytes: &[u8], mut f: impl FnMut(&str, &[f64], Option<&[u8]>) -> bool) -> bool {
     let mut nums: Vec<f64> = Vec::new();
     let mut name: Option<&[u8]> = None;
     let mut i = 0;

@@ -7,6 +7,7 @@ use super::{is_rtl, Glyph, Row, Segment, SPLIT_GAP};
 /// Groups glyphs into rows by baseline, then splits each row into segments at gaps wider than a word space.
 pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
     let runs = stream_runs(glyphs);
+    let spaced = after_spaces(glyphs);
     let boxes = run_boxes(glyphs, &runs);
     let struck = overstruck(glyphs);
     let mut gs: Vec<(usize, &Glyph)> = glyphs
@@ -59,7 +60,7 @@ pub(super) fn build_rows(glyphs: &[Glyph]) -> Vec<Row> {
         .flat_map(|row| layers(row.glyphs))
         .map(|mut layer| {
             layer.sort_by(|a, b| a.x.total_cmp(&b.x));
-            split_row(&layer)
+            split_row(&layer, &spaced)
         })
         .collect()
 }
@@ -151,7 +152,7 @@ fn overstruck(glyphs: &[Glyph]) -> Vec<bool> {
 /// Numbers the runs of the content stream: a glyph continues the run of the glyph drawn before it when it sits
 /// on the same baseline at a like size, no further back than a fraction of a letter and no further on than a
 /// wide gap.
-fn stream_runs(glyphs: &[Glyph]) -> Vec<usize> {
+pub(super) fn stream_runs(glyphs: &[Glyph]) -> Vec<usize> {
     let mut run = 0;
     let mut out = Vec::with_capacity(glyphs.len());
     let mut prev: Option<&Glyph> = None;
@@ -388,18 +389,78 @@ fn combining_accent(text: &str) -> Option<char> {
     })
 }
 
-fn split_row(row: &[&Glyph]) -> Row {
+/// The glyphs that the content stream draws right after a space of their line: a space glyph drawn between
+/// the glyph before it and this one, on their baseline. Where a producer writes its spaces, they say where words
+/// end, however tight the print (small print set with a negative spacing, words a tenth of a size apart).
+fn after_spaces(glyphs: &[Glyph]) -> std::collections::HashSet<*const Glyph> {
+    let mut out = std::collections::HashSet::new();
+    let mut last: Option<&Glyph> = None;
+    let mut space: Option<&Glyph> = None;
+    for g in glyphs {
+        if g.text.chars().all(char::is_whitespace) {
+            if last.is_some() && !g.text.is_empty() {
+                space = Some(g);
+            }
+            continue;
+        }
+        if let (Some(p), Some(s)) = (last, space) {
+            let near = |a: &Glyph| (a.y - g.y).abs() < 0.2 * g.size.max(a.size);
+            if near(p) && near(s) && p.x < s.x && s.x <= g.x + 0.1 * g.size {
+                out.insert(std::ptr::from_ref(g));
+            }
+        }
+        last = Some(g);
+        space = None;
+    }
+    out
+}
+
+/// The gaps between letters of a word, as the row sets them: its median gap between neighbouring glyphs, when that
+/// is below zero (a font whose advances are wider than its glyphs are set, or text set tight with a negative
+/// letter spacing: every gap is then short of its width, word spaces too), else zero. In font sizes.
+fn letter_gap(row: &[&Glyph]) -> f64 {
+    let mut gaps: Vec<f64> = row
+        .windows(2)
+        .filter(|w| w[0].size > 0.0 && (w[1].y - w[0].y).abs() < 0.2 * w[0].size)
+        .map(|w| (w[1].x - (w[0].x + w[0].width.max(0.0))) / w[0].size)
+        .filter(|g| g.abs() < SPLIT_GAP)
+        .collect();
+    if gaps.len() < LETTER_GAPS {
+        return 0.0;
+    }
+    let mid = gaps.len() / 2;
+    let (_, median, _) = gaps.select_nth_unstable_by(mid, f64::total_cmp);
+    median.clamp(-MAX_TIGHT, 0.0)
+}
+
+/// The fewest gaps in a row for its median to tell how its letters are set.
+const LETTER_GAPS: usize = 12;
+/// The most a row's letters may be set closer than their advances (in font sizes) for word spaces to be measured
+/// from there.
+const MAX_TIGHT: f64 = 0.12;
+/// A gap this much wider than the row's gaps between letters (in font sizes) is a word space.
+const WORD_GAP: f64 = 0.15;
+
+/// A glyph after a space the producer wrote starts a word when it lies at least this much (in font sizes) further
+/// from the glyph before than the row's letters do.
+const WRITTEN_GAP: f64 = 0.03;
+
+fn split_row(row: &[&Glyph], spaced: &std::collections::HashSet<*const Glyph>) -> Row {
     let accents = accents(row);
+    let tight = letter_gap(row);
     let mut segs: Row = Vec::new();
     let mut last_end = f64::NEG_INFINITY;
+    let mut last_size = 0.0_f64;
     for (i, g) in row.iter().enumerate() {
         if accents.iter().any(|&(mark, _, _)| mark == i) {
             continue;
         }
         let gap = g.x - last_end;
+        // The gap is weighed against the glyphs on either side of it, not the segment's largest: a drop cap (a
+        // 28 pt initial beside 10 pt lines) would make every gap after it on the row a word space, the gutter too.
         let start_new = match segs.last() {
             None => true,
-            Some(s) => gap > SPLIT_GAP * s.size.max(g.size),
+            Some(_) => gap > SPLIT_GAP * last_size.max(g.size),
         };
         if start_new {
             segs.push(Segment {
@@ -413,7 +474,8 @@ fn split_row(row: &[&Glyph]) -> Row {
             });
         }
         let seg = segs.last_mut().expect("a segment was just pushed");
-        if !start_new && gap > 0.15 * g.size {
+        let written = spaced.contains(&std::ptr::from_ref(*g)) && gap > (tight + WRITTEN_GAP) * g.size;
+        if !start_new && (gap > (tight + WORD_GAP) * g.size || written) {
             seg.text.push(' ');
         }
         if g.text.chars().count() > 1 && g.text.chars().all(is_rtl) {
@@ -427,6 +489,7 @@ fn split_row(row: &[&Glyph]) -> Row {
         seg.x1 = seg.x1.max(g.x + g.width.max(0.0));
         seg.size = seg.size.max(g.size);
         last_end = last_end.max(g.x + g.width.max(0.0));
+        last_size = g.size;
     }
     segs
 }
