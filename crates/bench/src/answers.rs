@@ -29,6 +29,10 @@ pub struct Options {
     pub configs: Vec<String>,
     /// Fit the support model on the first extractive configuration and write it.
     pub refit_support: bool,
+    /// A GGUF that answers instead of the installed model (the judge keeps its own).
+    pub answer_model: Option<std::path::PathBuf>,
+    /// Threads for the answer model (0: llama.cpp's default).
+    pub threads: usize,
 }
 
 /// Figures of one configuration over the set.
@@ -45,6 +49,16 @@ pub struct Figures {
     pub abstained_unanswerable: usize,
     pub abstained_answerable: usize,
     pub echoes: usize,
+    /// Answerable questions answered by the model's checked claims (grounded), and by the fallback quotes.
+    pub grounded: usize,
+    /// Seconds per question: the whole ask, and until the first token of the answer.
+    pub ask_seconds: Vec<f64>,
+    pub first_token_seconds: Vec<f64>,
+    /// Prompt and generated tokens, and the seconds of the generation stage (model answers).
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub prompt_seconds: f64,
+    pub decode_seconds: f64,
     pub seconds: f64,
     pub questions: usize,
     /// The same figures per kind of document and for the table-cell questions (empty inside a group).
@@ -57,17 +71,36 @@ pub fn run(o: &Options) -> Result<()> {
     let embedder = crate::embedder(0)?;
     let set = qaset::load_with(&embedder, o.top_k, o.mode)?;
     let model = crate::judge::load_model()?;
+    let answer_model = match &o.answer_model {
+        Some(path) => {
+            let options = ragsift_engine::llm::embedded::EmbeddedOptions {
+                threads: o.threads,
+                ..Default::default()
+            };
+            Some(ragsift_engine::llm::embedded::EmbeddedModel::load(
+                path, &options, None,
+            )?)
+        }
+        None => None,
+    };
+    let answerer: &dyn LanguageModel = answer_model.as_ref().map_or(&model, |m| m);
+    if let Some(path) = &o.answer_model {
+        println!(
+            "Answer model: {} (the judge's model: the installed one)",
+            path.display()
+        );
+    }
     println!(
         "\n## Answers on the labelled set (top-k {}, {:?} search, {} questions)\n",
         o.top_k,
         o.mode,
         limit(&set, o.limit)
     );
-    println!("| configuration | evidence kept | retrieved chars cut | answer phrase | in first 300 chars | abstains when unanswerable | abstains when answerable | echoes prompt | s/question |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| configuration | evidence kept | retrieved chars cut | answer phrase | in first 300 chars | abstains when unanswerable | abstains when answerable | echoes prompt | s/question | p50 ask s | p50 first token s | model's checked claims | prompt tok/s | gen tok/s |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut support = None;
     for config in &o.configs {
-        let f = measure(&set, &embedder, &model, config, o.limit, (o.top_k, o.mode))?;
+        let f = measure(&set, &embedder, &model, answerer, config, o.limit, (o.top_k, o.mode))?;
         print_row(config, &f);
         for (group, g) in &f.groups {
             print_row(&format!("… {group}"), g);
@@ -98,9 +131,27 @@ fn pct(a: usize, b: usize) -> String {
     }
 }
 
+fn p50(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 pub fn print_row(name: &str, f: &Figures) {
+    // Prompt tokens/s: until the first token of the generation stage; generation tokens/s: the rest of it.
+    let (ptps, gtps) = if f.completion_tokens > 0 && f.prompt_seconds > 0.0 && f.decode_seconds > 0.0 {
+        (
+            format!("{:.0}", f.prompt_tokens as f64 / f.prompt_seconds),
+            format!("{:.1}", f.completion_tokens as f64 / f.decode_seconds),
+        )
+    } else {
+        ("—".into(), "—".into())
+    };
     println!(
-        "| {name} | {} | {:.0}% | {} | {} | {} | {} | {} | {:.1} |",
+        "| {name} | {} | {:.0}% | {} | {} | {} | {} | {} | {:.1} | {:.2} | {:.2} | {} | {ptps} | {gtps} |",
         pct(f.evidence_kept, f.evidence_retrieved),
         100.0 * (1.0 - f.chars_kept as f64 / f.chars_retrieved.max(1) as f64),
         pct(f.phrase_hits, f.answerable),
@@ -108,16 +159,22 @@ pub fn print_row(name: &str, f: &Figures) {
         pct(f.abstained_unanswerable, f.unanswerable),
         pct(f.abstained_answerable, f.answerable),
         f.echoes,
-        f.seconds / f.questions.max(1) as f64
+        f.seconds / f.questions.max(1) as f64,
+        p50(&f.ask_seconds),
+        p50(&f.first_token_seconds),
+        pct(f.grounded, f.answerable),
     );
 }
 
-/// Runs configuration `config` — `local-extractive`, `local-completion`, `local-chat`, `readout-chat` (today's
-/// default) or `none-chat` — over the set.
+/// Runs configuration `config` — `local-extractive`, `local-grounded`, `local-completion`, `local-chat`,
+/// `readout-chat` (today's default) or `none-chat` — over the set; `answerer` writes the answers, `model` is the
+/// judge's.
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     set: &QaSet,
     embedder: &ragsift_engine::FastEmbedder,
     model: &dyn LanguageModel,
+    answerer: &dyn LanguageModel,
     config: &str,
     limit_n: usize,
     (top_k, search): (usize, ragsift_engine::retrieve::SearchMode),
@@ -129,7 +186,7 @@ pub fn measure(
     };
     let local = LocalJudge::new(embedder, Some(model), Some(set.library.store()));
     let readout = ReadoutJudge { model };
-    let mut pipeline = Pipeline::new(set.library.store(), set.library.user(), &retriever, model);
+    let mut pipeline = Pipeline::new(set.library.store(), set.library.user(), &retriever, answerer);
     pipeline.embedder = Some(embedder);
     pipeline.judge = match judge_kind {
         "local" => Some(&local as &dyn Judge),
@@ -140,6 +197,7 @@ pub fn measure(
     pipeline.options.search_mode = search;
     pipeline.options.answer_mode = match mode {
         "extractive" => AnswerMode::Extractive,
+        "grounded" => AnswerMode::Grounded,
         "completion" => AnswerMode::Generative,
         _ => AnswerMode::Auto,
     };
@@ -152,12 +210,23 @@ pub fn measure(
     let n = limit(set, limit_n);
     let step = (set.cases.len() / n.max(1)).max(1);
     for case in set.cases.iter().step_by(step).take(n) {
-        let trace = if chat_forced {
-            ask_chat(&pipeline, &case.question.query)?
-        } else {
-            pipeline.ask(&case.question.query, &[], &mut |_| {}, &CancelToken::new())?
+        let asked = std::time::Instant::now();
+        let mut first = None;
+        let mut on_token = |_: &str| {
+            first.get_or_insert_with(|| asked.elapsed().as_secs_f64());
         };
-        score(&mut f, case, &trace);
+        let trace = if chat_forced {
+            ask_chat(&pipeline, &case.question.query, &mut on_token)?
+        } else {
+            pipeline.ask(&case.question.query, &[], &mut on_token, &CancelToken::new())?
+        };
+        let took = asked.elapsed().as_secs_f64();
+        let timing = Timing {
+            ask: took,
+            first: first.unwrap_or(took),
+            generation: trace.timings_ms.get("generation").copied().unwrap_or(0.0) / 1e3,
+        };
+        score(&mut f, case, &trace, timing);
         if let (Some(evidence), Some(source)) = (trace.support.evidence, trace.support.source) {
             if !trace.support.signals.is_empty() {
                 let head: String = trace.answer.chars().take(300).collect();
@@ -172,6 +241,12 @@ pub fn measure(
                         .iter()
                         .any(|c| c.evidence && Some(c.hit.chunk.id.as_str()) == quoted),
                     right: !unanswerable && case.question.answer_phrases().iter().any(|p| contains(&head, p)),
+                    right_any: !unanswerable
+                        && case
+                            .question
+                            .answer_phrases()
+                            .iter()
+                            .any(|p| contains(&trace.answer, p)),
                     unanswerable,
                 });
             }
@@ -190,7 +265,7 @@ pub fn measure(
                     f.groups.len() - 1
                 }
             };
-            score(&mut f.groups[at].1, case, &trace);
+            score(&mut f.groups[at].1, case, &trace, timing);
         }
     }
     f.seconds = start.elapsed().as_secs_f64();
@@ -202,13 +277,13 @@ pub fn measure(
 }
 
 /// Spring's chat prompt even for a base model (today's behaviour).
-fn ask_chat(pipeline: &Pipeline<'_>, query: &str) -> Result<Trace> {
+fn ask_chat(pipeline: &Pipeline<'_>, query: &str, on_token: &mut dyn FnMut(&str)) -> Result<Trace> {
     let chat = ChatOnly(pipeline.model);
     let mut p = Pipeline::new(pipeline.store, pipeline.made_by.clone(), pipeline.retriever, &chat);
     p.judge = pipeline.judge;
     p.embedder = pipeline.embedder;
     p.options = pipeline.options.clone();
-    p.ask(query, &[], &mut |_| {}, &CancelToken::new())
+    p.ask(query, &[], on_token, &CancelToken::new())
 }
 
 /// A model presented as instruction-following, so the pipeline sends it Spring's chat prompt.
@@ -242,8 +317,25 @@ impl LanguageModel for ChatOnly<'_> {
     }
 }
 
-fn score(f: &mut Figures, case: &qaset::Case, trace: &Trace) {
+/// One question's times, in seconds.
+#[derive(Clone, Copy)]
+struct Timing {
+    ask: f64,
+    first: f64,
+    generation: f64,
+}
+
+fn score(f: &mut Figures, case: &qaset::Case, trace: &Trace, timing: Timing) {
     f.questions += 1;
+    f.ask_seconds.push(timing.ask);
+    f.first_token_seconds.push(timing.first);
+    if trace.usage.completion_tokens > 0 {
+        f.prompt_tokens += u64::from(trace.usage.prompt_tokens);
+        f.completion_tokens += u64::from(trace.usage.completion_tokens);
+        let prompt = (timing.first - (timing.ask - timing.generation)).max(0.0);
+        f.prompt_seconds += prompt;
+        f.decode_seconds += (timing.generation - prompt).max(0.0);
+    }
     let kept: std::collections::BTreeSet<&str> = trace.selection.returned_ids.iter().map(String::as_str).collect();
     let retrieved_chars: usize = trace.candidates.iter().map(|c| c.text.chars().count()).sum();
     let kept_chars: usize = trace
@@ -263,6 +355,7 @@ fn score(f: &mut Figures, case: &qaset::Case, trace: &Trace) {
     }
     f.answerable += 1;
     f.abstained_answerable += usize::from(abstained);
+    f.grounded += usize::from(trace.answered_by == AnsweredBy::Grounded);
     let evidence_ids: Vec<&str> = case
         .candidates
         .iter()
@@ -282,7 +375,16 @@ fn score(f: &mut Figures, case: &qaset::Case, trace: &Trace) {
     // which questions two versions answer differently.
     if let Some(path) = std::env::var_os("RAGSIFT_BENCH_DUMP") {
         use std::io::Write;
-        let line = format!("{}\t{right}\t{}\n", case.question.id, head.replace(['\n', '\t'], " "));
+        let reply = trace
+            .prompt
+            .split_once(ragsift_engine::pipeline::answer::grounded::REPLY_HEADING)
+            .map_or("", |(_, r)| r.trim());
+        let line = format!(
+            "{}\t{right}\t{}\t{}\n",
+            case.question.id,
+            head.replace(['\n', '\t'], " "),
+            reply.replace(['\n', '\t'], " ")
+        );
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path);
         if let Err(e) = file.and_then(|mut f| f.write_all(line.as_bytes())) {
             eprintln!("dump: {e}");

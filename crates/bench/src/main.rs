@@ -185,6 +185,21 @@ enum Command {
         /// crates/pipeline/src/support_fit.json.
         #[arg(long)]
         refit_support: bool,
+        /// A GGUF that writes the answers instead of the installed model (the judge keeps its own).
+        #[arg(long)]
+        answer_model: Option<std::path::PathBuf>,
+        /// Threads for the answer model (0: llama.cpp's default).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// The support report again from the rows an `answers` run wrote (`RAGSIFT_BENCH_SUPPORT_ROWS=FILE`).
+    SupportRows {
+        file: std::path::PathBuf,
+        /// Unanswerable questions the run abstained on (they have no row).
+        #[arg(long, default_value_t = 0)]
+        abstained: usize,
+        #[arg(long)]
+        refit_support: bool,
     },
     /// Replay of 200 cached judgments, and the local judge's cost per chunk.
     Replay,
@@ -296,18 +311,27 @@ fn main() {
             judges: None,
             candidates,
         } => serve::run(clients, requests_per_client, baseline, candidates),
+        Command::SupportRows {
+            file,
+            abstained,
+            refit_support,
+        } => support::read_rows(&file).and_then(|rows| support::report(&rows, abstained, refit_support)),
         Command::Answers {
             top_k,
             limit,
             configs,
             mode,
             refit_support,
+            answer_model,
+            threads,
         } => answers::run(&answers::Options {
             top_k,
             mode,
             limit,
             configs,
             refit_support,
+            answer_model,
+            threads,
         }),
         Command::Judge {
             top_k,
@@ -361,6 +385,8 @@ fn main() {
                     limit: 0,
                     configs: answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect(),
                     refit_support: false,
+                    answer_model: None,
+                    threads: 0,
                 })
             })
             .and_then(|_| ingest::run(3, &[]))

@@ -1,6 +1,9 @@
-//! The answer stage. Three ways to answer from the selected sources, chosen by [`AnswerMode`]:
+//! The answer stage. Four ways to answer from the selected sources, chosen by [`AnswerMode`]:
 //! - extractive: the sentence(s) of the kept passages that best answer the question, quoted with `[n]` and their
 //!   page — what a small base model cannot get wrong, and the measured default for it;
+//! - grounded: an instruction model answers from the kept passages' best sentences, numbered; each claim is held
+//!   to the sentence it cites and dropped when that sentence does not support it (`grounded`), with the quotes as
+//!   the fallback;
 //! - completion: a plain-text prompt that a base model (no chat template) continues, cut at stop sequences;
 //! - chat: Spring AI's contextual-augmenter prompt through the model's chat template (instruction models and
 //!   OpenAI-compatible servers).
@@ -16,8 +19,9 @@ use ragsift_judge::local::signals::{rank_desc, Lexicon, TermStats};
 use ragsift_judge::local::text::{answer_kind, content_stems, fits_kind, sentences};
 use serde::{Deserialize, Serialize};
 
+pub mod grounded;
 mod quote;
-pub use quote::{extractive, extractive_with, QuoteLayout, QuoteOrder, QUOTE_LAYOUT};
+pub use quote::{extractive, extractive_with, QuoteLayout, QuoteOrder, NOTHING_TO_QUOTE, QUOTE_LAYOUT};
 
 /// How answers are produced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +34,9 @@ pub enum AnswerMode {
     Extractive,
     /// Completion-style prompt for base models, chat otherwise.
     Generative,
+    /// An instruction model's short answer from the kept sentences, each claim held to the sentence it cites
+    /// (extractive with a base model).
+    Grounded,
 }
 
 /// What actually produced an answer (recorded in the trace and shown beside it).
@@ -43,6 +50,8 @@ pub enum AnsweredBy {
     Completion,
     /// A model answering Spring's augmented prompt through its chat template.
     Chat,
+    /// An instruction model's claims, each supported by the kept sentence it cites, with that sentence quoted.
+    Grounded,
     /// No kept passage held evidence: the fixed "the documents do not say" answer, no model call.
     NoEvidence,
     /// Not answered: imported candidates are judged and selected, and answered only when regenerated.
@@ -56,15 +65,30 @@ pub const NO_EVIDENCE_ANSWER: &str =
 /// The "documents do not say" answer with its reason, in agreement with what the Inspector shows: nothing was kept,
 /// or passages were kept (as relevant) but none holds evidence at the judge's answer threshold.
 pub fn no_evidence_answer(kept: usize, answer_threshold: f64) -> String {
+    no_evidence_answer_with(kept, None, answer_threshold)
+}
+
+/// [`no_evidence_answer`] with the strongest kept passage's evidence probability: a passage the selection kept for
+/// its (weak) evidence is never said to hold none — the answer says how strong the strongest is, against the
+/// threshold an answer needs.
+pub fn no_evidence_answer_with(kept: usize, best_evidence: Option<f64>, answer_threshold: f64) -> String {
+    let strongest = |among: &str| match best_evidence {
+        Some(e) if e > 0.0 => {
+            format!("the strongest evidence{among} is {e:.2}, below the {answer_threshold:.2} an answer needs")
+        }
+        _ => format!("its evidence is below the answer threshold of {answer_threshold:.2}"),
+    };
     match kept {
         0 => "The documents do not say: no retrieved passage was kept for this question.".to_string(),
         1 => format!(
-            "The documents do not say: 1 passage was kept as relevant, but it holds no evidence that answers this \
-             question (its evidence is below the answer threshold of {answer_threshold:.2})."
+            "The documents do not say: 1 passage was kept as relevant, but its evidence is too weak to answer this \
+             question ({}).",
+            strongest("")
         ),
         n => format!(
-            "The documents do not say: {n} passages were kept as relevant, but none holds evidence that answers this \
-             question (each one's evidence is below the answer threshold of {answer_threshold:.2})."
+            "The documents do not say: {n} passages were kept as relevant, but none holds evidence strong enough to \
+             answer this question ({}).",
+            strongest(" among them").replace("its evidence is", "each one's evidence is")
         ),
     }
 }
@@ -108,6 +132,7 @@ const PROMPT_LINES: &[&str] = &[
     "The user query is outside your knowledge base",
     "Politely inform the user",
     COMPLETION_INSTRUCTION,
+    grounded::GROUNDED_INSTRUCTION,
     "---------------------",
 ];
 
@@ -348,6 +373,13 @@ mod tests {
             one.contains("1 passage was kept as relevant") && one.contains("0.60"),
             "{one}"
         );
+        // Kept for weak evidence: the answer names its strength, never "holds no evidence".
+        let weak = no_evidence_answer_with(3, Some(0.21), 0.3);
+        assert!(
+            weak.contains("3 passages were kept as relevant") && weak.contains("0.21, below the 0.30"),
+            "{weak}"
+        );
+        assert!(!weak.contains("holds no evidence") && !weak.contains("none of the retrieved"));
         let three = no_evidence_answer(3, 0.55);
         assert!(
             three.contains("3 passages were kept as relevant") && three.contains("0.55"),

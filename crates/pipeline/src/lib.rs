@@ -335,11 +335,12 @@ impl<'a> Pipeline<'a> {
         let no_evidence = judged && !evidence.iter().enumerate().any(speaks);
         let base = !self.model.follows_instructions();
         let empty = sources.is_empty() && !self.options.allow_empty_context;
-        let by = match self.options.answer_mode {
+        let mut by = match self.options.answer_mode {
             _ if empty || no_evidence => AnsweredBy::NoEvidence,
             AnswerMode::Extractive => AnsweredBy::Extractive,
-            AnswerMode::Auto if base => AnsweredBy::Extractive,
+            AnswerMode::Auto | AnswerMode::Grounded if base => AnsweredBy::Extractive,
             AnswerMode::Generative if base => AnsweredBy::Completion,
+            AnswerMode::Grounded => AnsweredBy::Grounded,
             _ => AnsweredBy::Chat,
         };
         let mut fixed = |text: String| {
@@ -355,22 +356,85 @@ impl<'a> Pipeline<'a> {
             )
         };
         let mut quoted = None;
+        // The quoted sentence's passage, score and [margin, answer-shape fit, coverage], for the support model.
+        let quote_of = |ranked: &[(answer::Candidate, Vec<f64>)], i: usize| {
+            ranked.get(i).map(|(c, x)| {
+                let runner_up = ranked
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, (o, _))| o.score)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let margin = if runner_up.is_finite() {
+                    c.score - runner_up
+                } else {
+                    c.score
+                };
+                let at = |k: usize| x.get(k).copied().unwrap_or(0.0);
+                (c.source, c.score, [margin, at(5), at(2)])
+            })
+        };
         let (prompt, completion) = match by {
             AnsweredBy::NoEvidence if empty || !judged => fixed(answer::no_evidence_answer(0, 0.0)),
-            AnsweredBy::NoEvidence => fixed(answer::no_evidence_answer(
+            AnsweredBy::NoEvidence => fixed(answer::no_evidence_answer_with(
                 sources.len(),
+                evidence.iter().flatten().copied().reduce(f64::max),
                 outcome.defaults.answer_threshold,
             )),
             AnsweredBy::NotAnswered => fixed(answer::NO_EVIDENCE_ANSWER.to_string()),
             AnsweredBy::Extractive => {
                 let stats: &dyn ragsift_judge::local::signals::TermStats = self.store;
                 let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;
-                quoted = ranked.first().map(|(best, x)| {
-                    let margin = best.score - ranked.get(1).map_or(0.0, |(c, _)| c.score);
-                    let at = |i: usize| x.get(i).copied().unwrap_or(0.0);
-                    (best.source, best.score, [margin, at(5), at(2)])
-                });
+                quoted = quote_of(&ranked, 0);
                 fixed(answer::extractive(&ranked, &sources))
+            }
+            AnsweredBy::Grounded => {
+                use answer::grounded::{self, Checked};
+                let stats: &dyn ragsift_judge::local::signals::TermStats = self.store;
+                let ranked = answer::rank_sentences(query, &sources, &evidence, self.embedder, Some(stats))?;
+                let shown = grounded::prompt_sentences(&ranked);
+                let messages = grounded::grounded_messages(query, &ranked, &shown);
+                let prompt = messages
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+                let mut filter = grounded::CitationFilter::default();
+                let mut streamed = |t: &str| {
+                    let shown = filter.push(t);
+                    if !shown.is_empty() {
+                        on_token(&shown);
+                    }
+                };
+                let mut generate = self.options.generate.clone();
+                generate.max_tokens = generate.max_tokens.min(grounded::MAX_TOKENS);
+                let mut c = self.model.chat(&messages, &generate, &mut streamed, cancel)?;
+                let text = match grounded::check(&c.text, query, &ranked, &shown) {
+                    Checked::Claims(claims) => {
+                        quoted = quote_of(&ranked, claims[0].sentence);
+                        grounded::compose(&claims, &ranked, &sources)
+                    }
+                    Checked::Chosen(i) => {
+                        quoted = quote_of(&ranked, i);
+                        grounded::compose_chosen(i, &ranked, &sources)
+                    }
+                    Checked::NotFound => {
+                        by = AnsweredBy::NoEvidence;
+                        grounded::not_found_answer(sources.len(), shown.len())
+                    }
+                    Checked::Unsupported { .. } => {
+                        by = AnsweredBy::Extractive;
+                        quoted = quote_of(&ranked, 0);
+                        answer::extractive(&ranked, &sources)
+                    }
+                };
+                // What was streamed is the model's draft; the checked answer follows it (and replaces it in Chat).
+                on_token(&format!("\n\n{}\n", grounded::CHECKED_HEADING));
+                on_token(&text);
+                // The Inspector shows the prompt with the model's own reply beneath it, before the check.
+                let prompt = format!("{prompt}\n\n{}\n{}", grounded::REPLY_HEADING, c.text);
+                c.text = text;
+                (prompt, c)
             }
             AnsweredBy::Completion => {
                 let prompt = answer::completion_prompt(query, &sources);
@@ -450,21 +514,23 @@ fn support_input(
     match by {
         AnsweredBy::NoEvidence => SupportInput::NoEvidence,
         AnsweredBy::NotAnswered => SupportInput::Unassessed,
-        AnsweredBy::Extractive => match quoted.and_then(|(k, s, x)| Some((k, evidence_of(k)?, s, x))) {
-            Some((k, evidence, sentence, [margin, kind, coverage])) => SupportInput::Quoted {
-                source: k + 1,
-                evidence,
-                sentence,
-                rest: [
-                    margin,
-                    kind,
-                    coverage,
-                    all.iter().flatten().copied().fold(0.0, f64::max),
-                ],
-                fitted,
-            },
-            None => SupportInput::Unassessed,
-        },
+        AnsweredBy::Extractive | AnsweredBy::Grounded => {
+            match quoted.and_then(|(k, s, x)| Some((k, evidence_of(k)?, s, x))) {
+                Some((k, evidence, sentence, [margin, kind, coverage])) => SupportInput::Quoted {
+                    source: k + 1,
+                    evidence,
+                    sentence,
+                    rest: [
+                        margin,
+                        kind,
+                        coverage,
+                        all.iter().flatten().copied().fold(0.0, f64::max),
+                    ],
+                    fitted,
+                },
+                None => SupportInput::Unassessed,
+            }
+        }
         AnsweredBy::Completion | AnsweredBy::Chat => {
             match augment::citations(text, evidence.len())
                 .first()

@@ -1,12 +1,14 @@
 //! How well an answer is supported: a probability that the quoted or cited passage holds the answer, and the
-//! plain words the app shows for it ("well supported", "weakly supported — check the source", "no passage
-//! supports an answer").
+//! plain words the app shows for it in three bands ("well supported", "partly supported — check the source",
+//! "weakly supported — check the source"), or "no passage supports an answer" when the documents do not say.
 //!
 //! - An extractive answer with the local judge: a logistic over the quoted passage's evidence probability and the
 //!   quoted sentence's score, fitted by `ragsift-bench answers --refit-support` on the labelled set (label: the
-//!   answer holds the reference phrase) and shipped in `support_fit.json` with its two thresholds.
+//!   quoted passage holds a labelled answer span) and shipped in `support_fit.json` with its two band edges, both
+//!   chosen on held-out folds and strictly inside (0, 1). A fit whose edges cannot be reached gives no band:
+//!   the answer is "support not assessed" (its number is still shown), never an invented band.
 //! - Any other judged answer (Jev, or a model's answer citing `[n]`): the cited passage's evidence probability
-//!   as the judge gave it, well supported from 0.85 and "none" below the judge's answer threshold.
+//!   as the judge gave it, well supported from 0.85 and weakly below the judge's answer threshold.
 //! - No judge, or nothing to cite: not assessed; never an invented number.
 
 use ragsift_judge::local::model::Logistic;
@@ -20,8 +22,10 @@ pub struct SupportFit {
     pub model: Logistic,
     /// At or above: well supported (chosen out of fold so that at least 85% of such answers were right).
     pub well: f64,
-    /// Below: no passage supports an answer (chosen out of fold so that at most 10% of such answers were right).
-    pub none: f64,
+    /// At or above (and below `well`): partly supported; below: weakly supported (chosen out of fold so that at
+    /// most half of the answers below it were right).
+    #[serde(alias = "none")]
+    pub partly: f64,
     /// What it was fitted on, for the record.
     pub fitted_on: String,
 }
@@ -39,6 +43,14 @@ pub const SUPPORT_FEATURES: &[&str] = &[
     "best_evidence_logit",
 ];
 
+impl SupportFit {
+    /// Whether both band edges can be reached: `0 < partly < well < 1`. A fit whose "well" edge is 1.0 (no
+    /// threshold was right often enough) or whose lower edge is 0.0 would put every answer in one band.
+    pub fn reachable(&self) -> bool {
+        0.0 < self.partly && self.partly < self.well && self.well < 1.0
+    }
+}
+
 /// The shipped support fit (`None` before one is fitted).
 pub fn shipped() -> Option<&'static SupportFit> {
     static FIT: OnceLock<Option<SupportFit>> = OnceLock::new();
@@ -55,6 +67,8 @@ pub fn shipped() -> Option<&'static SupportFit> {
 #[serde(rename_all = "snake_case")]
 pub enum SupportLevel {
     Well,
+    /// Between the fit's two edges: the passage may hold the answer.
+    Partly,
     Weak,
     /// No passage supports an answer (also when the documents do not say).
     None,
@@ -68,6 +82,7 @@ impl SupportLevel {
     pub fn words(self) -> &'static str {
         match self {
             SupportLevel::Well => "well supported",
+            SupportLevel::Partly => "partly supported — check the source",
             SupportLevel::Weak => "weakly supported — check the source",
             SupportLevel::None => "no passage supports an answer",
             SupportLevel::NotAssessed => "support not assessed",
@@ -144,7 +159,7 @@ pub fn features(evidence: f64, sentence: f64, [margin, kind, coverage, best]: [f
 
 impl Support {
     /// The support for `input` under `fit` (the shipped one in the pipeline); a judge's own probability is read
-    /// directly, with "none" below `answer_threshold` (the judge's evidence needed to answer).
+    /// directly, weakly supported below `answer_threshold` (the judge's evidence needed to answer).
     pub fn assess(input: SupportInput, fit: Option<&SupportFit>, answer_threshold: f64) -> Support {
         let mut signals = Vec::new();
         let (probability, basis, source, evidence, sentence) = match input {
@@ -176,11 +191,11 @@ impl Support {
             },
             SupportInput::Cited { source, evidence } => (evidence, SupportBasis::JudgeEvidence, source, evidence, None),
         };
-        let (well, none) = match (basis, fit) {
-            (SupportBasis::Fitted, Some(f)) => (f.well, f.none),
-            _ => (DIRECT_WELL, answer_threshold),
+        let level = match (basis, fit) {
+            (SupportBasis::Fitted, Some(f)) if f.reachable() => level(probability, f.well, f.partly),
+            (SupportBasis::Fitted, _) => SupportLevel::NotAssessed,
+            _ => level(probability, DIRECT_WELL, answer_threshold),
         };
-        let level = level(probability, well, none);
         Support {
             probability: Some(probability),
             level,
@@ -213,12 +228,12 @@ impl Support {
 /// supported when the cited passage holds the answer with at least this probability.
 pub const DIRECT_WELL: f64 = 0.85;
 
-/// The level of `p` at thresholds `well` (inclusive) and `none` (exclusive).
-pub fn level(p: f64, well: f64, none: f64) -> SupportLevel {
+/// The band of `p` at edges `well` and `partly` (both inclusive from below).
+pub fn level(p: f64, well: f64, partly: f64) -> SupportLevel {
     if p >= well {
         SupportLevel::Well
-    } else if p < none {
-        SupportLevel::None
+    } else if p >= partly {
+        SupportLevel::Partly
     } else {
         SupportLevel::Weak
     }
@@ -238,7 +253,7 @@ mod tests {
                 bias: 0.0,
             },
             well: 0.8,
-            none: 0.2,
+            partly: 0.2,
             fitted_on: "test".into(),
         }
     }
@@ -246,9 +261,47 @@ mod tests {
     #[test]
     fn levels_at_their_boundaries() {
         assert_eq!(level(0.8, 0.8, 0.2), SupportLevel::Well);
-        assert_eq!(level(0.799_999, 0.8, 0.2), SupportLevel::Weak);
-        assert_eq!(level(0.2, 0.8, 0.2), SupportLevel::Weak);
-        assert_eq!(level(0.199_999, 0.8, 0.2), SupportLevel::None);
+        assert_eq!(level(0.799_999, 0.8, 0.2), SupportLevel::Partly);
+        assert_eq!(level(0.2, 0.8, 0.2), SupportLevel::Partly);
+        assert_eq!(level(0.199_999, 0.8, 0.2), SupportLevel::Weak);
+    }
+
+    #[test]
+    fn the_shipped_fit_has_reachable_edges() {
+        // Edges at 1.0 or 0.0 put every answer in one band ("weakly supported" whatever the number).
+        let f = shipped().expect("a support fit ships");
+        assert!(
+            f.reachable(),
+            "unreachable band edges: well {}, partly {}",
+            f.well,
+            f.partly
+        );
+        for (well, partly) in [(1.0, 0.3), (0.9, 0.0), (0.5, 0.5), (0.4, 0.6)] {
+            let g = SupportFit { well, partly, ..fit() };
+            assert!(!g.reachable(), "{well}/{partly}");
+        }
+    }
+
+    #[test]
+    fn an_unreachable_fit_gives_no_band() {
+        let f = SupportFit {
+            well: 1.0,
+            partly: 0.0,
+            ..fit()
+        };
+        let s = Support::assess(
+            SupportInput::Quoted {
+                source: 1,
+                evidence: 0.99,
+                sentence: 0.99,
+                rest: [0.2, 1.0, 0.5, 0.9],
+                fitted: true,
+            },
+            Some(&f),
+            0.3,
+        );
+        assert_eq!(s.level, SupportLevel::NotAssessed);
+        assert!(s.probability.is_some(), "the number is still shown");
     }
 
     #[test]
@@ -286,7 +339,7 @@ mod tests {
             (unfitted.probability, unfitted.basis),
             (Some(0.5), SupportBasis::JudgeEvidence)
         );
-        assert_eq!(unfitted.words, "weakly supported — check the source");
+        assert_eq!(unfitted.words, "partly supported — check the source");
         let cited = Support::assess(
             SupportInput::Cited {
                 source: 1,
@@ -295,7 +348,7 @@ mod tests {
             Some(&f),
             0.3,
         );
-        assert_eq!(cited.level, SupportLevel::None);
+        assert_eq!(cited.level, SupportLevel::Weak);
         let none = Support::assess(SupportInput::NoEvidence, Some(&f), 0.3);
         assert_eq!((none.level, none.probability), (SupportLevel::None, None));
         assert_eq!(none.words, "no passage supports an answer");

@@ -5,6 +5,7 @@ import { AnswerText } from "../components/AnswerText";
 import { Banner, Empty, ErrorBanner, Progress, SectionPath } from "../components/common";
 import { excerptAround, quotedBy } from "../logic/citations";
 import { pages, stageText } from "../logic/format";
+import { showsSupport, supportTitle } from "../logic/support";
 import { endJob, openRun, openSource, rememberTrace, startJob, view } from "../state";
 
 type Turn = {
@@ -144,8 +145,9 @@ export function Chat() {
                     </div>
                   ) : null}
                   {t.state === "error" && <ErrorBanner error={t.error} />}
-                  {t.trace && t.trace.support.level !== "not_assessed" && (
-                    <div class={`support support-${t.trace.support.level}`} data-testid="answer-support" data-level={t.trace.support.level}>
+                  {t.trace && showsSupport(t.trace.support) && (
+                    <div class={`support support-${t.trace.support.level}`} data-testid="answer-support" data-level={t.trace.support.level}
+                      title={supportTitle(t.trace.support)} data-probability={t.trace.support.probability ?? undefined}>
                       {t.trace.support.words}
                       {t.trace.support.source != null && t.trace.support.level !== "well" ? <span class="muted small"> · about passage [{t.trace.support.source}]</span> : null}
                     </div>

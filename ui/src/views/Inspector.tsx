@@ -26,6 +26,7 @@ export const ANSWERED_BY: Record<string, string> = {
   extractive: "extractive: quoted from the kept passages (no model call)",
   completion: "generative: the base model continued a plain-text prompt",
   chat: "generative: the model answered Spring's augmented prompt",
+  grounded: "grounded: the model's claims, each checked against the kept sentence it cites, with that sentence quoted",
   no_evidence: "no kept passage holds evidence: fixed answer, nothing cited",
   not_answered: "not answered yet: imported candidates are judged and selected; regenerate in Replay to answer",
 };

@@ -261,7 +261,7 @@ export function Settings() {
           </div>
           <Field label="Answer mode" name="pipeline.answer_mode" errors={errors} hint="auto: quoted sentences for a base model, generated for an instruction model or server">
             <select {...a("pipeline.answer_mode")} class="input" value={s.pipeline.answer_mode} onChange={(e) => set((d) => (d.pipeline.answer_mode = str(e) as S["pipeline"]["answer_mode"]))}>
-              <option value="auto">auto</option><option value="extractive">extractive (quote the passages)</option><option value="generative">generative (the language model writes)</option>
+              <option value="auto">auto</option><option value="extractive">extractive (quote the passages)</option><option value="grounded">grounded (the model answers, each claim checked against the sentence it cites)</option><option value="generative">generative (the language model writes)</option>
             </select>
           </Field>
         </fieldset>

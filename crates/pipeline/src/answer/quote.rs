@@ -1,7 +1,7 @@
 //! The extractive answer's text: the best sentences quoted with their source number and page, laid out by a
 //! [`QuoteLayout`] (how long a quote may be, how many, in which order).
 
-use super::{Candidate, NO_EVIDENCE_ANSWER};
+use super::Candidate;
 use crate::augment::Source;
 
 /// How the extractive answer lays out its quotes.
@@ -36,6 +36,10 @@ pub const QUOTE_LAYOUT: QuoteLayout = QuoteLayout {
     order: QuoteOrder::Score,
 };
 
+/// The extractive answer when the kept passages hold no sentence (passages were kept, so it never says that none
+/// holds evidence).
+pub const NOTHING_TO_QUOTE: &str = "The documents do not say: the kept passages hold no sentence that can be quoted.";
+
 /// The extractive answer: up to three sentences, each quoted with its source number and page, the runners-up
 /// only when they score at least 30% of the best.
 pub fn extractive(ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> String {
@@ -45,7 +49,7 @@ pub fn extractive(ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> Strin
 /// [`extractive`] with a given layout (`ranked` best first).
 pub fn extractive_with(ranked: &[(Candidate, Vec<f64>)], sources: &[Source], layout: &QuoteLayout) -> String {
     let Some((best, _)) = ranked.first() else {
-        return NO_EVIDENCE_ANSWER.to_string();
+        return NOTHING_TO_QUOTE.to_string();
     };
     let mut chosen = vec![(best, quote(best, sources, layout.quote_chars))];
     for (c, _) in ranked.iter().skip(1) {
@@ -116,7 +120,7 @@ mod tests {
             extractive(&ranked, &sources),
             "“The window is five bytes wide.” [2] (p. 2)"
         );
-        assert_eq!(extractive(&[], &sources), NO_EVIDENCE_ANSWER);
+        assert_eq!(extractive(&[], &sources), NOTHING_TO_QUOTE);
     }
 
     #[test]
