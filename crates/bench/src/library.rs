@@ -182,7 +182,7 @@ fn search(lib: &Library, embedder: &ragsift_engine::FastEmbedder, queries: usize
         for q in 0..queries {
             let mut req = SearchRequest::new(query(q));
             req.top_k = 8;
-            req.mode = mode;
+            req.search_mode = mode;
             let t = Instant::now();
             let hits = retriever.retrieve(&req)?;
             ms.push(t.elapsed().as_secs_f64() * 1e3);

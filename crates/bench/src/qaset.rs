@@ -85,7 +85,7 @@ pub fn load_with(embedder: &FastEmbedder, top_k: usize, mode: ragsift_engine::re
     for (q, ev) in questions.into_iter().zip(located) {
         let hits = retriever.retrieve(&SearchRequest {
             top_k,
-            mode,
+            search_mode: mode,
             ..SearchRequest::new(q.query.clone())
         })?;
         let family = q.family_id.clone().unwrap_or_default();

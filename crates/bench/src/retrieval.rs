@@ -77,7 +77,7 @@ pub fn run(o: &Options) -> Result<()> {
             for (i, (q, ev)) in questions.iter().zip(&located).enumerate() {
                 let hits = retriever.retrieve(&SearchRequest {
                     top_k,
-                    mode,
+                    search_mode: mode,
                     ..SearchRequest::new(q.query.clone())
                 })?;
                 characters += hits.iter().map(|h| h.chunk.text.chars().count()).sum::<usize>();

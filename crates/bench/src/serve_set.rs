@@ -32,7 +32,7 @@ pub fn requests(candidates: usize) -> Result<Vec<Value>> {
     for q in &questions {
         let hits = retriever.retrieve(&SearchRequest {
             top_k: candidates,
-            mode: SearchMode::Hybrid,
+            search_mode: SearchMode::Hybrid,
             ..SearchRequest::new(q.query.clone())
         })?;
         if hits.len() < candidates {

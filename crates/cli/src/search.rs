@@ -16,8 +16,8 @@ pub struct Args {
     #[arg(long)]
     threshold: Option<f32>,
     /// vector, keyword or hybrid.
-    #[arg(long, default_value = "vector")]
-    mode: SearchMode,
+    #[arg(long, alias = "mode", default_value = "vector")]
+    search_mode: SearchMode,
     #[arg(long)]
     json: bool,
 }
@@ -28,7 +28,7 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         query: args.query,
         top_k: args.top_k,
         threshold: args.threshold,
-        search_mode: args.mode,
+        search_mode: args.search_mode,
     })?;
     if args.json {
         print_json(&results);

@@ -87,7 +87,7 @@ fn a_searching_process_sees_a_cli_ingest_without_reopening() {
             query: "zeppelin backlog review".into(),
             top_k: 5,
             threshold: 0.0,
-            mode: SearchMode::Vector,
+            search_mode: SearchMode::Vector,
         };
         retriever.retrieve(&request).unwrap()
     };

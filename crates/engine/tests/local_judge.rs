@@ -80,7 +80,7 @@ fn build() -> Fixture {
             let hits = retriever
                 .retrieve(&SearchRequest {
                     top_k: retrieval_defaults().0,
-                    mode: retrieval_defaults().1,
+                    search_mode: retrieval_defaults().1,
                     ..SearchRequest::new(question.query.clone())
                 })
                 .unwrap();

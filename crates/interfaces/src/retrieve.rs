@@ -37,7 +37,9 @@ pub struct SearchRequest {
     pub query: String,
     pub top_k: usize,
     pub threshold: f32,
-    pub mode: SearchMode,
+    /// Vector, keyword or hybrid (`mode` before the rename, still read).
+    #[serde(alias = "mode")]
+    pub search_mode: SearchMode,
 }
 
 impl SearchRequest {
@@ -46,7 +48,7 @@ impl SearchRequest {
             query: query.into(),
             top_k: 4,
             threshold: 0.0,
-            mode: SearchMode::Vector,
+            search_mode: SearchMode::Vector,
         }
     }
 }

@@ -33,7 +33,7 @@ impl Retriever for LibraryRetriever<'_> {
             let q = self.embedder.embed(&[req.query.as_str()])?.remove(0);
             let hits = self.library.index().search(
                 &q,
-                if req.mode == SearchMode::Vector {
+                if req.search_mode == SearchMode::Vector {
                     req.top_k
                 } else {
                     pool
@@ -49,19 +49,19 @@ impl Retriever for LibraryRetriever<'_> {
         let keyword = || {
             self.library.store().keyword_search(
                 &req.query,
-                if req.mode == SearchMode::Keyword {
+                if req.search_mode == SearchMode::Keyword {
                     req.top_k
                 } else {
                     pool
                 },
             )
         };
-        let (v, k) = match req.mode {
+        let (v, k) = match req.search_mode {
             SearchMode::Vector => (vector()?, Vec::new()),
             SearchMode::Keyword => (Vec::new(), keyword()?),
             SearchMode::Hybrid => (vector()?, keyword()?),
         };
-        let fused = fuse(req.mode, &v, &k, req.top_k);
+        let fused = fuse(req.search_mode, &v, &k, req.top_k);
         let keys: Vec<u64> = fused.iter().map(|f| f.0).collect();
         let rows: HashMap<u64, ChunkRow> = self
             .library

@@ -102,7 +102,7 @@ fn search(lib: &Library, q: &str, mode: SearchMode) -> Vec<ragsift_library::Hit>
         query: q.into(),
         top_k: 4,
         threshold: 0.0,
-        mode,
+        search_mode: mode,
     };
     LibraryRetriever {
         library: lib,

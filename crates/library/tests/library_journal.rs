@@ -60,7 +60,7 @@ fn keyword(lib: &Library, q: &str) -> Vec<ragsift_library::Hit> {
         query: q.into(),
         top_k: 4,
         threshold: 0.0,
-        mode: SearchMode::Keyword,
+        search_mode: SearchMode::Keyword,
     };
     LibraryRetriever {
         library: lib,

@@ -483,7 +483,7 @@ impl<'a> Pipeline<'a> {
                         query: v.text.clone(),
                         top_k: o.top_k,
                         threshold: o.similarity_threshold,
-                        mode: o.search_mode,
+                        search_mode: o.search_mode,
                     };
                     s.spawn(move || self.retriever.retrieve(&req))
                 })

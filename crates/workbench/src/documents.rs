@@ -26,7 +26,7 @@ pub struct SearchQuery {
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResults {
     pub query: String,
-    pub mode: SearchMode,
+    pub search_mode: SearchMode,
     pub top_k: usize,
     pub threshold: f32,
     pub hits: Vec<SearchHit>,
@@ -147,7 +147,7 @@ impl Workbench {
             query: q.query.clone(),
             top_k: q.top_k.unwrap_or(lib.settings().top_k),
             threshold: q.threshold.unwrap_or(lib.settings().similarity_threshold),
-            mode: q.search_mode,
+            search_mode: q.search_mode,
         };
         let retriever = LibraryRetriever {
             library: &lib,
@@ -156,7 +156,7 @@ impl Workbench {
         let hits = retriever.retrieve(&request)?;
         Ok(SearchResults {
             query: request.query,
-            mode: request.mode,
+            search_mode: request.search_mode,
             top_k: request.top_k,
             threshold: request.threshold,
             hits: hits.into_iter().map(SearchHit::from).collect(),

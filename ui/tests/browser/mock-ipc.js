@@ -192,8 +192,8 @@
   const settings = {
     embedding_model: "all-minilm-l6-v2-int8", chunk_tokens: 256, overlap_tokens: 32, max_file_mb: 200, extract_timeout_secs: 120,
     embed_batch: 32, embed_threads: 0, top_k: 12, similarity_threshold: 0, expansion_search: 128, ocr: true, ocr_languages: "eng", store: "", user: "", spring_table: "", embedding_endpoint: "", embedding_server_model: "", embedding_api_key_env: "RAGSIFT_API_KEY",
-    chat: { backend: "embedded", model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
-    judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, mode: "hybrid", answer_mode: "auto" },
+    chat: { backend: "embedded", model_path: null, answer_model_path: null, endpoint: null, model_name: null, api_key_env: "RAGSIFT_API_KEY", context_length: 4096, threads: 0 },
+    judge: { kind: "auto", base_url: null, model: null, request: "spring" }, policy, pipeline: { rewrite: false, variants: 0, search_mode: "hybrid", answer_mode: "auto" },
     idle_unload_secs: 600,
     rates: { judge_input_per_million: null, judge_output_per_million: null, generation_input_per_million: null, generation_output_per_million: null },
   };
