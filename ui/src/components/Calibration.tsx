@@ -5,6 +5,7 @@ import { fmt, fmtInt, fmtPct } from "../logic/format";
 import { go, policyRequest } from "../state";
 import { useJob } from "../useJob";
 import { ErrorBanner } from "./common";
+import { JudgeOptions } from "./JudgeOptions";
 
 /** "0.2 0.35 0.5" → numbers; null when any entry is not a number. */
 function numbers(s: string): number[] | null {
@@ -93,7 +94,7 @@ export function Calibration(props: { browse: (set: (s: string) => void) => void 
         {path("cal-traces", "Saved traces covering both splits (optional: no judge call)", traces, setTraces, "traces.json")}
         <div class="field-row">
           <div class="field"><label for="cal-judge">Judge</label>
-            <select id="cal-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><option value="jev">Jev</option><option value="local">local</option></select></div>
+            <select id="cal-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><JudgeOptions value={judge} exclude={["auto", "none"]} /></select></div>
           <div class="field"><label for="cal-scoring">Scoring</label>
             <select id="cal-scoring" class="input" value={scoring} onChange={(e) => setScoring((e.target as HTMLSelectElement).value as ScoringStrategy)}><option value="contextual">contextual</option><option value="independent">independent</option></select></div>
           <div class="field"><label for="cal-cutoffs">Cutoffs</label><input id="cal-cutoffs" class="input" value={cutoffs} onInput={(e) => setCutoffs((e.target as HTMLInputElement).value)} /></div>

@@ -4,6 +4,7 @@ import type { JudgeCalibrationReport, JudgeKind, QuestionCalibration, Reliabilit
 import { fmt } from "../logic/format";
 import { ErrorBanner } from "./common";
 import { labelsVersion } from "../state";
+import { JudgeOptions } from "./JudgeOptions";
 
 const S = 180;
 const PAD = 24;
@@ -64,7 +65,7 @@ export function JudgeCalibrationPanel() {
       <div class="panel-head"><h2>Judge calibration</h2><span class="muted small">from your labels: does the judge's 0.7 mean 70%?</span></div>
       <div class="inline">
         <select class="input" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as JudgeKind)}>
-          <option value="auto">every judge</option><option value="jev">Jev</option><option value="local">local</option>
+          <JudgeOptions value={kind} exclude={["none"]} autoLabel="every judge" />
         </select>
         <button type="button" class="btn btn-primary" data-testid="calibrate-judge" disabled={busy} onClick={() => void run()}>Calibrate from labels</button>
       </div>

@@ -10,6 +10,7 @@ import { useJob } from "../useJob";
 import { Calibration } from "../components/Calibration";
 import { JudgeCalibrationPanel, LabelList } from "../components/JudgeCalibration";
 import { ComparePanel } from "../components/Compare";
+import { JudgeOptions } from "../components/JudgeOptions";
 
 const POLICIES: EvalPolicy[] = ["baseline", "filter", "rerank", "filter_and_rerank", "fusion"];
 const METRICS: { key: keyof Summary; label: string; int?: boolean; pct?: boolean }[] = [
@@ -122,7 +123,7 @@ export function Evaluation() {
         <div class="field-row">
           <label class="check"><input type="checkbox" checked={fromLibrary} onChange={(e) => setFromLibrary((e.target as HTMLInputElement).checked)} /> candidates from the library</label>
           <div class="field"><label for="eval-judge">Judge</label>
-            <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><option value="auto">auto (Jev with a key, else local)</option><option value="jev">Jev</option><option value="local">local</option></select></div>
+            <select id="eval-judge" class="input" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}><JudgeOptions value={judge} exclude={["none"]} autoLabel="auto (Jev with a key, else local)" /></select></div>
           <div class="field"><label for="eval-scoring">Jev scoring</label>
             <select id="eval-scoring" class="input" value={scoring} disabled={judge === "local"} onChange={(e) => setScoring((e.target as HTMLSelectElement).value as ScoringStrategy)}><option value="independent">independent (per passage)</option><option value="contextual">contextual (one request per case)</option></select></div>
           <div class="field"><label for="eval-topk">Top-k</label><input id="eval-topk" class="input input-num" type="number" min={1} max={EVAL_LIMITS.top_k_max} value={topK} onInput={(e) => setTopK(Number((e.target as HTMLInputElement).value))} /></div>

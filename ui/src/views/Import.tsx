@@ -6,6 +6,7 @@ import { JudgeTable } from "../components/JudgeTable";
 import { fmtInt } from "../logic/format";
 import { currentRunId, go, rememberTrace, runsVersion } from "../state";
 import { useJob } from "../useJob";
+import { JudgeOptions } from "../components/JudgeOptions";
 
 /** A path from the file dialog (JSON files), or null when cancelled or unavailable. */
 async function pickJson(): Promise<string | null> {
@@ -73,7 +74,7 @@ export function Import() {
         <div class="field-row">
           <div class="field"><label for="import-judge">Judge</label>
             <select id="import-judge" class="input" data-testid="import-judge" value={judge} onChange={(e) => setJudge((e.target as HTMLSelectElement).value as JudgeKind)}>
-              <option value="auto">auto (Jev with a key, else local)</option><option value="jev">Jev (rag-jev's request)</option><option value="local">local</option>
+              <JudgeOptions value={judge} exclude={["none"]} autoLabel="auto (Jev with a key, else local)" />
             </select></div>
           <button type="button" class="btn btn-primary" data-testid="import-submit" disabled={!!job || !json.trim()} onClick={() => importCandidates(false)}>Judge and import</button>
           <button type="button" class="btn btn-ghost" onClick={() => setJson(EXAMPLE)}>Insert an example</button>
