@@ -595,6 +595,11 @@ export type ChatSettings_Deserialize = {
 	backend?: ChatBackend,
 	/**  Embedded: a GGUF file; default: the model set-up installs (Gemma 3 270M Q4_K_M). */
 	model_path?: string | null,
+	/**
+	 *  Embedded: the instruction model (a GGUF with a chat template) that writes grounded answers when the chat
+	 *  model is a base model; default: the one set-up installs (Qwen2.5-Coder-0.5B-Instruct Q4_K_M), when present.
+	 */
+	answer_model_path?: string | null,
 	/**  OpenAI-compatible: base URL, e.g. `http://localhost:11434` for Ollama. */
 	endpoint?: string | null,
 	/**  OpenAI-compatible: the model name the server knows, e.g. `llama3.2`. */
@@ -613,6 +618,11 @@ export type ChatSettings_Serialize = {
 	backend: ChatBackend,
 	/**  Embedded: a GGUF file; default: the model set-up installs (Gemma 3 270M Q4_K_M). */
 	model_path: string | null,
+	/**
+	 *  Embedded: the instruction model (a GGUF with a chat template) that writes grounded answers when the chat
+	 *  model is a base model; default: the one set-up installs (Qwen2.5-Coder-0.5B-Instruct Q4_K_M), when present.
+	 */
+	answer_model_path: string | null,
 	/**  OpenAI-compatible: base URL, e.g. `http://localhost:11434` for Ollama. */
 	endpoint: string | null,
 	/**  OpenAI-compatible: the model name the server knows, e.g. `llama3.2`. */

@@ -29,7 +29,7 @@ pub struct Options {
     pub configs: Vec<String>,
     /// Fit the support model on the first extractive configuration and write it.
     pub refit_support: bool,
-    /// A GGUF that answers instead of the installed model (the judge keeps its own).
+    /// The instruction model that writes grounded answers beside the installed base model.
     pub answer_model: Option<std::path::PathBuf>,
     /// Threads for the answer model (0: llama.cpp's default).
     pub threads: usize,
@@ -83,7 +83,7 @@ pub fn run(o: &Options) -> Result<()> {
         }
         None => None,
     };
-    let answerer: &dyn LanguageModel = answer_model.as_ref().map_or(&model, |m| m);
+    let answerer = answer_model.as_ref().map(|m| m as &dyn LanguageModel);
     if let Some(path) = &o.answer_model {
         println!(
             "Answer model: {} (the judge's model: the installed one)",
@@ -167,14 +167,14 @@ pub fn print_row(name: &str, f: &Figures) {
 }
 
 /// Runs configuration `config` — `local-extractive`, `local-grounded`, `local-completion`, `local-chat`,
-/// `readout-chat` (today's default) or `none-chat` — over the set; `answerer` writes the answers, `model` is the
-/// judge's.
+/// `readout-chat` (today's default) or `none-chat` — over the set; `model` is the judge's and
+/// the answering model, `answerer` the instruction model that writes grounded answers for it.
 #[allow(clippy::too_many_arguments)]
 pub fn measure(
     set: &QaSet,
     embedder: &ragsift_engine::FastEmbedder,
     model: &dyn LanguageModel,
-    answerer: &dyn LanguageModel,
+    answerer: Option<&dyn LanguageModel>,
     config: &str,
     limit_n: usize,
     (top_k, search): (usize, ragsift_engine::retrieve::SearchMode),
@@ -186,7 +186,8 @@ pub fn measure(
     };
     let local = LocalJudge::new(embedder, Some(model), Some(set.library.store()));
     let readout = ReadoutJudge { model };
-    let mut pipeline = Pipeline::new(set.library.store(), set.library.user(), &retriever, answerer);
+    let mut pipeline = Pipeline::new(set.library.store(), set.library.user(), &retriever, model);
+    pipeline.answerer = answerer;
     pipeline.embedder = Some(embedder);
     pipeline.judge = match judge_kind {
         "local" => Some(&local as &dyn Judge),

@@ -175,7 +175,7 @@ enum Command {
         /// Only the first N questions (0 = all).
         #[arg(long, default_value_t = 0)]
         limit: usize,
-        /// Configurations: JUDGE-MODE with JUDGE local|readout|none and MODE extractive|completion|chat.
+        /// Configurations: JUDGE-MODE with JUDGE local|readout|none and MODE extractive|grounded|completion|chat.
         #[arg(long, value_delimiter = ',', default_values_t = answers::DEFAULT_CONFIGS.iter().map(|s| s.to_string()).collect::<Vec<_>>())]
         configs: Vec<String>,
         /// How the pipeline retrieves: vector, keyword or hybrid.
@@ -185,7 +185,7 @@ enum Command {
         /// crates/pipeline/src/support_fit.json.
         #[arg(long)]
         refit_support: bool,
-        /// A GGUF that writes the answers instead of the installed model (the judge keeps its own).
+        /// The instruction model (a GGUF) that writes grounded answers beside the installed base model (the judge's).
         #[arg(long)]
         answer_model: Option<std::path::PathBuf>,
         /// Threads for the answer model (0: llama.cpp's default).

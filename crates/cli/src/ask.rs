@@ -45,8 +45,9 @@ pub struct AskArgs {
     policy: PolicyArgs,
     #[arg(long)]
     max_tokens: Option<u32>,
-    /// auto (extractive for base models, chat for instruction models), extractive or generative.
-    /// Default: the saved setting.
+    /// auto (extractive for base models, chat for instruction models), extractive, grounded (an instruction
+    /// model's claims held to the sentences they cite; the installed answer model beside a base model) or
+    /// generative. Default: the saved setting.
     #[arg(long)]
     answer_mode: Option<String>,
     #[command(flatten)]
@@ -176,7 +177,7 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     o.strict = args.strict;
     if let Some(mode) = &args.answer_mode {
         o.answer_mode = serde_json::from_value(serde_json::Value::String(mode.clone()))
-            .map_err(|_| Error::Invalid(format!("unknown answer mode '{mode}' (auto, extractive, generative)")))?;
+            .map_err(|_| Error::Invalid(format!("unknown answer mode '{mode}' (auto, extractive, grounded, generative)")))?;
     }
     o.policy = args.policy.apply(o.policy)?;
     let job = format!("cli-ask-{}", std::process::id());

@@ -227,6 +227,43 @@ fn an_offline_ask_notes_the_unassessed_rule_without_warning() {
     );
 }
 
+/// `--answer-mode grounded` through the workbench: the answer model set-up installs is loaded beside the base model
+/// and called (its reply stays in the stored prompt above the check), and what is shown quotes a kept sentence with
+/// its source; `auto` stays extractive and never loads it.
+#[test]
+fn a_grounded_ask_calls_the_installed_answer_model() {
+    let home = ingested_home();
+    let ask = |mode: &str| {
+        let (code, v, err) = run_json(ragsift(home.path()).args([
+            "ask",
+            "How long is the battery warranty?",
+            "--judge",
+            "local",
+            "--answer-mode",
+            mode,
+            "--json",
+        ]));
+        assert_eq!(code, 0, "{err}");
+        v
+    };
+    let v = ask("grounded");
+    let prompt = v["prompt"].as_str().unwrap();
+    assert!(prompt.contains("the model's reply, before the check"), "{prompt}");
+    assert!(prompt.contains("Reply with one short sentence"), "{prompt}");
+    let answer = v["answer"].as_str().unwrap();
+    assert!(
+        ["grounded", "extractive"].contains(&v["answered_by"].as_str().unwrap()),
+        "{}: {answer}",
+        v["answered_by"]
+    );
+    assert!(answer.contains('“') && answer.contains("] (p."), "{answer}");
+    assert!(v["usage"]["completion_tokens"].as_u64().unwrap() > 0);
+
+    let auto = ask("auto");
+    assert_eq!(auto["answered_by"], "extractive");
+    assert_eq!(auto["prompt"], "", "an extractive answer sends no prompt");
+}
+
 #[test]
 fn eval_reads_rag_jev_files_and_refuses_stale_traces() {
     let home = tempfile::tempdir().unwrap();

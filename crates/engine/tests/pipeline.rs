@@ -387,3 +387,63 @@ fn regenerate_refuses_judgments_of_another_prompt_version() {
     assert_eq!(err.code(), "stale", "{err}");
     assert!(err.to_string().contains("prompt version"), "{err}");
 }
+
+/// A grounded answer with the installed instruction model beside the base model: the model reads the kept
+/// passages' best sentences, and what reaches the user is held to them — a claim with the source it cites and the
+/// sentence quoted, or the quotes alone — while the model's own reply stays in the trace's prompt.
+#[test]
+fn a_grounded_answer_is_held_to_the_sentences_it_cites() {
+    use ragsift_engine::pipeline::answer::grounded::{CHECKED_HEADING, REPLY_HEADING};
+    let (_dir, lib) = library();
+    let server = jev_server(200);
+    let judge = jev(&server);
+    let retriever = LibraryRetriever {
+        library: &lib,
+        embedder: embedder(),
+    };
+    let mut p = Pipeline::new(lib.store(), lib.user(), &retriever, gemma());
+    p.judge = Some(&judge);
+    p.embedder = Some(embedder());
+    p.options.top_k = 4;
+    p.options.answer_mode = AnswerMode::Grounded;
+    let ask = |p: &Pipeline<'_>| {
+        let mut streamed = String::new();
+        let t = p
+            .ask("How long is the battery warranty?", &[], &mut |t| streamed.push_str(t), &CancelToken::new())
+            .unwrap();
+        (t, streamed)
+    };
+    // Without an answer model, a base model quotes.
+    let (quoted, _) = ask(&p);
+    assert_eq!(quoted.answered_by, AnsweredBy::Extractive);
+
+    p.answerer = Some(common::answer_model());
+    let (trace, streamed) = ask(&p);
+    assert!(
+        matches!(trace.answered_by, AnsweredBy::Grounded | AnsweredBy::Extractive),
+        "{:?}: {}",
+        trace.answered_by,
+        trace.answer
+    );
+    // Whatever the model wrote, the answer quotes the kept warranty sentence with its source number.
+    let warranty = trace
+        .sources
+        .iter()
+        .find(|s| s.text.contains("36 months"))
+        .expect("the warranty passage is kept");
+    assert!(
+        trace.answer.contains("36 months") && trace.answer.contains(&format!("[{}]", warranty.number)),
+        "{}",
+        trace.answer
+    );
+    assert!(!trace.answer.contains(INJECTION), "{}", trace.answer);
+    if trace.answered_by == AnsweredBy::Grounded {
+        // The model's reply, before the check, is in the stored prompt; the stream ends with the checked answer.
+        assert!(trace.prompt.contains(REPLY_HEADING), "{}", trace.prompt);
+        assert!(
+            streamed.contains(CHECKED_HEADING) && streamed.ends_with(&trace.answer),
+            "{streamed}"
+        );
+        assert!(trace.usage.completion_tokens > 0);
+    }
+}

@@ -122,6 +122,9 @@ pub struct Pipeline<'a> {
     pub made_by: String,
     pub retriever: &'a dyn Retriever,
     pub model: &'a dyn LanguageModel,
+    /// An instruction model that writes grounded answers when `model` is a base model (the installed answer
+    /// model); without it a base model's answers are quoted.
+    pub answerer: Option<&'a dyn LanguageModel>,
     pub judge: Option<&'a dyn Judge>,
     /// Embeds sentences for the extractive answer (without it, sentences are ranked by word overlap).
     pub embedder: Option<&'a dyn Embedder>,
@@ -144,6 +147,7 @@ impl<'a> Pipeline<'a> {
             made_by: made_by.into(),
             retriever,
             model,
+            answerer: None,
             judge: None,
             embedder: None,
             questions: default_questions(),
@@ -334,10 +338,15 @@ impl<'a> Pipeline<'a> {
         let judged = evidence.iter().any(Option::is_some);
         let no_evidence = judged && !evidence.iter().enumerate().any(speaks);
         let base = !self.model.follows_instructions();
+        // Who writes a grounded answer: the model itself when it follows instructions, else the answer model.
+        let writer = if base { self.answerer } else { Some(self.model) };
         let empty = sources.is_empty() && !self.options.allow_empty_context;
         let mut by = match self.options.answer_mode {
             _ if empty || no_evidence => AnsweredBy::NoEvidence,
             AnswerMode::Extractive => AnsweredBy::Extractive,
+            // Auto quotes for a base model: grounded answers were measured no better at the top of the answer
+            // (BENCHMARKS.md, "Grounded answers"), so they are asked for by name.
+            AnswerMode::Grounded if base && writer.is_some() => AnsweredBy::Grounded,
             AnswerMode::Auto | AnswerMode::Grounded if base => AnsweredBy::Extractive,
             AnswerMode::Generative if base => AnsweredBy::Completion,
             AnswerMode::Grounded => AnsweredBy::Grounded,
@@ -408,7 +417,8 @@ impl<'a> Pipeline<'a> {
                 };
                 let mut generate = self.options.generate.clone();
                 generate.max_tokens = generate.max_tokens.min(grounded::MAX_TOKENS);
-                let mut c = self.model.chat(&messages, &generate, &mut streamed, cancel)?;
+                let writer = writer.unwrap_or(self.model);
+                let mut c = writer.chat(&messages, &generate, &mut streamed, cancel)?;
                 let text = match grounded::check(&c.text, query, &ranked, &shown) {
                     Checked::Claims(claims) => {
                         quoted = quote_of(&ranked, claims[0].sentence);

@@ -110,7 +110,7 @@ impl Workbench {
         self.run_pipeline(
             job,
             events,
-            (ask.judge, ask.jev_request),
+            (ask.judge, ask.jev_request, ask.answer_mode),
             |pipeline, on_token, cancel| {
                 let o = &mut pipeline.options;
                 (o.rewrite, o.variants, o.top_k, o.search_mode) =
@@ -149,23 +149,33 @@ impl Workbench {
         self.run_pipeline(
             job,
             events,
-            (JudgeKind::None, JevRequest::Spring),
+            (JudgeKind::None, JevRequest::Spring, AnswerMode::Auto),
             |pipeline, on_token, cancel| pipeline.regenerate(&previous, options, on_token, cancel),
         )
     }
 
-    /// Runs `f` on a pipeline over the library and the loaded model, judged by `judge`,
-    /// as job `job`, reporting stages and tokens; the resulting trace becomes the remembered one.
+    /// Runs `f` on a pipeline over the library and the loaded model, judged by `judge.0`/`judge.1`, with the answer
+    /// model beside a base model when answer mode `judge.2` is grounded, as job `job`, reporting
+    /// stages and tokens; the resulting trace becomes the remembered one.
     fn run_pipeline(
         &self,
         job: &str,
         events: Events<AskEvent>,
-        judge: (JudgeKind, JevRequest),
+        judge: (JudgeKind, JevRequest, AnswerMode),
         f: impl FnOnce(&mut Pipeline<'_>, &mut dyn FnMut(&str), &CancelToken) -> Result<Trace>,
     ) -> Result<Trace> {
         let cancel = self.jobs.start(job);
         let _done = self.jobs.finish_on_drop(job);
         let model = self.model_with_progress(&events)?;
+        let answerer = match judge.2 {
+            AnswerMode::Grounded if !model.follows_instructions() => {
+                let e = events.clone();
+                self.answer_model(Some(Box::new(move |f| {
+                    e(AskEvent::ModelLoading { fraction: f as f64 });
+                })))?
+            }
+            _ => None,
+        };
         let (lib, embedder, queries) = (self.library(), self.embedder()?, self.query_embedder()?);
         let retriever = LibraryRetriever {
             library: &lib,
@@ -173,6 +183,7 @@ impl Workbench {
         };
         let judge = self.build_judge(judge.0, judge.1, embedder.as_ref(), model.as_ref(), lib.store())?;
         let mut pipeline = Pipeline::new(lib.store(), lib.user(), &retriever, model.as_ref());
+        pipeline.answerer = answerer.as_deref();
         pipeline.options.rates = self.settings().rates;
         pipeline.embedder = Some(embedder.as_ref());
         pipeline.judge = judge.as_deref();

@@ -134,6 +134,8 @@ pub struct Workbench {
     /// The server embedder, when the settings name one.
     remote_embedder: Mutex<Option<Arc<dyn Embedder>>>,
     model: Mutex<Option<Arc<dyn LanguageModel>>>,
+    /// The instruction model that writes grounded answers for a base chat model (`None` inside: none installed).
+    answer_model: Mutex<Option<Option<Arc<dyn LanguageModel>>>>,
     /// The local embedder behind the queue served selections share (see [`served_judge`]).
     embed_queue: Mutex<Option<(Arc<FastEmbedder>, Arc<ragsift_models::embed_queue::EmbedQueue>)>>,
     /// What the local judge measured of each passage, kept between served selections.
@@ -164,6 +166,7 @@ impl Workbench {
             embedder: Mutex::new(None),
             remote_embedder: Mutex::new(None),
             model: Mutex::new(None),
+            answer_model: Mutex::new(None),
             embed_queue: Mutex::new(None),
             passage_cache: ragsift_judge::local::cache::PassageCache::new(
                 ragsift_judge::local::cache::DEFAULT_CAPACITY_BYTES,
@@ -301,6 +304,7 @@ impl Workbench {
         let old = self.settings();
         if old.chat != settings.chat {
             *self.model.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *self.answer_model.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
         if old.library.embedding_model != settings.library.embedding_model
             || old.library.embed_threads != settings.library.embed_threads
@@ -333,6 +337,7 @@ impl Workbench {
         if settings.chat != chat {
             settings.chat = chat;
             *self.model.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *self.answer_model.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
     }
 
@@ -386,6 +391,19 @@ impl Workbench {
             return Ok(m.clone());
         }
         let m: Arc<dyn LanguageModel> = Arc::from(open_model(&self.settings().chat, &self.home, progress)?);
+        *slot = Some(m.clone());
+        Ok(m)
+    }
+
+    /// The instruction model that writes grounded answers for the embedded base model, loaded on first use and
+    /// kept like [`Workbench::model`]; `None` when the chat model runs on a server or none is installed.
+    pub fn answer_model(&self, progress: Option<LoadProgress>) -> Result<Option<Arc<dyn LanguageModel>>> {
+        self.touch();
+        let mut slot = self.answer_model.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(m.clone());
+        }
+        let m = ragsift_models::llm::open_answer_model(&self.settings().chat, &self.home, progress)?.map(Arc::from);
         *slot = Some(m.clone());
         Ok(m)
     }

@@ -268,14 +268,17 @@ impl Settings {
         let chat = &self.chat;
         match chat.backend {
             ChatBackend::Embedded => {
-                if let Some(path) = chat.model_path.as_deref().filter(|p| !p.as_os_str().is_empty()) {
+                for (field, path) in [
+                    ("chat.model_path", &chat.model_path),
+                    ("chat.answer_model_path", &chat.answer_model_path),
+                ] {
+                    let Some(path) = path.as_deref().filter(|p| !p.as_os_str().is_empty()) else {
+                        continue;
+                    };
                     if !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")) {
-                        p.push(FieldProblem::new("chat.model_path", "must be a .gguf file"));
+                        p.push(FieldProblem::new(field, "must be a .gguf file"));
                     } else if !path.is_file() {
-                        p.push(FieldProblem::new(
-                            "chat.model_path",
-                            format!("{} is not a file", path.display()),
-                        ));
+                        p.push(FieldProblem::new(field, format!("{} is not a file", path.display())));
                     }
                 }
                 if !(512..=262_144).contains(&chat.context_length) {
@@ -392,6 +395,16 @@ mod tests {
         s.pipeline.variants = 8;
         s.chat.api_key_env = String::new();
         assert_eq!(s.problems(), Vec::new());
+        // The chat model and the answer model are both checked as GGUF files.
+        let mut s = Settings::default();
+        s.chat.model_path = Some("/nowhere/model.gguf".into());
+        s.chat.answer_model_path = Some("/nowhere/answers.bin".into());
+        let problems = s.problems();
+        assert_eq!(
+            problems.iter().map(|p| p.field.as_str()).collect::<Vec<_>>(),
+            ["chat.model_path", "chat.answer_model_path"]
+        );
+        assert!(problems[1].message.contains(".gguf"), "{:?}", problems[1]);
     }
 
     #[test]

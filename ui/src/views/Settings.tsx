@@ -206,6 +206,9 @@ export function Settings() {
               <Field label="GGUF model file" name="chat.model_path" errors={errors} hint="empty: the model set-up installed">
                 <input {...a("chat.model_path")} class="input" value={s.chat.model_path ?? ""} placeholder="/path/to/model.gguf" onInput={(e) => set((d) => (d.chat.model_path = opt(e)))} />
               </Field>
+              <Field label="Answer model (grounded answers)" name="chat.answer_model_path" errors={errors} hint="an instruction GGUF beside a base model; empty: the one set-up installed">
+                <input {...a("chat.answer_model_path")} class="input" value={s.chat.answer_model_path ?? ""} placeholder="/path/to/instruct-model.gguf" onInput={(e) => set((d) => (d.chat.answer_model_path = opt(e)))} />
+              </Field>
               <Field label="Context length (tokens)" name="chat.context_length" errors={errors}>
                 <input {...a("chat.context_length")} class="input input-num" type="number" value={s.chat.context_length} onInput={(e) => set((d) => (d.chat.context_length = num(e)))} />
               </Field>
@@ -259,7 +262,7 @@ export function Settings() {
               <button type="button" class="btn btn-ghost" data-testid="use-judge-defaults" onClick={() => set((d) => { d.policy.thresholds = {}; d.policy.min_relevance = null; })}>Use the judge's defaults</button>
             )}
           </div>
-          <Field label="Answer mode" name="pipeline.answer_mode" errors={errors} hint="auto: quoted sentences for a base model, generated for an instruction model or server">
+          <Field label="Answer mode" name="pipeline.answer_mode" errors={errors} hint="auto: quoted sentences for a base model, generated for an instruction model or server; grounded: the answer model's claim, checked against the sentence it cites">
             <select {...a("pipeline.answer_mode")} class="input" value={s.pipeline.answer_mode} onChange={(e) => set((d) => (d.pipeline.answer_mode = str(e) as S["pipeline"]["answer_mode"]))}>
               <option value="auto">auto</option><option value="extractive">extractive (quote the passages)</option><option value="grounded">grounded (the model answers, each claim checked against the sentence it cites)</option><option value="generative">generative (the language model writes)</option>
             </select>

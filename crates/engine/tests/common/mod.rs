@@ -36,3 +36,14 @@ pub fn gemma() -> &'static ragsift_engine::llm::embedded::EmbeddedModel {
         EmbeddedModel::load(&default_model_path(&models), &EmbeddedOptions::default(), None).expect("Gemma loads")
     })
 }
+
+/// The answer model set-up installs (Qwen2.5-Coder-0.5B-Instruct), loaded once.
+pub fn answer_model() -> &'static ragsift_engine::llm::embedded::EmbeddedModel {
+    use ragsift_engine::llm::embedded::{default_answer_model_file, EmbeddedModel, EmbeddedOptions};
+    static M: OnceLock<EmbeddedModel> = OnceLock::new();
+    M.get_or_init(|| {
+        let home = ragsift_engine::paths::data_dir().unwrap();
+        let path = default_answer_model_file(&home).expect("run ./scripts/setup.sh");
+        EmbeddedModel::load(&path, &EmbeddedOptions::default(), None).expect("the answer model loads")
+    })
+}

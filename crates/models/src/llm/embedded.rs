@@ -637,6 +637,16 @@ pub fn default_model_file(home: &Path) -> Result<PathBuf> {
     Ok(folder.join(format!("{DEFAULT_CHAT_MODEL}.gguf")))
 }
 
+/// The answer model set-up installs: an instruction model for grounded answers (Qwen2.5-Coder-0.5B-Instruct).
+pub const DEFAULT_ANSWER_MODEL: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m";
+
+/// The default answer model's file where it is installed for `home` (a user's own copy first, then the packaged
+/// one); it may be absent (set-up with `--no-chat-model`).
+pub fn default_answer_model_file(home: &Path) -> Result<PathBuf> {
+    let folder = ragsift_core::paths::model_folder(home, DEFAULT_ANSWER_MODEL)?;
+    Ok(folder.join(format!("{DEFAULT_ANSWER_MODEL}.gguf")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,3 +47,36 @@ pub fn open_model(
         }
     }
 }
+
+/// Opens the instruction model that writes grounded answers for an embedded base model: the configured answer
+/// model, else the one set-up installs. `None` when the chat model runs on a server (it answers itself) or no
+/// answer model is installed; a configured file that cannot be loaded is an error.
+pub fn open_answer_model(
+    chat: &ChatSettings,
+    home: &Path,
+    progress: Option<embedded::LoadProgress>,
+) -> Result<Option<Box<dyn LanguageModel>>> {
+    if chat.backend != ChatBackend::Embedded {
+        return Ok(None);
+    }
+    let path = match &chat.answer_model_path {
+        Some(p) => p.clone(),
+        None => match embedded::default_answer_model_file(home) {
+            Ok(p) if p.is_file() => p,
+            _ => return Ok(None),
+        },
+    };
+    let options = embedded::EmbeddedOptions {
+        context_length: chat.context_length,
+        threads: chat.threads,
+        template: None,
+    };
+    let model = embedded::EmbeddedModel::load(&path, &options, progress)?;
+    if !model.follows_instructions() {
+        return Err(Error::Invalid(format!(
+            "the answer model {} has no chat template: grounded answers need an instruction model",
+            path.display()
+        )));
+    }
+    Ok(Some(Box::new(model)))
+}

@@ -34,6 +34,9 @@ pub struct ChatSettings {
     pub backend: ChatBackend,
     /// Embedded: a GGUF file; default: the model set-up installs (Gemma 3 270M Q4_K_M).
     pub model_path: Option<PathBuf>,
+    /// Embedded: the instruction model (a GGUF with a chat template) that writes grounded answers when the chat
+    /// model is a base model; default: the one set-up installs (Qwen2.5-Coder-0.5B-Instruct Q4_K_M), when present.
+    pub answer_model_path: Option<PathBuf>,
     /// OpenAI-compatible: base URL, e.g. `http://localhost:11434` for Ollama.
     pub endpoint: Option<String>,
     /// OpenAI-compatible: the model name the server knows, e.g. `llama3.2`.
@@ -51,6 +54,7 @@ impl Default for ChatSettings {
         ChatSettings {
             backend: ChatBackend::Embedded,
             model_path: None,
+            answer_model_path: None,
             endpoint: None,
             model_name: None,
             api_key_env: "RAGSIFT_API_KEY".into(),
