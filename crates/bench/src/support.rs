@@ -38,7 +38,7 @@ const WELL_PRECISION: f64 = 0.85;
 /// The share the "well" edge is chosen for on the training documents: above the goal, since an edge chosen where
 /// the training share just reaches it falls short on documents it was not chosen on.
 const WELL_CHOICE: f64 = 0.90;
-/// At most this share of answers below the "partly" edge may hold the answer ("weakly": more likely not).
+/// "Partly" ends where the fitted rate of holding the answer falls below this share ("weakly": more likely not).
 const WEAK_RIGHT: f64 = 0.50;
 /// Each edge needs at least this many answers on its side.
 const MIN_BAND: usize = 10;
@@ -243,9 +243,9 @@ fn nested_at(rows: &[Row], p: &[f64], target: f64) -> Banded {
     }
 }
 
-/// The edges: "well" is the lowest prediction whose answers at or above it hold the answer at least 85% of the
-/// time (at least ten of them; 1.0 when none does), "partly" the highest below which at most half do (at least ten
-/// below it; 0.0 when none does), never above "well".
+/// The edges: "well" is the lowest prediction whose answers at or above it hold the answer at least 90% of the
+/// time (at least ten of them; 1.0 when none does), "partly" the lowest below it where the isotonic fit of the labels
+/// still says "at least half" (at least ten answers on each side; "well" itself when none: no partly band).
 pub fn thresholds(p: &[f64], y: &[bool], rows: &[usize]) -> (f64, f64) {
     thresholds_at(p, y, rows, WELL_CHOICE)
 }
@@ -264,28 +264,47 @@ fn thresholds_at(p: &[f64], y: &[bool], rows: &[usize], target: f64) -> (f64, f6
             well = p[i];
         }
     }
-    let mut partly = 0.0;
-    let mut right = 0;
-    for (k, &i) in order.iter().rev().enumerate() {
-        right += usize::from(y[i]);
-        let n = k + 1;
-        let next_differs = order.len() - 1 - k == 0 || p[order[order.len() - 2 - k]] > p[i];
-        if n >= MIN_BAND && next_differs && right as f64 / n as f64 <= WEAK_RIGHT {
-            partly = next_above(p, &order, i);
+    // "Partly" ends where the answers stop holding the answer more often than not: the lowest prediction below
+    // "well" whose rate on the isotonic (pool-adjacent-violators) fit of the labels is still at least one half, with
+    // at least ten answers on each side. A cumulative count from either end would let a very good top or a very poor
+    // bottom move the edge into the other band.
+    let below: Vec<usize> = order.iter().copied().filter(|&i| p[i] < well).collect();
+    let rate = isotonic(&below.iter().map(|&i| (p[i], y[i])).collect::<Vec<_>>());
+    let mut partly = well;
+    for (k, &i) in below.iter().enumerate() {
+        let (above, under) = (k + 1, below.len() - k - 1);
+        let next_differs = below.get(k + 1).is_none_or(|&j| p[j] < p[i]);
+        if rate[k] >= WEAK_RIGHT && next_differs && above >= MIN_BAND && under >= MIN_BAND {
+            partly = p[i];
         }
     }
     (well, partly.min(well))
 }
 
-/// The smallest prediction above `p[i]` (so that `p[i]` falls below it), or `p[i]` itself at the top.
-fn next_above(p: &[f64], order: &[usize], i: usize) -> f64 {
-    order
+/// The isotonic fit of `(prediction, label)` pairs given highest prediction first: each pair's rate, never rising as
+/// the prediction falls (tied predictions share one rate).
+fn isotonic(pairs: &[(f64, bool)]) -> Vec<f64> {
+    // Blocks of (sum of labels, count, pairs covered), merged while a block's rate exceeds the one above it.
+    let mut blocks: Vec<(f64, f64, usize)> = Vec::new();
+    for (k, &(p, y)) in pairs.iter().enumerate() {
+        let tied = k > 0 && pairs[k - 1].0 == p;
+        match blocks.last_mut() {
+            Some(last) if tied => *last = (last.0 + f64::from(u8::from(y)), last.1 + 1.0, last.2 + 1),
+            _ => blocks.push((f64::from(u8::from(y)), 1.0, 1)),
+        }
+        while blocks.len() > 1 {
+            let (b, a) = (blocks[blocks.len() - 1], blocks[blocks.len() - 2]);
+            if b.0 / b.1 <= a.0 / a.1 {
+                break;
+            }
+            blocks.pop();
+            *blocks.last_mut().expect("a block") = (a.0 + b.0, a.1 + b.1, a.2 + b.2);
+        }
+    }
+    blocks
         .iter()
-        .map(|&j| p[j])
-        .filter(|&v| v > p[i])
-        .fold(f64::INFINITY, f64::min)
-        .min(1.0)
-        .max(p[i])
+        .flat_map(|&(sum, n, len)| std::iter::repeat_n(sum / n, len))
+        .collect()
 }
 
 fn pct(a: usize, b: usize) -> String {
@@ -302,19 +321,24 @@ mod tests {
 
     #[test]
     fn edges_fall_where_the_labels_change() {
-        // 40 answers: the top 15 all hold the answer, the middle 10 half of them, the bottom 15 none.
-        let p: Vec<f64> = (0..40).map(|i| 1.0 - (i as f64 + 0.5) / 40.0).collect();
-        let y: Vec<bool> = (0..40).map(|i| i < 15 || (15..25).contains(&i) && i % 2 == 0).collect();
-        let all: Vec<usize> = (0..40).collect();
+        // 60 answers: the top 20 all hold the answer, the middle 20 half of them, the bottom 20 none.
+        let p: Vec<f64> = (0..60).map(|i| 1.0 - (i as f64 + 0.5) / 60.0).collect();
+        let y: Vec<bool> = (0..60).map(|i| i < 20 || (20..40).contains(&i) && i % 2 == 0).collect();
+        let all: Vec<usize> = (0..60).collect();
         let (well, partly) = thresholds(&p, &y, &all);
         assert!(0.0 < partly && partly < well && well < 1.0, "{well} {partly}");
-        let above = all.iter().filter(|&&i| p[i] >= well);
-        let (n, r) = above.fold((0, 0), |(n, r), &i| (n + 1, r + usize::from(y[i])));
-        assert!(r as f64 / n as f64 >= WELL_CHOICE && n >= MIN_BAND);
-        let below: Vec<usize> = all.iter().copied().filter(|&i| p[i] < partly).collect();
-        assert!(below.len() >= MIN_BAND && below.iter().filter(|&&i| y[i]).count() * 2 <= below.len());
+        let band = |lo: f64, hi: f64| {
+            let ids: Vec<usize> = all.iter().copied().filter(|&i| lo <= p[i] && p[i] < hi).collect();
+            (ids.len(), ids.iter().filter(|&&i| y[i]).count())
+        };
+        let (n, r) = band(well, f64::INFINITY);
+        assert!(r as f64 / n as f64 >= WELL_CHOICE && n >= MIN_BAND, "well: {r}/{n}");
+        let (n, r) = band(partly, well);
+        assert!(n >= MIN_BAND && 2 * r >= n, "partly: {r}/{n}");
+        let (n, r) = band(f64::NEG_INFINITY, partly);
+        assert!(n >= MIN_BAND && 2 * r <= n, "weakly: {r}/{n}");
         // No answer holds: no edge can be reached.
-        let (well, _) = thresholds(&p, &[false; 40], &all);
+        let (well, _) = thresholds(&p, &[false; 60], &all);
         assert_eq!(well, 1.0);
     }
 }

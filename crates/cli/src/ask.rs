@@ -176,8 +176,11 @@ pub fn ask(home: &Path, args: AskArgs) -> Result<ExitCode, Error> {
     o.jev_request = args.jev_request.unwrap_or(o.jev_request);
     o.strict = args.strict;
     if let Some(mode) = &args.answer_mode {
-        o.answer_mode = serde_json::from_value(serde_json::Value::String(mode.clone()))
-            .map_err(|_| Error::Invalid(format!("unknown answer mode '{mode}' (auto, extractive, grounded, generative)")))?;
+        o.answer_mode = serde_json::from_value(serde_json::Value::String(mode.clone())).map_err(|_| {
+            Error::Invalid(format!(
+                "unknown answer mode '{mode}' (auto, extractive, grounded, generative)"
+            ))
+        })?;
     }
     o.policy = args.policy.apply(o.policy)?;
     let job = format!("cli-ask-{}", std::process::id());

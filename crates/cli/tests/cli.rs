@@ -64,7 +64,10 @@ fn ingest_search_list_remove_doctor() {
     assert!(hits[0]["text"].as_str().unwrap().to_lowercase().contains("warranty"));
     let (_, v) = run_json(ragsift(home.path()).args(["search", "warranty", "--search-mode", "hybrid", "--json"]));
     assert!(!v["hits"].as_array().unwrap().is_empty());
-    assert_eq!(v["search_mode"], "hybrid", "the results name the search as the request does");
+    assert_eq!(
+        v["search_mode"], "hybrid",
+        "the results name the search as the request does"
+    );
 
     let (_, v) = run_json(ragsift(home.path()).args(["library", "list", "--json"]));
     let docs = v["documents"].as_array().unwrap();

@@ -409,7 +409,12 @@ fn a_grounded_answer_is_held_to_the_sentences_it_cites() {
     let ask = |p: &Pipeline<'_>| {
         let mut streamed = String::new();
         let t = p
-            .ask("How long is the battery warranty?", &[], &mut |t| streamed.push_str(t), &CancelToken::new())
+            .ask(
+                "How long is the battery warranty?",
+                &[],
+                &mut |t| streamed.push_str(t),
+                &CancelToken::new(),
+            )
             .unwrap();
         (t, streamed)
     };

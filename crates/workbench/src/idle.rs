@@ -49,8 +49,8 @@ impl Workbench {
             .is_some();
         let embedder = self.embedder.lock().unwrap_or_else(|e| e.into_inner()).take().is_some() || queue;
         self.remote_embedder.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let answer_model = (self.answer_model.lock().unwrap_or_else(|e| e.into_inner()).take())
-            .is_some_and(|m| m.is_some());
+        let answer_model =
+            (self.answer_model.lock().unwrap_or_else(|e| e.into_inner()).take()).is_some_and(|m| m.is_some());
         let language_model = self.model.lock().unwrap_or_else(|e| e.into_inner()).take().is_some() || answer_model;
         if embedder || language_model {
             trim_heap();
