@@ -88,6 +88,28 @@ fn jev(server: &Server) -> JevJudge {
     JevJudge::new(c).unwrap()
 }
 
+fn retriever(lib: &Library) -> LibraryRetriever<'_> {
+    LibraryRetriever {
+        library: lib,
+        embedder: embedder(),
+    }
+}
+
+/// A pipeline over `lib` with Gemma, judged by `judge`, its sentences embedded, top 4, answering in `mode`.
+fn judged<'a>(
+    lib: &'a Library,
+    retriever: &'a LibraryRetriever<'a>,
+    judge: &'a dyn Judge,
+    mode: AnswerMode,
+) -> Pipeline<'a> {
+    let mut p = Pipeline::new(lib.store(), lib.user(), retriever, gemma());
+    p.judge = Some(judge);
+    p.embedder = Some(embedder());
+    p.options.top_k = 4;
+    p.options.answer_mode = mode;
+    p
+}
+
 fn ask(lib: &Library, judge: Option<&dyn Judge>, strict: bool) -> ragsift_engine::Result<Trace> {
     let retriever = LibraryRetriever {
         library: lib,
@@ -209,15 +231,8 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
             "nothing cited: not assessed"
         ),
     }
-    let retriever = LibraryRetriever {
-        library: &lib,
-        embedder: embedder(),
-    };
-    let mut p = Pipeline::new(lib.store(), lib.user(), &retriever, gemma());
-    p.judge = Some(&judge);
-    p.embedder = Some(embedder());
-    p.options.top_k = 4;
-    p.options.answer_mode = AnswerMode::Extractive;
+    let retriever = retriever(&lib);
+    let p = judged(&lib, &retriever, &judge, AnswerMode::Extractive);
     let quoted = p
         .ask(
             "How long is the battery warranty?",
@@ -397,15 +412,8 @@ fn a_grounded_answer_is_held_to_the_sentences_it_cites() {
     let (_dir, lib) = library();
     let server = jev_server(200);
     let judge = jev(&server);
-    let retriever = LibraryRetriever {
-        library: &lib,
-        embedder: embedder(),
-    };
-    let mut p = Pipeline::new(lib.store(), lib.user(), &retriever, gemma());
-    p.judge = Some(&judge);
-    p.embedder = Some(embedder());
-    p.options.top_k = 4;
-    p.options.answer_mode = AnswerMode::Grounded;
+    let retriever = retriever(&lib);
+    let mut p = judged(&lib, &retriever, &judge, AnswerMode::Grounded);
     let ask = |p: &Pipeline<'_>| {
         let mut streamed = String::new();
         let t = p
