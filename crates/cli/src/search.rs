@@ -38,7 +38,7 @@ pub fn run(home: &Path, args: Args) -> Result<ExitCode, Error> {
         for h in &results.hits {
             let pages = ragsift_workbench::page_range(h.page_start, h.page_end);
             let preview: String = h.text.chars().take(240).collect();
-            let (document, preview) = (crate::term::plain(&h.document), crate::term::plain(&preview));
+            let (document, preview) = (crate::term::plain(&h.document), crate::term::one_line(&preview));
             println!("{}. [{:.3}] {document} ({pages})\n   {preview}…\n", h.rank, h.score);
         }
     }

@@ -16,9 +16,23 @@ pub fn plain(s: &str) -> String {
     out
 }
 
+/// Document text on one line: runs of whitespace (newlines and tabs included) become one space, then [`plain`].
+pub fn one_line(s: &str) -> String {
+    plain(&s.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::plain;
+    use super::{one_line, plain};
+
+    #[test]
+    fn document_text_reads_on_one_line() {
+        assert_eq!(
+            one_line("Retrieval modes\n\nEvery search\truns"),
+            "Retrieval modes Every search runs"
+        );
+        assert_eq!(one_line("a\u{1b}[2J b"), "a\\u{1b}[2J b");
+    }
 
     #[test]
     fn escapes_are_shown_not_sent() {
