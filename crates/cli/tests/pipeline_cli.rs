@@ -256,7 +256,7 @@ fn a_grounded_ask_calls_the_installed_answer_model() {
         "{}: {answer}",
         v["answered_by"]
     );
-    assert!(answer.contains('“') && answer.contains("] (p."), "{answer}");
+    assert!(answer.contains('“') && answer.contains("] (p"), "{answer}");
     assert!(v["usage"]["completion_tokens"].as_u64().unwrap() > 0);
 
     let auto = ask("auto");
