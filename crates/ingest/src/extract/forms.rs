@@ -9,7 +9,7 @@
 //! as it is. Only the in-memory copy given to pdf-extract changes.
 
 use super::fonts::{form_resources, inherited_resources, resolve, sub_dict};
-use super::hidden::scan_ops;
+use super::hidden::{multiply, scan_ops};
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -26,18 +26,6 @@ const MAX_COPIED_BYTES: usize = 64 << 20;
 const MAX_DEPTH: usize = super::guard::MAX_FORM_DEPTH;
 /// The most decoded bytes of one content stream looked at.
 const MAX_CONTENT_BYTES: u64 = 8 << 20;
-
-/// `m` then `c`: the matrix `m × c`.
-fn multiply(m: &Matrix, c: &Matrix) -> Matrix {
-    [
-        m[0] * c[0] + m[1] * c[2],
-        m[0] * c[1] + m[1] * c[3],
-        m[2] * c[0] + m[3] * c[2],
-        m[2] * c[1] + m[3] * c[3],
-        m[4] * c[0] + m[5] * c[2] + c[4],
-        m[4] * c[1] + m[5] * c[3] + c[5],
-    ]
-}
 
 fn is_identity(m: &Matrix) -> bool {
     m[..4].iter().zip(&IDENTITY[..4]).all(|(a, b)| (a - b).abs() < 1e-6) && m[4].abs() < 1e-3 && m[5].abs() < 1e-3

@@ -8,7 +8,7 @@
 
 use super::layout::Glyph;
 mod walk;
-pub(super) use walk::scan_ops;
+pub(super) use walk::{multiply, scan_ops};
 
 use lopdf::content::{Content, Operation};
 use lopdf::{Dictionary, Document, Object, ObjectId};

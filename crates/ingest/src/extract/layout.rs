@@ -283,17 +283,22 @@ fn trim_furniture(p: &mut paragraphs::Paragraph, lines: &[Segment]) {
 
 /// The font size of most of the page's text (the median over characters).
 fn body_size(lines: &[Segment]) -> f64 {
-    let mut sizes: Vec<(f64, usize)> = lines.iter().map(|l| (l.size, l.text.len())).collect();
-    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let half = sizes.iter().map(|s| s.1).sum::<usize>() / 2;
+    weighted_median(lines.iter().map(|l| (l.size, l.text.len()))).unwrap_or(0.0)
+}
+
+/// The median of `values` each counted `weight` times (`None` when the weights sum to nothing).
+pub(crate) fn weighted_median(values: impl IntoIterator<Item = (f64, usize)>) -> Option<f64> {
+    let mut values: Vec<(f64, usize)> = values.into_iter().collect();
+    values.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = values.iter().map(|v| v.1).sum::<usize>() / 2;
     let mut seen = 0;
-    for (size, n) in sizes {
+    for (value, n) in values {
         seen += n;
         if seen > half {
-            return size;
+            return Some(value);
         }
     }
-    0.0
+    None
 }
 
 /// The empty band `x0..x1` between two columns.

@@ -184,20 +184,10 @@ fn largest_type(page: &PageText) -> Option<String> {
 
 /// The font size of most of the page's lines, weighted by their length.
 fn body_size(page: &PageText) -> Option<f32> {
-    let mut sizes: Vec<(f32, usize)> = (page.lines.iter())
+    let sizes = (page.lines.iter())
         .filter(|l| l.size > 0.0)
-        .map(|l| (l.size, l.end.saturating_sub(l.start)))
-        .collect();
-    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let half = sizes.iter().map(|s| s.1).sum::<usize>() / 2;
-    let mut seen = 0;
-    for (size, n) in sizes {
-        seen += n;
-        if seen > half {
-            return Some(size);
-        }
-    }
-    None
+        .map(|l| (f64::from(l.size), l.end.saturating_sub(l.start)));
+    crate::extract::layout::weighted_median(sizes).map(|s| s as f32)
 }
 
 /// An arXiv identifier stamp ("arXiv:1706.03762v7 [cs.CL] 2 Aug 2023").

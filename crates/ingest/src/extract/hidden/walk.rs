@@ -65,15 +65,9 @@ impl<'a> Walker<'a> {
             "q" => self.stack.push(state.clone()),
             "Q" => *state = self.stack.pop().unwrap_or_default(),
             "cm" if nums.len() == 6 => {
-                let (m, c) = (nums, state.ctm);
-                state.ctm = [
-                    m[0] * c[0] + m[1] * c[2],
-                    m[0] * c[1] + m[1] * c[3],
-                    m[2] * c[0] + m[3] * c[2],
-                    m[2] * c[1] + m[3] * c[3],
-                    m[4] * c[0] + m[5] * c[2] + c[4],
-                    m[4] * c[1] + m[5] * c[3] + c[5],
-                ];
+                if let Ok(m) = nums.try_into() {
+                    state.ctm = multiply(m, &state.ctm);
+                }
             }
             "m" | "l" | "c" | "v" | "y" => {
                 for xy in nums.chunks_exact(2) {
@@ -405,6 +399,18 @@ fn skip_inline_image(bytes: &[u8], from: usize) -> usize {
         i += 1;
     }
     bytes.len()
+}
+
+/// `m` then `c`: the PDF matrix product `m × c` (a `cm` operator's matrix applied before the current one).
+pub(in crate::extract) fn multiply(m: &[f64; 6], c: &[f64; 6]) -> [f64; 6] {
+    [
+        m[0] * c[0] + m[1] * c[2],
+        m[0] * c[1] + m[1] * c[3],
+        m[2] * c[0] + m[3] * c[2],
+        m[2] * c[1] + m[3] * c[3],
+        m[4] * c[0] + m[5] * c[2] + c[4],
+        m[4] * c[1] + m[5] * c[3] + c[5],
+    ]
 }
 
 #[cfg(test)]
