@@ -122,6 +122,8 @@ struct Load {
     ms: Vec<f64>,
     errors: usize,
     statuses: BTreeMap<String, usize>,
+    /// The requests not applied: client, request number, milliseconds, status.
+    missed: Vec<(usize, usize, f64, String)>,
     wall: Duration,
     recorded: usize,
     _home: tempfile::TempDir,
@@ -180,6 +182,10 @@ fn load(ragsift: &Path, plan: &Plan, clients: usize, per_client: usize, extra: &
     for s in results.iter().flat_map(|r| &r.1) {
         *statuses.entry(s.clone()).or_default() += 1;
     }
+    let missed = (results.iter().enumerate())
+        .flat_map(|(c, (ms, st))| (ms.iter().zip(st).enumerate()).map(move |(i, (m, s))| (c, i, *m, s.clone())))
+        .filter(|(_, _, _, s)| s != "applied")
+        .collect();
     let errors = statuses.get("error").copied().unwrap_or(0);
     let served: Vec<f64> = results.into_iter().flat_map(|r| r.0).collect();
     let recorded = runs_in(ragsift, home.path())?;
@@ -188,6 +194,7 @@ fn load(ragsift: &Path, plan: &Plan, clients: usize, per_client: usize, extra: &
         ms: served,
         errors,
         statuses,
+        missed,
         wall,
         recorded,
         _home: home,
@@ -290,6 +297,9 @@ pub fn run(clients: usize, per_client: usize, baseline: usize, candidates: Optio
     for (name, l) in [("serve", &recording), ("serve --no-record", &unrecorded)] {
         let statuses: Vec<String> = l.statuses.iter().map(|(s, n)| format!("{n} {s}")).collect();
         println!("\n{name}: {}", statuses.join(", "));
+        for (c, i, ms, status) in &l.missed {
+            println!("- client {c}, request {i}: {status} after {ms:.0} ms");
+        }
     }
     println!(
         "\nerrors: {errors}; runs recorded: {recorded} of {} requests (+1 warm-up)",

@@ -9,6 +9,7 @@ pub mod compute;
 pub mod error;
 pub mod fsx;
 pub mod ids;
+pub mod lru;
 pub mod paths;
 pub mod place;
 pub mod progress;

@@ -3,8 +3,8 @@
 //! passage goes first.
 
 use super::text::Sentence;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
+use ragsift_core::lru::Lru;
+use std::sync::Arc;
 
 /// What the local judge knows of a passage before it sees the question.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,89 +54,31 @@ impl PassageKey {
     }
 }
 
-/// How the cache has done since it was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CacheStats {
-    pub entries: usize,
-    pub bytes: usize,
-    pub hits: u64,
-    pub misses: u64,
-}
+pub use ragsift_core::lru::CacheStats;
 
 /// A least-recently-used map of measured passages, at most `capacity` bytes (as [`PassageSignals::bytes`] counts
 /// them); shared by concurrent selections.
-pub struct PassageCache {
-    capacity: usize,
-    inner: Mutex<Lru>,
-}
-
-#[derive(Default)]
-struct Lru {
-    /// Key → the passage, its size and its last use.
-    entries: HashMap<PassageKey, (Arc<PassageSignals>, usize, u64)>,
-    /// Last use → key, oldest first.
-    order: BTreeMap<u64, PassageKey>,
-    clock: u64,
-    stats: CacheStats,
-}
+pub struct PassageCache(Lru<PassageKey, Arc<PassageSignals>>);
 
 impl PassageCache {
     pub fn new(capacity: usize) -> PassageCache {
-        PassageCache {
-            capacity,
-            inner: Mutex::new(Lru::default()),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Lru> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        PassageCache(Lru::new(capacity))
     }
 
     /// The passage under `key`, now the most recently used.
     pub fn get(&self, key: &PassageKey) -> Option<Arc<PassageSignals>> {
-        let mut lru = self.lock();
-        lru.clock += 1;
-        let now = lru.clock;
-        let Some((value, _, used)) = lru.entries.get_mut(key) else {
-            lru.stats.misses += 1;
-            return None;
-        };
-        let (value, before) = (value.clone(), std::mem::replace(used, now));
-        lru.order.remove(&before);
-        lru.order.insert(now, key.clone());
-        lru.stats.hits += 1;
-        Some(value)
+        self.0.get(key)
     }
 
     /// Keeps `value` under `key` (replacing what was there), then drops the least recently used passages until the
     /// cache fits its capacity. A passage larger than the whole capacity is not kept.
     pub fn insert(&self, key: PassageKey, value: Arc<PassageSignals>) {
         let size = value.bytes();
-        if size > self.capacity {
-            return;
-        }
-        let mut lru = self.lock();
-        lru.clock += 1;
-        let now = lru.clock;
-        if let Some((_, old_size, used)) = lru.entries.insert(key.clone(), (value, size, now)) {
-            lru.order.remove(&used);
-            lru.stats.bytes -= old_size;
-        }
-        lru.order.insert(now, key);
-        lru.stats.bytes += size;
-        while lru.stats.bytes > self.capacity {
-            let Some((_, oldest)) = lru.order.pop_first() else {
-                break;
-            };
-            if let Some((_, size, _)) = lru.entries.remove(&oldest) {
-                lru.stats.bytes -= size;
-            }
-        }
-        lru.stats.entries = lru.entries.len();
+        self.0.insert(key, value, size);
     }
 
     pub fn stats(&self) -> CacheStats {
-        self.lock().stats
+        self.0.stats()
     }
 }
 
