@@ -112,12 +112,19 @@ mod tests {
         assert_eq!(lru.get(&"a"), Some(1), "a is now the most recent");
         lru.insert("d", 4, 10);
         assert_eq!(lru.get(&"b"), None, "b was the least recently used");
-        assert_eq!((lru.get(&"a"), lru.get(&"c"), lru.get(&"d")), (Some(1), Some(3), Some(4)));
+        assert_eq!(
+            (lru.get(&"a"), lru.get(&"c"), lru.get(&"d")),
+            (Some(1), Some(3), Some(4))
+        );
         lru.insert("huge", 5, 31);
         assert_eq!(lru.get(&"huge"), None);
         lru.insert("a", 6, 20);
         let s = lru.stats();
-        assert_eq!((s.entries, s.bytes), (2, 30), "replacing a value counts its new size: {s:?}");
+        assert_eq!(
+            (s.entries, s.bytes),
+            (2, 30),
+            "replacing a value counts its new size: {s:?}"
+        );
         assert_eq!((s.hits, s.misses), (4, 2));
     }
 }
