@@ -1016,6 +1016,15 @@ export type Disagreement = {
 	b: number,
 };
 
+/**  What a document was read from: for a file, the loader that read it says so, and the library stores it. */
+export type DocumentKind = 
+/**  A PDF, read page by page (its pages can be drawn). */
+"pdf" | 
+/**  Plain text or Markdown. */
+"text" | 
+/**  Rows of a Spring AI application's vector store, read in place (no file here). */
+"spring";
+
 /**  A document as the library lists it. */
 export type DocumentRow = DocumentRow_Serialize | DocumentRow_Deserialize;
 
@@ -1026,7 +1035,8 @@ export type DocumentRow_Deserialize = {
 	title: string,
 	/**  The title is the user's (a rename), kept when the file is ingested again. */
 	renamed: boolean,
-	kind: string,
+	/**  What kind of file it was read from. */
+	kind: DocumentKind,
 	checksum: string,
 	size_bytes: number,
 	page_count: number,
@@ -1043,7 +1053,8 @@ export type DocumentRow_Serialize = {
 	title: string,
 	/**  The title is the user's (a rename), kept when the file is ingested again. */
 	renamed: boolean,
-	kind: string,
+	/**  What kind of file it was read from. */
+	kind: DocumentKind,
 	checksum: string,
 	size_bytes: number,
 	page_count: number,

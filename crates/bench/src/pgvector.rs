@@ -136,7 +136,7 @@ fn document(d: usize, batch: &[Vec<f32>]) -> (DocumentRow, Vec<NewChunk>) {
         path: format!("/bench/{id}.pdf"),
         title: id,
         renamed: false,
-        kind: "pdf".into(),
+        kind: ragsift_engine::DocumentKind::Pdf,
         checksum: format!("{d:064}"),
         size_bytes: 0,
         page_count: 1,

@@ -6,6 +6,7 @@
 pub mod bounded;
 pub mod cancel;
 pub mod compute;
+pub mod document_kind;
 pub mod error;
 pub mod fsx;
 pub mod ids;
@@ -18,6 +19,7 @@ pub mod rng;
 pub mod secret;
 
 pub use cancel::CancelToken;
+pub use document_kind::DocumentKind;
 pub use error::{DbError, Error, FieldProblem, JudgeCode, NoTextOcr, Result};
 pub use paths::RuntimePaths;
 pub use place::{page_range, ChunkPlace, PageBox};

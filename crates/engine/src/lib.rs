@@ -15,7 +15,7 @@ pub use ragsift_store::{backend, index, pg, sqlite};
 pub use ragsift_workbench as workbench;
 pub use ragsift_workbench::settings;
 
-pub use ragsift_core::{page_range, CancelToken, ChunkPlace, Error, JudgeCode, Result, RuntimePaths};
+pub use ragsift_core::{page_range, CancelToken, ChunkPlace, DocumentKind, Error, JudgeCode, Result, RuntimePaths};
 pub use ragsift_interfaces as interfaces;
 pub use ragsift_library::{
     FileReport, Hit, IngestReport, Library, LibraryConfig, LibraryRetriever, Retriever, SearchMode, SearchRequest,

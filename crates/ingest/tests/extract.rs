@@ -4,6 +4,7 @@
 mod common;
 
 use common::{fixture, words};
+use ragsift_core::DocumentKind;
 use ragsift_ingest::extract::{extract_file, Limits};
 use ragsift_ingest::quality::{char_accuracy, word_similarity};
 use ragsift_ingest::Error;
@@ -63,6 +64,19 @@ fn multipage_text_with_page_numbers_hyphenation_and_winansi() {
     );
     assert!(!all.contains("tempera- ture") && !all.contains("tempera-ture"));
     assert!(!all.is_ascii(), "WinAnsi accents decode to Unicode");
+}
+
+#[test]
+fn the_extractor_names_the_kind_of_file_it_read() {
+    let pdf = extract_file(&fixture("pdf/multipage.pdf"), LIMITS).unwrap();
+    assert_eq!(pdf.kind, DocumentKind::Pdf);
+    for text in ["text/plain.txt", "text/notes.md"] {
+        assert_eq!(
+            extract_file(&fixture(text), LIMITS).unwrap().kind,
+            DocumentKind::Text,
+            "{text}"
+        );
+    }
 }
 
 #[test]

@@ -168,7 +168,8 @@ pub struct DocumentRow {
     pub title: String,
     /// The title is the user's (a rename), kept when the file is ingested again.
     pub renamed: bool,
-    pub kind: String,
+    /// What it was read from: a PDF, a text file, or a Spring AI application's vector store.
+    pub kind: ragsift_core::DocumentKind,
     pub checksum: String,
     pub size_bytes: u64,
     pub page_count: u32,

@@ -104,7 +104,7 @@ impl Workbench {
             .store()
             .document(document_id)?
             .ok_or_else(|| Error::NotFound(format!("document {document_id}")))?;
-        if doc.kind != "pdf" || !std::path::Path::new(&doc.path).is_file() {
+        if doc.kind != ragsift_core::DocumentKind::Pdf || !std::path::Path::new(&doc.path).is_file() {
             return Ok(None);
         }
         let n = page.to_string();

@@ -52,6 +52,7 @@ pub fn page_glyphs(path: &Path, number: u32) -> Result<Vec<Glyph>> {
 
 use crate::structure::{Heading, TextLine};
 use crate::{Error, Result};
+use ragsift_core::DocumentKind;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::mpsc;
@@ -119,6 +120,8 @@ pub enum Decoding {
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Extracted {
+    /// What kind of file it was read from (the loader's).
+    pub kind: DocumentKind,
     pub pages: Vec<PageText>,
     pub empty_pages: Vec<u32>,
     pub failed_pages: Vec<u32>,
@@ -221,6 +224,8 @@ impl Extracted {
 /// A loader: a named stage that reads one kind of file into pages.
 pub trait Loader: Send + Sync {
     fn name(&self) -> &'static str;
+    /// The kind of file it reads (what the library stores of a document it read).
+    fn kind(&self) -> DocumentKind;
     fn accepts(&self, path: &Path) -> bool;
     fn load(&self, path: &Path, bytes: &[u8]) -> Result<Vec<PageText>>;
     /// [`Loader::load`], with the title the file's metadata gives, if any.
@@ -235,6 +240,9 @@ pub struct PdfLoader;
 impl Loader for PdfLoader {
     fn name(&self) -> &'static str {
         "pdf"
+    }
+    fn kind(&self) -> DocumentKind {
+        DocumentKind::Pdf
     }
     fn accepts(&self, path: &Path) -> bool {
         has_ext(path, &["pdf"])
@@ -253,6 +261,9 @@ pub struct TextLoader;
 impl Loader for TextLoader {
     fn name(&self) -> &'static str {
         "text"
+    }
+    fn kind(&self) -> DocumentKind {
+        DocumentKind::Text
     }
     fn accepts(&self, path: &Path) -> bool {
         has_ext(path, &["txt", "md", "markdown", "text"])
@@ -332,9 +343,9 @@ pub fn extract_file_with_ocr(
         return Err(Error::Unsupported { path: path.into() });
     }
     let bytes = read_capped(path, limits.max_file_mb)?;
-    let (mut pages, title) = load_pages(path, bytes, limits)?;
+    let (kind, (mut pages, title)) = load_pages(path, bytes, limits)?;
     let stop = ocr::read_pages(path, &mut pages, options, on_ocr);
-    finish(path, pages, title)
+    finish(path, kind, pages, title)
         .map(|ex| Extracted { ocr_stop: stop, ..ex }.with_ocr(ragsift_core::NoTextOcr::Read))
         .map_err(|e| e.with_ocr(ragsift_core::NoTextOcr::Read))
 }
@@ -345,16 +356,18 @@ pub const PARSER_CRASHED: &str = "the parser crashed";
 /// [`extract_file`] on bytes already read (`path` picks the loader and names the file in errors); the size limit is
 /// the caller's.
 pub fn extract_bytes(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Extracted> {
-    let (pages, title) = load_pages(path, bytes, limits)?;
-    finish(path, pages, title)
+    let (kind, (pages, title)) = load_pages(path, bytes, limits)?;
+    finish(path, kind, pages, title)
 }
 
-/// The loader on its own thread with the deadline: the pages and the metadata's title.
-fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<(Vec<PageText>, Option<String>)> {
+/// The loader on its own thread with the deadline: its kind, the pages and the metadata's title.
+type Loaded = (DocumentKind, (Vec<PageText>, Option<String>));
+fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<Loaded> {
     let loader = default_loaders()
         .into_iter()
         .find(|l| l.accepts(path))
         .ok_or_else(|| Error::Unsupported { path: path.into() })?;
+    let kind = loader.kind();
     let (tx, rx) = mpsc::channel();
     let owned = path.to_path_buf();
     std::thread::Builder::new()
@@ -380,11 +393,11 @@ fn load_pages(path: &Path, bytes: Vec<u8>, limits: Limits) -> Result<(Vec<PageTe
             })
         }
     };
-    Ok(pages)
+    Ok((kind, pages))
 }
 
 /// Which pages are empty, failed or read by OCR, and the title; `NoText` when no page has text.
-fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> Result<Extracted> {
+fn finish(path: &Path, kind: DocumentKind, pages: Vec<PageText>, metadata_title: Option<String>) -> Result<Extracted> {
     let ocr_pages: Vec<u32> = pages.iter().filter(|p| p.ocr).map(|p| p.number).collect();
     let empty_pages: Vec<u32> = pages
         .iter()
@@ -410,6 +423,7 @@ fn finish(path: &Path, pages: Vec<PageText>, metadata_title: Option<String>) -> 
         });
     }
     Ok(Extracted {
+        kind,
         title: crate::extract::title::document_title(path, metadata_title.as_deref(), &pages),
         pages,
         empty_pages,

@@ -96,6 +96,7 @@ pub struct WirePage {
 /// [`Extracted`] across the pipe.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct WireExtracted {
+    kind: ragsift_core::DocumentKind,
     pages: Vec<WirePage>,
     empty_pages: Vec<u32>,
     failed_pages: Vec<u32>,
@@ -116,6 +117,7 @@ pub struct WireExtracted {
 impl From<Extracted> for WireExtracted {
     fn from(ex: Extracted) -> Self {
         WireExtracted {
+            kind: ex.kind,
             pages: (ex.pages.into_iter())
                 .map(|p| WirePage {
                     number: p.number,
@@ -148,6 +150,7 @@ impl From<Extracted> for WireExtracted {
 impl From<WireExtracted> for Extracted {
     fn from(w: WireExtracted) -> Self {
         Extracted {
+            kind: w.kind,
             pages: (w.pages.into_iter())
                 .map(|p| PageText {
                     number: p.number,
@@ -297,6 +300,7 @@ mod tests {
             why: OcrLimit::Pages(7),
         };
         let ex = Extracted {
+            kind: ragsift_core::DocumentKind::Text,
             pages: vec![PageText {
                 number: 1,
                 text: "x".into(),
@@ -316,5 +320,6 @@ mod tests {
         let line = serde_json::to_string(&WireExtracted::from(ex)).unwrap();
         let back = Extracted::from(serde_json::from_str::<WireExtracted>(&line).unwrap());
         assert_eq!(back.ocr_stop, Some(stop));
+        assert_eq!(back.kind, ragsift_core::DocumentKind::Text);
     }
 }

@@ -7,7 +7,7 @@ use crate::{Error, Result};
 use ragsift_core::ids;
 use ragsift_core::progress::{IngestEvent, IngestStatus, Progress};
 use ragsift_ingest::chunk::TokenChunker;
-use ragsift_ingest::extract::{self, Loader};
+use ragsift_ingest::extract;
 use ragsift_interfaces::embed::Embedder;
 use ragsift_interfaces::llm::CancelToken;
 use ragsift_store::sqlite::{DocumentRow, NewChunk, NewPage};
@@ -317,12 +317,7 @@ impl Library {
             path: canonical_str,
             renamed: renamed.is_some(),
             title: renamed.unwrap_or_else(|| extracted.title.clone()),
-            kind: if extract::PdfLoader.accepts(&canonical) {
-                "pdf"
-            } else {
-                "text"
-            }
-            .into(),
+            kind: extracted.kind,
             checksum,
             size_bytes: std::fs::metadata(&canonical).map(|m| m.len()).unwrap_or(0),
             page_count: extracted.pages.len() as u32,

@@ -133,7 +133,7 @@ pub(crate) mod tests {
             path: "/manual.pdf".into(),
             title: "manual".into(),
             renamed: false,
-            kind: "pdf".into(),
+            kind: ragsift_core::DocumentKind::Pdf,
             checksum: "0".repeat(64),
             size_bytes: 1,
             page_count: 2,

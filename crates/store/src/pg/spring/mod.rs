@@ -221,7 +221,7 @@ impl DocumentStore for SpringTable {
                     path: r.get(0),
                     title: r.get(1),
                     renamed: false,
-                    kind: "spring".into(),
+                    kind: ragsift_core::DocumentKind::Spring,
                     checksum: r.get(2),
                     size_bytes: 0,
                     page_count: r.get::<_, Option<i32>>(4).unwrap_or(1).max(1) as u32,

@@ -53,7 +53,7 @@ fn library(n: usize) -> (tempfile::TempDir, Store) {
         path: "/d.pdf".into(),
         title: "d".into(),
         renamed: false,
-        kind: "pdf".into(),
+        kind: ragsift_core::DocumentKind::Pdf,
         checksum: "0".repeat(64),
         size_bytes: 1,
         page_count: 1,
