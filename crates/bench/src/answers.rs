@@ -8,7 +8,7 @@ use ragsift_engine::eval::qa::QuestionKind;
 use ragsift_engine::eval::spans::contains;
 use ragsift_engine::judge::{Judge, LocalJudge, ReadoutJudge};
 use ragsift_engine::pipeline::answer::{echoes_prompt, AnswerMode, AnsweredBy};
-use ragsift_engine::pipeline::{Pipeline, Trace};
+use ragsift_engine::pipeline::{Pipeline, Stage, Trace};
 use ragsift_engine::{CancelToken, LanguageModel, LibraryRetriever, Result};
 
 /// The configurations compared by default: the shipped default first, today's default and no judge last.
@@ -225,7 +225,7 @@ pub fn measure(
         let timing = Timing {
             ask: took,
             first: first.unwrap_or(took),
-            generation: trace.timings_ms.get("generation").copied().unwrap_or(0.0) / 1e3,
+            generation: trace.timing(Stage::Generating).unwrap_or(0.0) / 1e3,
         };
         score(&mut f, case, &trace, timing);
         if let (Some(evidence), Some(source)) = (trace.support.evidence, trace.support.source) {

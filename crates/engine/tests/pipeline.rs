@@ -12,7 +12,7 @@ use ragsift_engine::judge::{JevJudge, Judge, ReadoutJudge};
 use ragsift_engine::pipeline::answer::{AnswerMode, AnsweredBy};
 use ragsift_engine::pipeline::judging::JudgeStatus;
 use ragsift_engine::pipeline::support::{SupportBasis, SupportLevel};
-use ragsift_engine::pipeline::{Pipeline, Trace};
+use ragsift_engine::pipeline::{Pipeline, Stage, Trace};
 use ragsift_engine::policy::{PolicyOptions, Reason, Status};
 use ragsift_engine::{CancelToken, Library, LibraryConfig, LibraryRetriever};
 use std::time::Duration;
@@ -158,7 +158,13 @@ fn ask_judges_excludes_the_injection_caches_and_replays_without_calls() {
         "{}",
         trace.prompt
     );
-    assert!(trace.timings_ms.contains_key("judge") && trace.timings_ms.contains_key("generation"));
+    assert!(trace.timing(Stage::Judging).is_some() && trace.timing(Stage::Generating).is_some());
+    let stages: Vec<Option<Stage>> = trace.timings_ms.keys().map(|k| Stage::of_timing_key(k)).collect();
+    assert!(
+        stages.iter().all(Option::is_some),
+        "every timing is a stage's: {:?}",
+        trace.timings_ms
+    );
     assert_eq!(server.requests().len(), 4, "one Jev request per passage");
     let sent = server.requests()[0].json();
     assert_eq!(

@@ -60,6 +60,53 @@ pub enum Stage {
     Generating,
 }
 
+impl Stage {
+    /// Every stage, in the order a run goes through them.
+    pub const ALL: [Stage; 6] = [
+        Stage::LoadingModel,
+        Stage::Transforming,
+        Stage::Retrieving,
+        Stage::Judging,
+        Stage::Selecting,
+        Stage::Generating,
+    ];
+
+    /// The key of the stage's milliseconds in a trace's `timings_ms` (the names stored runs carry, so their
+    /// checksums hold); `None` for loading the model, which is not timed apart from the stage it delays.
+    pub fn timing_key(self) -> Option<&'static str> {
+        match self {
+            Stage::LoadingModel => None,
+            Stage::Transforming => Some("query"),
+            Stage::Retrieving => Some("retrieval"),
+            Stage::Judging => Some("judge"),
+            Stage::Selecting => Some("policy"),
+            Stage::Generating => Some("generation"),
+        }
+    }
+
+    /// The stage whose milliseconds `timings_ms` keeps under `key`.
+    pub fn of_timing_key(key: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|s| s.timing_key() == Some(key))
+    }
+}
+
+/// Each timed stage's milliseconds, under its [`Stage::timing_key`]: what a trace's `timings_ms` holds.
+#[derive(Debug, Default)]
+pub(crate) struct Timings(BTreeMap<String, f64>);
+
+impl Timings {
+    /// Records the time since `since` as `stage`'s.
+    pub(crate) fn took(&mut self, stage: Stage, since: Instant) {
+        if let Some(key) = stage.timing_key() {
+            self.0.insert(key.to_string(), ms(since));
+        }
+    }
+
+    pub(crate) fn into_map(self) -> BTreeMap<String, f64> {
+        self.0
+    }
+}
+
 /// Which stages run and how they are sized. Every stage is optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -177,7 +224,7 @@ impl<'a> Pipeline<'a> {
             .resolved(&defaults)
             .validate_resolved()
             .map_err(Error::Invalid)?;
-        let mut timings = BTreeMap::new();
+        let mut timings = Timings::default();
         let original = Query {
             text: query.to_string(),
             history: history.to_vec(),
@@ -222,12 +269,12 @@ impl<'a> Pipeline<'a> {
         } else {
             vec![current.clone()]
         };
-        timings.insert("query".to_string(), ms(t));
+        timings.took(Stage::Transforming, t);
 
         let t = Instant::now();
         self.stage(Stage::Retrieving);
         let per_variant = self.retrieve_all(&variants)?;
-        timings.insert("retrieval".to_string(), ms(t));
+        timings.took(Stage::Retrieving, t);
         let candidates = ConcatenationJoiner.join(&per_variant);
 
         // Post-retrieval stages see the ORIGINAL question.
@@ -237,7 +284,7 @@ impl<'a> Pipeline<'a> {
             Some(judge) => judge_candidates(self.store, judge, query, &candidates, &self.questions, o.strict)?,
             None => unjudged(&candidates),
         };
-        timings.insert("judge".to_string(), ms(t));
+        timings.took(Stage::Judging, t);
         let t = Instant::now();
         self.stage(Stage::Selecting);
         let chunk_judgments = trace::chunk_judgments(
@@ -248,12 +295,12 @@ impl<'a> Pipeline<'a> {
         );
         let policy = o.policy.resolved(&outcome.defaults);
         let selection = select(&chunk_judgments, &policy);
-        timings.insert("policy".to_string(), ms(t));
+        timings.took(Stage::Selecting, t);
 
         let t = Instant::now();
         self.stage(Stage::Generating);
         let answer = self.answer(query, history, &candidates, &outcome, &selection, on_token, cancel)?;
-        timings.insert("generation".to_string(), ms(t));
+        timings.took(Stage::Generating, t);
 
         let mut trace = Trace::new(
             &original,
@@ -268,7 +315,7 @@ impl<'a> Pipeline<'a> {
             policy,
             selection,
             answer,
-            timings,
+            timings.into_map(),
         );
         trace.made_by = self.made_by.clone();
         trace.cost = trace.estimate_cost(&self.options.rates);
@@ -587,5 +634,22 @@ fn unjudged(candidates: &[join::Candidate]) -> JudgeOutcome {
         latency_ms: 0.0,
         not_assessed: Vec::new(),
         defaults: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod stage_tests {
+    use super::Stage;
+
+    #[test]
+    fn timing_keys_are_the_names_stored_runs_carry_and_name_one_stage_each() {
+        let keys: Vec<&str> = Stage::ALL.iter().filter_map(|s| s.timing_key()).collect();
+        assert_eq!(keys, ["query", "retrieval", "judge", "policy", "generation"]);
+        for stage in Stage::ALL {
+            if let Some(key) = stage.timing_key() {
+                assert_eq!(Stage::of_timing_key(key), Some(stage));
+            }
+        }
+        assert_eq!(Stage::of_timing_key("loading_model"), None);
     }
 }

@@ -5,7 +5,7 @@
 use super::judging::JudgeOutcome;
 use super::query::Query;
 use super::trace::Answer;
-use super::{ms, Pipeline, Stage, Trace};
+use super::{Pipeline, Stage, Timings, Trace};
 use crate::Result;
 use ragsift_interfaces::llm::CancelToken;
 use ragsift_policy::{PolicyOptions, Selection};
@@ -27,7 +27,8 @@ impl Pipeline<'_> {
         // The same check as replay: judgments made with other questions than today's are not reused.
         let expected = ragsift_judge::expected_prompt_version(&previous.judge.judge);
         let selection = previous.replay(policy, expected.as_deref())?.selection;
-        let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
+        let mut timings = Timings::default();
+        timings.took(Stage::Selecting, t);
         let t = Instant::now();
         self.stage(Stage::Generating);
         let answer = self.answer(
@@ -39,7 +40,7 @@ impl Pipeline<'_> {
             on_token,
             cancel,
         )?;
-        timings.insert("generation".to_string(), ms(t));
+        timings.took(Stage::Generating, t);
         let mut judge = previous.judge.clone();
         judge.fresh_passages = 0;
         judge.cached_passages = previous.candidates.len();
@@ -57,7 +58,7 @@ impl Pipeline<'_> {
         policy: PolicyOptions,
         selection: Selection,
         answer: Answer,
-        timings: BTreeMap<String, f64>,
+        timings: Timings,
     ) -> Result<Trace> {
         let original = Query {
             text: previous.query.clone(),
@@ -72,7 +73,7 @@ impl Pipeline<'_> {
             policy,
             selection,
             answer,
-            timings,
+            timings.into_map(),
         );
         trace.made_by = self.made_by.clone();
         trace.origin = previous.origin;
@@ -158,7 +159,8 @@ impl Pipeline<'_> {
             warnings: Vec::new(),
             notes: Vec::new(),
         };
-        let mut timings = BTreeMap::from([("policy".to_string(), ms(t))]);
+        let mut timings = Timings::default();
+        timings.took(Stage::Selecting, t);
         let t = Instant::now();
         self.stage(Stage::Generating);
         // No judgments reach the answer: a baseline neither abstains nor ranks by a judge's scores.
@@ -172,7 +174,7 @@ impl Pipeline<'_> {
             on_token,
             cancel,
         )?;
-        timings.insert("generation".to_string(), ms(t));
+        timings.took(Stage::Generating, t);
         self.save_rerun(previous, judge, policy, selection, answer, timings)
     }
 }

@@ -106,6 +106,7 @@ pub struct Trace {
     pub finish_reason: Option<FinishReason>,
     pub model: String,
     pub usage: Usage,
+    /// Each timed stage's milliseconds, under its [`Stage::timing_key`](crate::Stage::timing_key).
     pub timings_ms: BTreeMap<String, f64>,
     /// sha256 over the original query and the candidates' ids and texts: replay refuses a changed input.
     pub fingerprint: String,
@@ -128,6 +129,11 @@ pub struct Trace {
 pub use ragsift_interfaces::store::RunOrigin;
 
 impl Trace {
+    /// The milliseconds `stage` took in this run (`None` when it did not run or is not timed).
+    pub fn timing(&self, stage: crate::Stage) -> Option<f64> {
+        self.timings_ms.get(stage.timing_key()?).copied()
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         original: &Query,
