@@ -1035,7 +1035,7 @@ export type DocumentRow_Deserialize = {
 	title: string,
 	/**  The title is the user's (a rename), kept when the file is ingested again. */
 	renamed: boolean,
-	/**  What kind of file it was read from. */
+	/**  What it was read from: a PDF, a text file, or a Spring AI application's vector store. */
 	kind: DocumentKind,
 	checksum: string,
 	size_bytes: number,
@@ -1053,7 +1053,7 @@ export type DocumentRow_Serialize = {
 	title: string,
 	/**  The title is the user's (a rename), kept when the file is ingested again. */
 	renamed: boolean,
-	/**  What kind of file it was read from. */
+	/**  What it was read from: a PDF, a text file, or a Spring AI application's vector store. */
 	kind: DocumentKind,
 	checksum: string,
 	size_bytes: number,
@@ -3253,6 +3253,7 @@ export type Trace_Deserialize = {
 	finish_reason?: FinishReason | null,
 	model: string,
 	usage: Usage,
+	/**  Each timed stage's milliseconds, under its [`Stage::timing_key`](crate::Stage::timing_key). */
 	timings_ms: { [key in string]: number },
 	/**  sha256 over the original query and the candidates' ids and texts: replay refuses a changed input. */
 	fingerprint: string,
@@ -3296,6 +3297,7 @@ export type Trace_Serialize = {
 	finish_reason: FinishReason | null,
 	model: string,
 	usage: Usage,
+	/**  Each timed stage's milliseconds, under its [`Stage::timing_key`](crate::Stage::timing_key). */
 	timings_ms: { [key in string]: number },
 	/**  sha256 over the original query and the candidates' ids and texts: replay refuses a changed input. */
 	fingerprint: string,

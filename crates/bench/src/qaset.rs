@@ -7,8 +7,8 @@ use ragsift_engine::retrieve::Hit;
 use ragsift_engine::{FastEmbedder, Library, LibraryConfig, LibraryRetriever, Result, Retriever, SearchRequest};
 use std::path::PathBuf;
 
-/// One retrieved candidate with its labels.
-pub struct Candidate {
+/// One retrieved hit with its labels (a candidate of the labelled set).
+pub struct LabelledHit {
     pub hit: Hit,
     /// Holds a quoted answer span.
     pub evidence: bool,
@@ -19,7 +19,7 @@ pub struct Candidate {
 /// One question with its candidates.
 pub struct Case {
     pub question: QaQuestion,
-    pub candidates: Vec<Candidate>,
+    pub candidates: Vec<LabelledHit>,
     /// Document fold (the question's family) for cross-validation.
     pub fold: usize,
 }
@@ -105,9 +105,9 @@ pub fn load_with(embedder: &FastEmbedder, top_k: usize, mode: ragsift_engine::re
     Ok(QaSet { library, cases, folds })
 }
 
-fn label(hit: Hit, ev: &LocatedEvidence) -> Candidate {
+fn label(hit: Hit, ev: &LocatedEvidence) -> LabelledHit {
     let extent = hit.chunk.place();
-    Candidate {
+    LabelledHit {
         evidence: ev.holds(&hit.chunk.document_id, &extent),
         answer_page: ev.on_answer_page(&hit.chunk.document_id, &extent),
         hit,

@@ -3,7 +3,7 @@
 //! first 300 characters and anywhere, the sentences ranked by the held-out sentence model over every candidate.
 
 use ragsift_engine::eval::spans::contains;
-use ragsift_engine::pipeline::answer::{extractive_with, Candidate, QuoteLayout, QuoteOrder, QUOTE_LAYOUT};
+use ragsift_engine::pipeline::answer::{extractive_with, QuoteLayout, QuoteOrder, ScoredSentence, QUOTE_LAYOUT};
 use ragsift_engine::pipeline::augment::Source;
 
 /// One answerable question: its candidates as sources, its sentences (source index, text, held-out score) and
@@ -64,11 +64,11 @@ pub fn report(questions: &[Question]) {
     for (name, layout) in layouts() {
         let (mut head, mut any, mut chars) = (0usize, 0usize, 0usize);
         for q in questions {
-            let mut ranked: Vec<(Candidate, Vec<f64>)> = q
+            let mut ranked: Vec<(ScoredSentence, Vec<f64>)> = q
                 .sentences
                 .iter()
                 .map(|(source, text, score)| {
-                    let c = Candidate {
+                    let c = ScoredSentence {
                         source: *source,
                         text: text.clone(),
                         score: *score,

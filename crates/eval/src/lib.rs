@@ -34,8 +34,8 @@ use serde_json::Value;
 
 pub use metrics::{estimate_tokens, measure, summarize, Metrics, Summary, TOKEN_ESTIMATOR};
 pub use ragjev::{
-    fingerprint, is_rag_jev_version, python_float_repr, python_json_dumps, traces_json, Document, EvalCase, Judgment,
-    RagJevTrace, ScoringStrategy, Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION,
+    fingerprint, is_rag_jev_version, python_float_repr, python_json_dumps, traces_json, Document, EvalCase,
+    RagJevJudgment, RagJevTrace, ScoringStrategy, Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION,
 };
 use ragsift_policy::{select, ChunkJudgment, Mode, PolicyOptions, USEFUL};
 
@@ -403,7 +403,7 @@ pub fn evaluate(cases: &[EvalCase], traces: &[RagJevTrace], options: &EvalOption
         })
         .collect();
     let summary = ByPolicy::from_fn(|p| summarize(rows.iter().map(|r| r.metrics.get(p))));
-    let tokens = |shared: fn(&Usage) -> u64, own: fn(&Judgment) -> u64| -> u64 {
+    let tokens = |shared: fn(&Usage) -> u64, own: fn(&RagJevJudgment) -> u64| -> u64 {
         let per_trace = |t: &RagJevTrace| {
             t.scoring_usage
                 .as_ref()

@@ -2,7 +2,7 @@
 //! traces (the same shape `--from-traces` reads back). Each trace carries the judge's own prompt version: rag-jev's
 //! (`useful-evidence-v1`, `contextual-evidence-v1`) only when Jev was sent rag-jev's own request.
 
-use super::{fingerprint, EvalCase, Judgment, RagJevTrace, ScoringStrategy, Usage};
+use super::{fingerprint, EvalCase, RagJevJudgment, RagJevTrace, ScoringStrategy, Usage};
 use crate::{Error, Result};
 use ragsift_interfaces::llm::CancelToken;
 use ragsift_judge::jev::useful_question;
@@ -33,7 +33,7 @@ pub fn score_cases(
         let per_passage = |n: u32| if contextual { 0 } else { u64::from(n) };
         let judgments = judged
             .iter()
-            .map(|j| Judgment {
+            .map(|j| RagJevJudgment {
                 relevance: j.scores.get(&question[0].key).copied().unwrap_or(0.0),
                 model: j.model.clone(),
                 input_tokens: per_passage(j.input_tokens),

@@ -104,7 +104,7 @@ fn yes() -> bool {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(deny_unknown_fields)]
-pub struct Judgment {
+pub struct RagJevJudgment {
     pub relevance: f64,
     pub model: String,
     #[serde(default)]
@@ -125,7 +125,7 @@ pub struct RagJevTrace {
     pub prompt_version: String,
     #[serde(default)]
     pub relevance_guidance: Option<String>,
-    pub judgments: Vec<Judgment>,
+    pub judgments: Vec<RagJevJudgment>,
     pub elapsed_ms: f64,
     #[serde(default = "default_source")]
     pub source: String,

@@ -147,7 +147,7 @@ pub fn echoes_prompt(answer: &str) -> bool {
 
 /// One scored sentence of a source.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
+pub struct ScoredSentence {
     pub source: usize,
     pub text: String,
     pub score: f64,
@@ -242,7 +242,7 @@ pub fn rank_sentences(
     evidence: &[Option<f64>],
     embedder: Option<&dyn Embedder>,
     stats: Option<&dyn TermStats>,
-) -> Result<Vec<(Candidate, Vec<f64>)>> {
+) -> Result<Vec<(ScoredSentence, Vec<f64>)>> {
     rank_sentences_with(query, sources, evidence, embedder, stats, sentence_model())
 }
 
@@ -254,7 +254,7 @@ pub fn rank_sentences_with(
     embedder: Option<&dyn Embedder>,
     stats: Option<&dyn TermStats>,
     model: Option<&Logistic>,
-) -> Result<Vec<(Candidate, Vec<f64>)>> {
+) -> Result<Vec<(ScoredSentence, Vec<f64>)>> {
     let split: Vec<Vec<String>> = sources
         .iter()
         .map(|s| sentences(&s.text).into_iter().map(|x| one_line(&x.text)).collect())
@@ -322,7 +322,7 @@ pub fn rank_sentences_with(
         at += sents.len();
     }
     let best = GAPS.map(|(of, _)| rows.iter().map(|r| r.2[of]).fold(f64::NEG_INFINITY, f64::max));
-    let mut out: Vec<(Candidate, Vec<f64>)> = rows
+    let mut out: Vec<(ScoredSentence, Vec<f64>)> = rows
         .into_iter()
         .map(|(source, text, mut x)| {
             for ((of, gap), top) in GAPS.into_iter().zip(best) {
@@ -333,7 +333,7 @@ pub fn rank_sentences_with(
                 _ if embedder.is_some() => x[0],
                 _ => x[3],
             };
-            (Candidate { source, text, score }, x)
+            (ScoredSentence { source, text, score }, x)
         })
         .collect();
     out.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));

@@ -413,7 +413,7 @@ impl<'a> Pipeline<'a> {
         };
         let mut quoted = None;
         // The quoted sentence's passage, score and [margin, answer-shape fit, coverage], for the support model.
-        let quote_of = |ranked: &[(answer::Candidate, Vec<f64>)], i: usize| {
+        let quote_of = |ranked: &[(answer::ScoredSentence, Vec<f64>)], i: usize| {
             ranked.get(i).map(|(c, x)| {
                 let runner_up = ranked
                     .iter()

@@ -9,7 +9,7 @@ use crate::Service;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use ragsift_workbench::eval::ragjev::{Document, Judgment};
+use ragsift_workbench::eval::ragjev::{Document, RagJevJudgment};
 use ragsift_workbench::eval::select::{
     input_hash, own_policy, replay, request_from, ReplayBundle, RunSource, ScoredRun,
 };
@@ -110,7 +110,7 @@ fn fixture_bundle(case: &Case, model: &str) -> Option<ReplayBundle> {
     let body = json!({"query": case.query, "documents": case.documents, "min_relevance": 0.2});
     let request = request_from(Some(&body)).ok()?;
     let judgments = (case.scores.iter())
-        .map(|p| Judgment {
+        .map(|p| RagJevJudgment {
             relevance: *p,
             model: model.to_string(),
             input_tokens: 0,

@@ -5,7 +5,7 @@
 
 use super::Workbench;
 use crate::Result;
-use ragsift_eval::ragjev::Judgment;
+use ragsift_eval::ragjev::RagJevJudgment;
 use ragsift_eval::select::{bypassed, select_with, OnError, SelectFailure, SelectRequest, SelectionResult};
 use ragsift_judge::{Judge, JudgeQuestion, LocalJudge, PassageJudgment};
 use ragsift_models::embed_queue::EmbedQueue;
@@ -82,12 +82,12 @@ pub(crate) fn select_by_deadline(
 /// A judge that keeps what its last `judge_each` answered.
 struct Recorded<'j> {
     judge: &'j dyn Judge,
-    results: Mutex<Vec<Option<Judgment>>>,
+    results: Mutex<Vec<Option<RagJevJudgment>>>,
 }
 
 impl Recorded<'_> {
     /// Each passage's usefulness judgment, where it completed.
-    fn completed(&self) -> Vec<Option<Judgment>> {
+    fn completed(&self) -> Vec<Option<RagJevJudgment>> {
         self.results.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
@@ -123,7 +123,7 @@ impl Judge for Recorded<'_> {
         *self.results.lock().unwrap_or_else(|e| e.into_inner()) = (results.iter())
             .map(|r| {
                 let j = r.as_ref().ok()?;
-                Some(Judgment {
+                Some(RagJevJudgment {
                     relevance: *j.scores.get(USEFUL)?,
                     model: j.model.clone(),
                     input_tokens: u64::from(j.input_tokens),

@@ -3,7 +3,7 @@
 //! Long because it is tests only, one per rule of the calibration.
 
 use super::*;
-use crate::{fingerprint, Document, EvalError, Judgment, PROMPT_VERSION};
+use crate::{fingerprint, Document, EvalError, RagJevJudgment, PROMPT_VERSION};
 use ragsift_policy::Mode;
 
 fn case(id: &str, query: &str, docs: &[(&str, &str)], relevant: &[&str], family: Option<&str>) -> EvalCase {
@@ -38,7 +38,7 @@ fn trace(case: &EvalCase, relevance: &[f64]) -> RagJevTrace {
         relevance_guidance: None,
         judgments: relevance
             .iter()
-            .map(|&r| Judgment {
+            .map(|&r| RagJevJudgment {
                 relevance: r,
                 model: "jev-test".into(),
                 input_tokens: 10,

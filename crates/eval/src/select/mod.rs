@@ -23,7 +23,7 @@ pub use scored::{
 };
 pub use study::{own_policy, scored_run, study_from, StudyRequest};
 
-use crate::ragjev::{Judgment, Usage};
+use crate::ragjev::{RagJevJudgment, Usage};
 use ragsift_judge::jev::useful_question;
 use ragsift_judge::Judge;
 use ragsift_policy::USEFUL;
@@ -65,7 +65,7 @@ pub fn select_with(
     let mut failure = None;
     for r in results {
         match r.map(|j| (j.scores.get(USEFUL).copied(), j)) {
-            Ok((Some(p), j)) => completed.push(Some(Judgment {
+            Ok((Some(p), j)) => completed.push(Some(RagJevJudgment {
                 relevance: p,
                 model: j.model,
                 input_tokens: u64::from(j.input_tokens),
@@ -103,7 +103,7 @@ pub fn select_with(
             }
         };
     }
-    let judgments: Vec<Judgment> = completed.into_iter().flatten().collect();
+    let judgments: Vec<RagJevJudgment> = completed.into_iter().flatten().collect();
     let shared = contextual.then(|| Usage {
         input_tokens: judgments.iter().map(|j| j.input_tokens).sum(),
         output_tokens: judgments.iter().map(|j| j.output_tokens).sum(),

@@ -2,7 +2,7 @@
 //! limits and messages), and turned into the pure policy's input.
 
 use super::issue::Issue;
-use crate::ragjev::{Document, Judgment, ScoringStrategy};
+use crate::ragjev::{Document, RagJevJudgment, ScoringStrategy};
 use ragsift_judge::jev::ragjev::cl100k_tokens;
 use ragsift_policy::{ChunkJudgment, Mode, PolicyOptions, USEFUL};
 use serde::{Deserialize, Serialize};
@@ -255,7 +255,7 @@ impl SelectRequest {
     }
 
     /// The policy's input: the documents with their pins, groups and cl100k token counts, scored by `judgments`.
-    pub fn policy_input(&self, judgments: &[Judgment]) -> Vec<ChunkJudgment> {
+    pub fn policy_input(&self, judgments: &[RagJevJudgment]) -> Vec<ChunkJudgment> {
         self.documents
             .iter()
             .zip(judgments)

@@ -2,7 +2,7 @@
 //! document, and what [`bypassed`] returns when the judge failed and the context passes through.
 
 use super::request::{chars, RagJevMode, SelectRequest};
-use crate::ragjev::{Document, Judgment, Usage};
+use crate::ragjev::{Document, RagJevJudgment, Usage};
 use ragsift_policy::{select as policy_select, Reason, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -64,7 +64,7 @@ fn round3(ms: f64) -> f64 {
 /// contextual request's (then no decision carries its own tokens). Pure, so a saved result can be replayed.
 pub fn apply(
     request: &SelectRequest,
-    judgments: &[Judgment],
+    judgments: &[RagJevJudgment],
     shared_usage: Option<Usage>,
     prompt_version: &str,
     elapsed_ms: f64,
@@ -148,12 +148,12 @@ pub fn apply(
 /// rag-jev's passthrough on a judge failure: the original context, nothing selected, the completed judgments.
 pub fn bypassed(
     request: &SelectRequest,
-    completed: &[Option<Judgment>],
+    completed: &[Option<RagJevJudgment>],
     error_code: &str,
     prompt_version: &str,
     elapsed_ms: f64,
 ) -> SelectionResult {
-    let done: Vec<&Judgment> = completed.iter().flatten().collect();
+    let done: Vec<&RagJevJudgment> = completed.iter().flatten().collect();
     let characters = request.documents.iter().map(|d| chars(&d.text)).sum();
     SelectionResult {
         documents: request.documents.clone(),

@@ -6,7 +6,7 @@ use super::request::SelectRequest;
 use super::result::SelectionResult;
 use super::schema;
 use super::scored::{input_hash, Policy, ReplayBundle, RunSource, ScoredRun};
-use crate::ragjev::{Judgment, ScoringStrategy};
+use crate::ragjev::{RagJevJudgment, ScoringStrategy};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -55,7 +55,7 @@ pub fn scored_run(study: &StudyRequest, result: &SelectionResult, created_at: St
     }
     let judgments = (result.decisions.iter())
         .map(|d| {
-            Some(Judgment {
+            Some(RagJevJudgment {
                 relevance: d.relevance?,
                 model: d.model.clone()?,
                 input_tokens: d.input_tokens.unwrap_or(0),

@@ -11,7 +11,7 @@
 //!   surviving claim the caller falls back to the extractive quotes; when the model says the sentences do not
 //!   answer the question, the caller says the documents do not say, and why.
 
-use super::Candidate;
+use super::ScoredSentence;
 use crate::augment::Source;
 use ragsift_interfaces::llm::ChatMessage;
 use ragsift_judge::local::text::content_stems;
@@ -53,7 +53,7 @@ like [2]. If none of the sentences answers the question, reply exactly: NOT FOUN
 
 /// The sentences the model reads: the first `GROUNDED_SENTENCES` distinct ones of `ranked` (best first), as
 /// indices into `ranked`.
-pub fn prompt_sentences(ranked: &[(Candidate, Vec<f64>)]) -> Vec<usize> {
+pub fn prompt_sentences(ranked: &[(ScoredSentence, Vec<f64>)]) -> Vec<usize> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for (i, (c, _)) in ranked.iter().enumerate() {
@@ -69,7 +69,7 @@ pub fn prompt_sentences(ranked: &[(Candidate, Vec<f64>)]) -> Vec<usize> {
 }
 
 /// The chat messages: the instructions, then the numbered sentences and the question.
-pub fn grounded_messages(query: &str, ranked: &[(Candidate, Vec<f64>)], shown: &[usize]) -> Vec<ChatMessage> {
+pub fn grounded_messages(query: &str, ranked: &[(ScoredSentence, Vec<f64>)], shown: &[usize]) -> Vec<ChatMessage> {
     let mut user = String::from("Sentences:\n");
     for (n, &i) in shown.iter().enumerate() {
         user.push_str(&format!("[{}] {}\n", n + 1, ranked[i].0.text.trim()));
@@ -130,7 +130,7 @@ pub fn supports(claim: &str, sentence: &str, query: &str) -> f64 {
 }
 
 /// The model's reply checked against the sentences it read (`shown`, indices into `ranked`, numbered from 1).
-pub fn check(reply: &str, query: &str, ranked: &[(Candidate, Vec<f64>)], shown: &[usize]) -> Checked {
+pub fn check(reply: &str, query: &str, ranked: &[(ScoredSentence, Vec<f64>)], shown: &[usize]) -> Checked {
     let reply = reply.trim();
     // A reply that is only a sentence's number: the model chose that sentence.
     let (words, cites) = strip_citations(reply);
@@ -194,7 +194,7 @@ pub fn check(reply: &str, query: &str, ranked: &[(Candidate, Vec<f64>)], shown: 
 /// The answer from the supported claims: each claim with its source's `[n]`, then the sentences it cites quoted
 /// with their source number and page, then the extractive answer's other quotes up to its layout's count (so a
 /// claim the model got right puts its sentence first, and one it got wrong still leaves the best quotes beneath).
-pub fn compose(claims: &[Claim], ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> String {
+pub fn compose(claims: &[Claim], ranked: &[(ScoredSentence, Vec<f64>)], sources: &[Source]) -> String {
     let mut lines: Vec<String> = Vec::new();
     for c in claims.iter().filter(|c| !c.text.is_empty()) {
         let source = &sources[ranked[c.sentence].0.source];
@@ -227,7 +227,7 @@ pub fn compose(claims: &[Claim], ranked: &[(Candidate, Vec<f64>)], sources: &[So
 
 /// The answer when the model chose sentence `chosen` (an index into `ranked`): that sentence quoted first, then
 /// the extractive answer's other quotes.
-pub fn compose_chosen(chosen: usize, ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> String {
+pub fn compose_chosen(chosen: usize, ranked: &[(ScoredSentence, Vec<f64>)], sources: &[Source]) -> String {
     let claim = Claim {
         text: String::new(),
         sentence: chosen,
@@ -342,13 +342,13 @@ impl CitationFilter {
 mod tests {
     use super::*;
 
-    fn ranked(texts: &[&str]) -> Vec<(Candidate, Vec<f64>)> {
+    fn ranked(texts: &[&str]) -> Vec<(ScoredSentence, Vec<f64>)> {
         texts
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 (
-                    Candidate {
+                    ScoredSentence {
                         source: i % 2,
                         text: t.to_string(),
                         score: 1.0 - i as f64 / 10.0,

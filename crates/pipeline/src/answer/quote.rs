@@ -1,7 +1,7 @@
 //! The extractive answer's text: the best sentences quoted with their source number and page, laid out by a
 //! [`QuoteLayout`] (how long a quote may be, how many, in which order).
 
-use super::Candidate;
+use super::ScoredSentence;
 use crate::augment::Source;
 
 /// How the extractive answer lays out its quotes.
@@ -42,12 +42,12 @@ pub const NOTHING_TO_QUOTE: &str = "The documents do not say: the kept passages 
 
 /// The extractive answer: up to three sentences, each quoted with its source number and page, the runners-up
 /// only when they score at least 30% of the best.
-pub fn extractive(ranked: &[(Candidate, Vec<f64>)], sources: &[Source]) -> String {
+pub fn extractive(ranked: &[(ScoredSentence, Vec<f64>)], sources: &[Source]) -> String {
     extractive_with(ranked, sources, &QUOTE_LAYOUT)
 }
 
 /// [`extractive`] with a given layout (`ranked` best first).
-pub fn extractive_with(ranked: &[(Candidate, Vec<f64>)], sources: &[Source], layout: &QuoteLayout) -> String {
+pub fn extractive_with(ranked: &[(ScoredSentence, Vec<f64>)], sources: &[Source], layout: &QuoteLayout) -> String {
     let Some((best, _)) = ranked.first() else {
         return NOTHING_TO_QUOTE.to_string();
     };
@@ -61,13 +61,13 @@ pub fn extractive_with(ranked: &[(Candidate, Vec<f64>)], sources: &[Source], lay
         }
     }
     if layout.order == QuoteOrder::ScorePerChar {
-        let per_char = |(c, q): &(&Candidate, String)| c.score / q.chars().count().max(1) as f64;
+        let per_char = |(c, q): &(&ScoredSentence, String)| c.score / q.chars().count().max(1) as f64;
         chosen.sort_by(|a, b| per_char(b).total_cmp(&per_char(a)));
     }
     chosen.into_iter().map(|(_, q)| q).collect::<Vec<_>>().join("\n")
 }
 
-fn quote(c: &Candidate, sources: &[Source], max_chars: usize) -> String {
+fn quote(c: &ScoredSentence, sources: &[Source], max_chars: usize) -> String {
     let s = &sources[c.source];
     let text = match c.text.char_indices().nth(max_chars) {
         Some((cut, _)) => {
@@ -100,7 +100,7 @@ mod tests {
         let sources = vec![source(1, "a"), source(2, "b")];
         let ranked = vec![
             (
-                Candidate {
+                ScoredSentence {
                     source: 1,
                     text: "The window is five bytes wide.".into(),
                     score: 0.9,
@@ -108,7 +108,7 @@ mod tests {
                 vec![],
             ),
             (
-                Candidate {
+                ScoredSentence {
                     source: 0,
                     text: "Unrelated.".into(),
                     score: 0.2,
@@ -128,7 +128,7 @@ mod tests {
         let sources = vec![source(1, "a"), source(2, "b")];
         let long = "The long sentence goes on about the window and its many fields for quite a while.";
         let row = |source, text: &str, score| {
-            let c = Candidate {
+            let c = ScoredSentence {
                 source,
                 text: text.into(),
                 score,

@@ -9,7 +9,7 @@ use super::issue::Issue;
 use super::request::{RagJevMode, SelectRequest};
 use super::result::{apply, SelectionResult};
 use super::schema;
-use crate::ragjev::{Judgment, ScoringStrategy, Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION};
+use crate::ragjev::{RagJevJudgment, ScoringStrategy, Usage, CONTEXTUAL_PROMPT_VERSION, PROMPT_VERSION};
 use ragsift_judge::jev::ragjev::cl100k_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -65,7 +65,7 @@ pub struct ScoredRun {
     #[serde(default = "independent_version")]
     pub prompt_version: String,
     pub input_hash: String,
-    pub judgments: Vec<Judgment>,
+    pub judgments: Vec<RagJevJudgment>,
     pub scoring_elapsed_ms: f64,
     #[serde(default)]
     pub scoring_usage: Option<Usage>,
