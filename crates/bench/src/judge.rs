@@ -17,6 +17,8 @@ pub struct Options {
     pub dump: Option<std::path::PathBuf>,
     /// Also measure the language-model signals (query likelihood, yes/no readout).
     pub lm: bool,
+    /// The model `lm` reads (default: the embedded base model).
+    pub lm_model: Option<std::path::PathBuf>,
     /// Write the fitted judge to the engine's `fit.json`.
     pub refit: bool,
     /// Replace only the sentence model in the shipped `fit.json`.
@@ -46,7 +48,10 @@ pub fn run(o: &Options) -> Result<()> {
     );
     let set = qaset::load_with(&embedder, o.top_k, o.mode)?;
     let model = if o.lm || o.sentence_lm {
-        Some(load_model()?)
+        Some(match &o.lm_model {
+            Some(path) => EmbeddedModel::load(path, &EmbeddedOptions::default(), None)?,
+            None => load_model()?,
+        })
     } else {
         None
     };

@@ -143,6 +143,10 @@ enum Command {
         /// Also measure the language-model signals (slow: the embedded model reads every candidate).
         #[arg(long)]
         lm: bool,
+        /// The GGUF whose signals `--lm` measures (default: the embedded base model), e.g. the answer model to
+        /// see whether an instruction model's yes/no readout adds to the judge.
+        #[arg(long)]
+        lm_model: Option<PathBuf>,
         /// Write the fitted judge to crates/judge/src/local/fit.json.
         #[arg(long)]
         refit: bool,
@@ -337,6 +341,7 @@ fn main() {
             top_k,
             dump,
             lm,
+            lm_model,
             refit,
             refit_sentence,
             sentence_lm,
@@ -348,6 +353,7 @@ fn main() {
             top_k,
             dump,
             lm,
+            lm_model,
             refit,
             refit_sentence,
             sentence_lm,
@@ -369,6 +375,7 @@ fn main() {
                     top_k: 8,
                     dump: None,
                     lm: false,
+                    lm_model: None,
                     refit: false,
                     refit_sentence: false,
                     sentence_lm: false,
