@@ -1,8 +1,9 @@
 //! The first run, with the real models and the offline judge: an empty library is offered the bundled samples,
 //! a library with documents is not, and each suggested question does on the samples what its hint says: the judge
-//! drops a passage with its reason, a threshold drag changes the selection, and an unanswerable question gets no
-//! supported answer.
+//! drops a passage with its reason (and the answer, right, is marked well supported), a threshold drag changes the
+//! selection, and an unanswerable question is answered "the documents do not say".
 
+use ragsift_pipeline::support::SupportLevel;
 use ragsift_pipeline::Trace;
 use ragsift_policy::CONTAINS_ANSWER_EVIDENCE;
 use ragsift_workbench::{AskRequest, SuggestionKind, Workbench};
@@ -58,6 +59,12 @@ fn the_samples_and_three_questions_that_show_the_loop() {
                     "{}",
                     trace.answer
                 );
+                assert!(
+                    trace.answer.contains("19 °C"),
+                    "the answer holds the reading: {}",
+                    trace.answer
+                );
+                assert_eq!(trace.support.level, SupportLevel::Well, "{:?}", trace.support);
             }
             SuggestionKind::ThresholdMatters => {
                 // Two passages kept on their evidence: raising the evidence threshold past the weaker one drops
@@ -90,6 +97,7 @@ fn the_samples_and_three_questions_that_show_the_loop() {
             SuggestionKind::Unanswerable => {
                 assert!(kept.is_empty(), "{}: nothing is kept", s.question);
                 assert!(trace.citations.is_empty(), "{}", trace.answer);
+                assert!(trace.answer.starts_with("The documents do not say"), "{}", trace.answer);
             }
         }
     }

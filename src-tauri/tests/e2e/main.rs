@@ -980,6 +980,25 @@ fn the_first_run_offers_the_samples_and_a_question_that_drops_a_passage() {
     s.click("[data-testid=nav-library]");
     s.click("[data-testid=suggestion-ask-threshold_matters]");
     s.wait("[data-testid=view-replay] [data-testid=replay-run-head]", long);
+    // In Chat: a right answer marked well supported (the number on hover), and an unanswerable question answered
+    // "the documents do not say".
+    let answer = ask(s, "What was the water temperature in the upper pool?", long);
+    assert!(answer.contains("19 °C"), "{answer}");
+    let support = s
+        .find_all("[data-testid=answer-support]")
+        .pop()
+        .expect("a support badge");
+    assert_eq!(
+        s.attribute(&support, "data-level").as_deref(),
+        Some("well"),
+        "{}",
+        s.text(&support)
+    );
+    let title = s.attribute(&support, "title").unwrap_or_default();
+    assert!(title.starts_with("Support 0.9"), "the number on hover: {title}");
+    w.shots.take(s, "0c-first-run-well-supported");
+    let answer = ask(s, "Who won the 1998 football World Cup?", long);
+    assert!(answer.contains("The documents do not say"), "{answer}");
 }
 
 /// Sets a `<select>` or `<input>` the way a person does: its value, then the events the form listens to.

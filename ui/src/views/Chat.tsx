@@ -156,7 +156,7 @@ export function Chat() {
                     <div class="answer-actions">
                       <button type="button" class="btn btn-small" data-testid="open-inspector" onClick={() => openRun(t.trace!.run_id, "inspector")}>Inspect</button>
                       <button type="button" class="btn btn-small" data-testid="open-replay" onClick={() => openRun(t.trace!.run_id, "replay")}>Replay</button>
-                      <span class="muted small">{t.trace.sources.length} sources · {t.trace.model}</span>
+                      <span class="muted small">{t.trace.sources.length} source{t.trace.sources.length === 1 ? "" : "s"}{t.trace.model ? ` · ${t.trace.model}` : ""}</span>
                     </div>
                   )}
                 </div>
