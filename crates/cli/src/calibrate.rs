@@ -82,13 +82,13 @@ pub fn run(home: &Path, args: CalibrateArgs) -> Result<ExitCode, Error> {
             ))
         }
         _ => {
-            return fit_judge(
+            return run_fit_judge(
                 home,
-                FitInputs {
-                    cases: args.cases.as_deref(),
-                    from_traces: args.from_traces.as_deref(),
+                FitJudgeArgs {
+                    cases: args.cases,
+                    from_traces: args.from_traces,
                     judge: args.judge,
-                    model: &args.model,
+                    model: args.model,
                     json: args.json,
                 },
             )
@@ -146,33 +146,11 @@ pub struct FitJudgeArgs {
     json: bool,
 }
 
-/// What fitting a judge reads, from `fit-judge` or from `calibrate` without DEV HELDOUT.
-struct FitInputs<'a> {
-    cases: Option<&'a Path>,
-    from_traces: Option<&'a Path>,
-    judge: JudgeKind,
-    model: &'a ModelArgs,
-    json: bool,
-}
-
-/// `ragsift fit-judge`.
+/// `ragsift fit-judge`, and `calibrate` without DEV HELDOUT.
 pub fn run_fit_judge(home: &Path, args: FitJudgeArgs) -> Result<ExitCode, Error> {
-    fit_judge(
-        home,
-        FitInputs {
-            cases: args.cases.as_deref(),
-            from_traces: args.from_traces.as_deref(),
-            judge: args.judge,
-            model: &args.model,
-            json: args.json,
-        },
-    )
-}
-
-fn fit_judge(home: &Path, args: FitInputs<'_>) -> Result<ExitCode, Error> {
-    let report = match args.cases {
+    let report = match &args.cases {
         Some(cases) => {
-            let traces = (args.from_traces)
+            let traces = (args.from_traces.as_deref())
                 .ok_or_else(|| Error::Invalid("--cases needs the saved traces: --from-traces TRACES.json".into()))?;
             let cases = eval::load_cases(cases)?;
             let traces = eval::load_traces(traces)?;
