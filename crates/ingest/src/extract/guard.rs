@@ -3,6 +3,9 @@
 //! recursion of our own: the page tree lists each page once, `/Parent` chains end, a `Do` that would draw a form
 //! already being drawn, or nest deeper than [`MAX_FORM_DEPTH`], is pointed at an empty form, and every stream the
 //! extraction decodes is measured first ([`super::inflate`]), so a decompression bomb fails its file in plain words.
+//! What was measured is kept decoded (within [`KEEP_DECODED_BYTES`]): pdf-extract builds a page's fonts and colour
+//! spaces again on every page and inflates their streams each time (a datasheet's ICC profile at every colour
+//! change), so each stream is inflated once here instead; an ICC profile, which text never reads, is kept empty.
 
 use super::inflate::{self, MAX_DOCUMENT_BYTES, MAX_STREAM_BYTES};
 use lopdf::content::Content;
@@ -21,6 +24,10 @@ pub const MAX_FORM_CALLS_PER_PAGE: usize = 10_000;
 
 /// The deepest the page tree may go (lopdf stops there too), and the longest `/Parent` chain followed.
 pub const MAX_TREE_DEPTH: usize = 256;
+
+/// The most decoded bytes kept in place of their compressed streams, for the whole document; past it, streams stay
+/// as they are (and are inflated where they are used).
+pub const KEEP_DECODED_BYTES: u64 = 128 << 20;
 
 /// Makes `doc` safe for pdf-extract; `Err` with a plain-words reason when a stream decompresses past a bound. `Ok`
 /// holds the pages where nested forms past [`MAX_FORM_DEPTH`] or [`MAX_FORM_CALLS_PER_PAGE`] were cut.
@@ -101,11 +108,19 @@ fn drawn(content: &[u8]) -> Rc<[Vec<u8>]> {
         .collect()
 }
 
+/// What a side stream holds: an ICC profile (which text never reads) or anything else pdf-extract decodes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Icc,
+    Other,
+}
+
 /// The streams beside content that pdf-extract decodes for these resources: fonts' ToUnicode and CMaps, font
-/// programs, and colour spaces' ICC profiles and tint functions.
-fn side_streams(doc: &Document, res: &Dictionary) -> Vec<ObjectId> {
+/// programs, and colour spaces' ICC profiles and tint functions (those of a separation's or an indexed space's
+/// base too).
+fn side_streams(doc: &Document, res: &Dictionary) -> Vec<(ObjectId, Side)> {
     let stream_id = |o: &Object| match doc.dereference(o) {
-        Ok((Some(id), Object::Stream(_))) => Some(id),
+        Ok((Some(id), Object::Stream(_))) => Some((id, Side::Other)),
         _ => None,
     };
     let mut out = Vec::new();
@@ -130,12 +145,23 @@ fn side_streams(doc: &Document, res: &Dictionary) -> Vec<ObjectId> {
     }
     if let Some(spaces) = dict_at(doc, res, b"ColorSpace") {
         for space in spaces.iter().filter_map(|(_, s)| deref(doc, s)) {
-            if let Object::Array(parts) = space {
-                out.extend(parts.iter().filter_map(stream_id));
-            }
+            colour_streams(doc, space, 0, &mut out);
         }
     }
     out
+}
+
+/// The streams of a colour space array, and of the arrays inside it (a separation's alternate space), two deep.
+fn colour_streams(doc: &Document, space: &Object, depth: usize, out: &mut Vec<(ObjectId, Side)>) {
+    let Object::Array(parts) = space else { return };
+    let icc = parts.first().and_then(|p| p.as_name().ok()) == Some(b"ICCBased".as_slice());
+    for part in parts {
+        match doc.dereference(part) {
+            Ok((Some(id), Object::Stream(_))) => out.push((id, if icc { Side::Icc } else { Side::Other })),
+            Ok((_, inner @ Object::Array(_))) if depth < 2 => colour_streams(doc, inner, depth + 1, out),
+            _ => {}
+        }
+    }
 }
 
 /// One form being drawn (or the page, `id: None`), and where it is in its list of `Do`s.
@@ -150,6 +176,8 @@ struct Frame {
 struct Walk {
     /// Decoded bytes of the streams measured so far, each counted once.
     used: u64,
+    /// Decoded bytes kept in place of their streams so far.
+    kept: u64,
     measured: HashSet<ObjectId>,
     resources_seen: HashSet<Res>,
     drawn: HashMap<ObjectId, Rc<[Vec<u8>]>>,
@@ -164,8 +192,10 @@ impl Walk {
         let mut content = Vec::new();
         for id in doc.get_page_contents(page) {
             if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
-                content.extend(self.measure(stream, id, number, "content")?);
+                let bytes = self.measure(stream, id, number, "content")?;
+                content.extend(&bytes);
                 content.push(b'\n');
+                self.keep(doc, id, bytes);
             }
         }
         let names = drawn(&content);
@@ -209,7 +239,9 @@ impl Walk {
                     let Ok(stream) = doc.get_object(target).and_then(Object::as_stream) else {
                         continue;
                     };
-                    let names = drawn(&self.measure(stream, target, number, "form XObject")?);
+                    let bytes = self.measure(stream, target, number, "form XObject")?;
+                    let names = drawn(&bytes);
+                    self.keep(doc, target, bytes);
                     self.drawn.insert(target, names.clone());
                     names
                 }
@@ -230,20 +262,36 @@ impl Walk {
         Ok(())
     }
 
-    /// Measures the side streams of resources not met before.
-    fn side(&mut self, doc: &Document, res: Res, number: u32) -> Result<(), String> {
+    /// Measures the side streams of resources not met before, and keeps them decoded (an ICC profile empty).
+    fn side(&mut self, doc: &mut Document, res: Res, number: u32) -> Result<(), String> {
         if !self.resources_seen.insert(res) {
             return Ok(());
         }
         let Some(dict) = resources(doc, res) else { return Ok(()) };
-        for id in side_streams(doc, dict) {
+        for (id, side) in side_streams(doc, dict) {
             if !self.measured.contains(&id) {
                 if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
-                    self.measure(stream, id, number, "font or colour data")?;
+                    let bytes = self.measure(stream, id, number, "font or colour data")?;
+                    self.keep(doc, id, if side == Side::Icc { Vec::new() } else { bytes });
                 }
             }
         }
         Ok(())
+    }
+
+    /// Puts `decoded` in place of stream `id`'s encoded bytes while the document's budget lasts, so that
+    /// pdf-extract, which inflates a stream at every use, copies it instead. A stream without a filter is left.
+    fn keep(&mut self, doc: &mut Document, id: ObjectId, decoded: Vec<u8>) {
+        let size = decoded.len() as u64;
+        if self.kept + size > KEEP_DECODED_BYTES {
+            return;
+        }
+        if let Ok(Object::Stream(stream)) = doc.get_object_mut(id) {
+            if stream.dict.has(b"Filter") {
+                stream.set_plain_content(decoded);
+                self.kept += size;
+            }
+        }
     }
 
     /// The decoded bytes of `stream`, or the reason they are refused.

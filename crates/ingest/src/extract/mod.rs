@@ -19,6 +19,7 @@ mod place;
 mod poppler;
 mod repair;
 pub mod title;
+mod type1;
 
 pub use garble::looks_garbled;
 pub use ocr::{available as ocr_available, read_page as ocr_page, OcrLimit, OcrOptions, OcrStop};

@@ -73,6 +73,7 @@ fn prepare(path: &Path, doc: &mut lopdf::Document) -> Result<Vec<u32>> {
     expand_cid_width_ranges(doc);
     expand_quote_operators(doc);
     super::hidden::mark_hidden_text(doc);
+    super::type1::cut_to_encodings(doc);
     Ok(cut)
 }
 

@@ -126,3 +126,43 @@ fn a_page_tree_cycle_lists_each_page_once_and_parent_cycles_end() {
     assert_eq!(up(page), Some(root));
     assert_eq!(up(root), None);
 }
+
+/// `bytes` as a FlateDecode stream.
+fn zipped(bytes: &[u8]) -> Stream {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(bytes).unwrap();
+    Stream::new(dictionary! { "Filter" => "FlateDecode" }, z.finish().unwrap())
+}
+
+#[test]
+fn measured_streams_are_kept_decoded_and_icc_profiles_empty() {
+    let (mut doc, ids) = document(&["BT /Fa 12 Tf (hi) Tj ET"], &[None]);
+    let cmap = doc.add_object(zipped(b"begincmap 1 beginbfchar <01> <0041> endbfchar endcmap"));
+    let icc = doc.add_object(zipped(&[7u8; 3000]));
+    let function = doc.add_object(zipped(b"{ 0 0 0 }"));
+    let font = dictionary! { "Type" => "Font", "Subtype" => "Type1", "ToUnicode" => cmap };
+    let separation: Vec<Object> = vec![
+        Object::Name(b"Separation".to_vec()),
+        Object::Name(b"Spot".to_vec()),
+        vec![Object::Name(b"ICCBased".to_vec()), Reference(icc)].into(),
+        Reference(function),
+    ];
+    let page = doc.get_pages()[&1];
+    let resources = dictionary! {
+        "XObject" => dictionary! { "F0" => Reference(ids[0]) },
+        "Font" => dictionary! { "Fa" => font },
+        "ColorSpace" => dictionary! { "CS0" => separation },
+    };
+    doc.get_dictionary_mut(page).unwrap().set("Resources", resources);
+    guard(&mut doc).unwrap();
+    let stream = |id| doc.get_object(id).unwrap().as_stream().unwrap().clone();
+    let (cmap, icc, function) = (stream(cmap), stream(icc), stream(function));
+    assert_eq!(cmap.content, b"begincmap 1 beginbfchar <01> <0041> endbfchar endcmap");
+    assert!(!cmap.dict.has(b"Filter"), "decoded once, kept decoded");
+    assert_eq!(function.content, b"{ 0 0 0 }", "a separation's tint function too");
+    assert!(
+        icc.content.is_empty() && !icc.dict.has(b"Filter"),
+        "the ICC profile inside the separation"
+    );
+}
