@@ -3,9 +3,10 @@
 //! recursion of our own: the page tree lists each page once, `/Parent` chains end, a `Do` that would draw a form
 //! already being drawn, or nest deeper than [`MAX_FORM_DEPTH`], is pointed at an empty form, and every stream the
 //! extraction decodes is measured first ([`super::inflate`]), so a decompression bomb fails its file in plain words.
-//! What was measured is kept decoded (within [`KEEP_DECODED_BYTES`]): pdf-extract builds a page's fonts and colour
-//! spaces again on every page and inflates their streams each time (a datasheet's ICC profile at every colour
-//! change), so each stream is inflated once here instead; an ICC profile, which text never reads, is kept empty.
+//! What was measured is kept decoded (within [`KEEP_STREAM_BYTES`] a stream, [`KEEP_DECODED_BYTES`] a document):
+//! pdf-extract builds a page's fonts and colour spaces again on every page and inflates their streams each time (a
+//! datasheet's ICC profile at every colour change), so each stream is inflated once here instead; an ICC profile,
+//! which text never reads, is kept empty.
 
 use super::inflate::{self, MAX_DOCUMENT_BYTES, MAX_STREAM_BYTES};
 use lopdf::content::Content;
@@ -27,7 +28,11 @@ pub const MAX_TREE_DEPTH: usize = 256;
 
 /// The most decoded bytes kept in place of their compressed streams, for the whole document; past it, streams stay
 /// as they are (and are inflated where they are used).
-pub const KEEP_DECODED_BYTES: u64 = 128 << 20;
+pub const KEEP_DECODED_BYTES: u64 = 64 << 20;
+
+/// The largest stream kept decoded: fonts, CMaps, functions and ordinary pages are far smaller, and a stream
+/// near the bomb bound is not held twice while the document is measured.
+pub const KEEP_STREAM_BYTES: u64 = 4 << 20;
 
 /// Makes `doc` safe for pdf-extract; `Err` with a plain-words reason when a stream decompresses past a bound. `Ok`
 /// holds the pages where nested forms past [`MAX_FORM_DEPTH`] or [`MAX_FORM_CALLS_PER_PAGE`] were cut.
@@ -283,7 +288,7 @@ impl Walk {
     /// pdf-extract, which inflates a stream at every use, copies it instead. A stream without a filter is left.
     fn keep(&mut self, doc: &mut Document, id: ObjectId, decoded: Vec<u8>) {
         let size = decoded.len() as u64;
-        if self.kept + size > KEEP_DECODED_BYTES {
+        if size > KEEP_STREAM_BYTES || self.kept + size > KEEP_DECODED_BYTES {
             return;
         }
         if let Ok(Object::Stream(stream)) = doc.get_object_mut(id) {
