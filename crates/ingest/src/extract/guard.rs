@@ -3,10 +3,11 @@
 //! recursion of our own: the page tree lists each page once, `/Parent` chains end, a `Do` that would draw a form
 //! already being drawn, or nest deeper than [`MAX_FORM_DEPTH`], is pointed at an empty form, and every stream the
 //! extraction decodes is measured first ([`super::inflate`]), so a decompression bomb fails its file in plain words.
-//! What was measured is kept decoded (within [`KEEP_STREAM_BYTES`] a stream, [`KEEP_DECODED_BYTES`] a document):
-//! pdf-extract builds a page's fonts and colour spaces again on every page and inflates their streams each time (a
-//! datasheet's ICC profile at every colour change), so each stream is inflated once here instead; an ICC profile,
-//! which text never reads, is kept empty.
+//! The fonts' and colour spaces' streams measured are kept decoded (within [`KEEP_STREAM_BYTES`] a stream,
+//! [`KEEP_DECODED_BYTES`] a document): pdf-extract builds a page's fonts and colour spaces again on every page and
+//! inflates their streams each time (a datasheet's ICC profile at every colour change), so each is inflated once
+//! here instead; an ICC profile, which text never reads, is kept empty. Content and forms are read once a page
+//! anyway, and stay as they are.
 
 use super::inflate::{self, MAX_DOCUMENT_BYTES, MAX_STREAM_BYTES};
 use lopdf::content::Content;
@@ -30,8 +31,8 @@ pub const MAX_TREE_DEPTH: usize = 256;
 /// as they are (and are inflated where they are used).
 pub const KEEP_DECODED_BYTES: u64 = 64 << 20;
 
-/// The largest stream kept decoded: fonts, CMaps, functions and ordinary pages are far smaller, and a stream
-/// near the bomb bound is not held twice while the document is measured.
+/// The largest stream kept decoded: fonts, CMaps and functions are far smaller, and a stream near the bomb bound is
+/// not held twice while the document is measured.
 pub const KEEP_STREAM_BYTES: u64 = 4 << 20;
 
 /// Makes `doc` safe for pdf-extract; `Err` with a plain-words reason when a stream decompresses past a bound. `Ok`
@@ -197,10 +198,8 @@ impl Walk {
         let mut content = Vec::new();
         for id in doc.get_page_contents(page) {
             if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
-                let bytes = self.measure(stream, id, number, "content")?;
-                content.extend(&bytes);
+                content.extend(self.measure(stream, id, number, "content")?);
                 content.push(b'\n');
-                self.keep(doc, id, bytes);
             }
         }
         let names = drawn(&content);
@@ -244,9 +243,7 @@ impl Walk {
                     let Ok(stream) = doc.get_object(target).and_then(Object::as_stream) else {
                         continue;
                     };
-                    let bytes = self.measure(stream, target, number, "form XObject")?;
-                    let names = drawn(&bytes);
-                    self.keep(doc, target, bytes);
+                    let names = drawn(&self.measure(stream, target, number, "form XObject")?);
                     self.drawn.insert(target, names.clone());
                     names
                 }
