@@ -1,10 +1,13 @@
 //! [`EmbedQueue`]: one embedder shared by concurrent callers (`ragsift serve`'s requests) through a queue. Whatever
 //! is waiting when the model comes free runs as one call, so the texts of several requests are sorted by length and
 //! batched together; the callers' groups run first come, first served, and a group whose caller stopped waiting
-//! (its deadline passed) is dropped unrun, so no work outlives the request that asked for it.
+//! (its deadline passed) is dropped unrun, so no work outlives the request that asked for it. The vectors of texts
+//! already embedded are kept (within [`VECTOR_CACHE_BYTES`]), so a sentence shared by overlapping passages is
+//! embedded once.
 
 use crate::{Embedder, Error, Result};
-use std::collections::{HashMap, VecDeque};
+use ragsift_core::lru::{CacheStats, Lru};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -13,6 +16,9 @@ use std::time::Instant;
 /// Characters of queued text one run takes at most (about 1,000 tokens, two tenths of a second on two cores): runs
 /// stay short, so a group whose caller stopped waiting is dropped before it runs rather than run inside a long one.
 pub const RUN_CHARS: usize = 4_000;
+
+/// The embedded texts' vectors the queue keeps: about 20,000 sentences of MiniLM's 384 dimensions.
+pub const VECTOR_CACHE_BYTES: usize = 48 << 20;
 
 /// An embedder behind a queue served by one worker thread; the worker stops when the queue is dropped.
 pub struct EmbedQueue {
@@ -27,6 +33,8 @@ struct Shared {
     queue: Mutex<Queue>,
     /// Signalled when a job is queued or the queue closes.
     queued: Condvar,
+    /// Each embedded text's vector, by text.
+    vectors: Lru<String, Arc<Vec<f32>>>,
 }
 
 #[derive(Default)]
@@ -54,6 +62,7 @@ impl EmbedQueue {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             queued: Condvar::new(),
+            vectors: Lru::new(VECTOR_CACHE_BYTES),
         });
         let queue = EmbedQueue {
             shared: shared.clone(),
@@ -67,6 +76,11 @@ impl EmbedQueue {
             .spawn(move || work(&shared, inner.as_ref()))
             .map_err(|e| Error::Model(format!("starting the embedding queue: {e}")))?;
         Ok(queue)
+    }
+
+    /// How the kept vectors have done: a hit is a text not embedded again.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.shared.vectors.stats()
     }
 
     fn submit(&self, texts: &[&str]) -> Arc<Job> {
@@ -121,8 +135,8 @@ impl Job {
     }
 }
 
-/// The worker: takes the jobs waiting (up to [`RUN_CHARS`], at least one), runs their texts as one call (each
-/// distinct text once), and hands each job its vectors, until the queue closes.
+/// The worker: takes the jobs waiting (up to [`RUN_CHARS`], at least one), embeds in one call each distinct text
+/// whose vector is not kept already, and hands each job its vectors, until the queue closes.
 fn work(shared: &Shared, inner: &dyn Embedder) {
     loop {
         let run = {
@@ -138,24 +152,35 @@ fn work(shared: &Shared, inner: &dyn Embedder) {
         if run.is_empty() {
             continue;
         }
-        let mut distinct: Vec<&str> = Vec::new();
-        let mut at: HashMap<&str, usize> = HashMap::new();
-        let places: Vec<Vec<usize>> = (run.iter())
-            .map(|job| {
-                (job.texts.iter())
-                    .map(|t| {
-                        *at.entry(t.as_str()).or_insert_with(|| {
-                            distinct.push(t.as_str());
-                            distinct.len() - 1
-                        })
-                    })
-                    .collect()
-            })
-            .collect();
-        match inner.embed(&distinct) {
+        let mut known: HashMap<&str, Arc<Vec<f32>>> = HashMap::new();
+        let (mut missing, mut seen): (Vec<&str>, HashSet<&str>) = (Vec::new(), HashSet::new());
+        for text in run.iter().flat_map(|job| job.texts.iter()) {
+            if !seen.insert(text.as_str()) {
+                continue;
+            }
+            match shared.vectors.get(text) {
+                Some(v) => drop(known.insert(text, v)),
+                None => missing.push(text),
+            }
+        }
+        let embedded = if missing.is_empty() {
+            Ok(Vec::new())
+        } else {
+            inner.embed(&missing)
+        };
+        match embedded {
             Ok(vectors) => {
-                for (job, places) in run.iter().zip(&places) {
-                    job.finish(Ok(places.iter().map(|&k| vectors[k].clone()).collect()));
+                for (text, v) in missing.iter().zip(vectors) {
+                    let v = Arc::new(v);
+                    shared
+                        .vectors
+                        .insert(text.to_string(), v.clone(), text.len() + v.len() * 4 + 64);
+                    known.insert(text, v);
+                }
+                for job in &run {
+                    job.finish(Ok((job.texts.iter())
+                        .map(|t| known[t.as_str()].as_ref().clone())
+                        .collect()));
                 }
             }
             Err(e) => {
@@ -301,6 +326,27 @@ mod tests {
         });
         let calls = inner.calls.load(Ordering::SeqCst) - before;
         assert!(calls < 8, "8 callers in {calls} runs: the waiting ones were batched");
+    }
+
+    #[test]
+    fn a_text_is_embedded_once_across_calls() {
+        let inner = fake(0);
+        let queue = EmbedQueue::new(inner.clone()).unwrap();
+        let first = queue
+            .embed(&["a shared sentence.", "only in the first passage."])
+            .unwrap();
+        let second = queue
+            .embed(&["only in the second passage.", "a shared sentence."])
+            .unwrap();
+        assert_eq!(first[0], second[1], "the kept vector is the one embedded");
+        assert_eq!(second[0], inner.embed(&["only in the second passage."]).unwrap()[0]);
+        assert_eq!(
+            inner.texts.load(Ordering::SeqCst),
+            3 + 1,
+            "3 distinct texts through the queue, 1 direct"
+        );
+        let stats = queue.cache_stats();
+        assert_eq!((stats.hits, stats.entries), (1, 3));
     }
 
     #[test]
