@@ -1,9 +1,11 @@
 //! Type 1 font programs cut to their encoding. pdf-extract reads a Type 1 font's built-in encoding by parsing its
 //! whole program (`/FontFile`) on every page that uses the font, which was half of a LaTeX manual's extraction time,
 //! and uses it only when the font dictionary has no `/Encoding` of its own. Here each program is parsed once, with
-//! pdf-extract's own parser, and replaced by the few lines that state the same encoding (or none, when every font
-//! using it has its own `/Encoding`); the replacement is parsed again and kept only when it gives the map that
-//! pdf-extract uses. Nothing else of a Type 1 program is read for text (widths come from the font dictionary).
+//! pdf-extract's own parser, and replaced by the few lines that state the same encoding, or by none: when every font
+//! using it has its own `/Encoding`, or when each is an object of its own without a `/ToUnicode` and is given the
+//! encoding as `/Differences` (from which pdf-extract builds the same table). The replacement is parsed again and
+//! kept only when it gives the map that pdf-extract will use. Nothing else of a Type 1 program is read for text
+//! (widths come from the font dictionary).
 
 use super::inflate::{self, MAX_STREAM_BYTES};
 use lopdf::{dictionary, Document, Object, ObjectId};
