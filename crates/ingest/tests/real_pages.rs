@@ -238,3 +238,20 @@ fn a_drop_cap_does_not_join_the_columns_beside_it() {
     );
     assert!(left < left_next && left_next < right, "the left column first: {text}");
 }
+
+#[test]
+fn a_datasheet_table_above_the_page_footer_keeps_its_rows() {
+    // TI BQ24650 p5, "Recommended Operating Conditions": labels on the left, MIN/MAX on the right with an empty
+    // band between them, a unit "V" centred over several rows, and the page footer below. The footer and the
+    // header row stand level with nothing on the other side; the table is still read row by row, not as a column
+    // of labels followed by a column of figures.
+    let (text, _) = layout_page(&glyphs("ti-bq24650-p5-table"));
+    for row in [
+        "VCC, STAT1, STAT2, SRP, SRN –0.3 28",
+        "PH –2 30",
+        "BTST, HIDRV with respect to GND –0.3 34",
+        "VREF 3.3",
+    ] {
+        assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
+    }
+}

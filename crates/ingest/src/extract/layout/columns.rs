@@ -10,6 +10,9 @@ use super::{cells, extent, median, merge_line, Gutter, Row, Segment};
 /// beside a paragraph, is not two columns).
 pub(super) fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
     let (mut left, mut right): (Vec<Segment>, Vec<Segment>) = (Vec::new(), Vec::new());
+    // Each side's runs before they are merged into lines: a line takes its first run's baseline, and a label that
+    // shares a row with another at a slightly different height must still count as level with its cells.
+    let (mut left_runs, mut right_runs): (Vec<Segment>, Vec<Segment>) = (Vec::new(), Vec::new());
     // Per side and row: how many cells, and the widest.
     let (mut left_cells, mut right_cells): (Vec<CellShape>, Vec<CellShape>) = (Vec::new(), Vec::new());
     for row in rows {
@@ -20,6 +23,8 @@ pub(super) fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
                 cells_of.push((c.len(), c.iter().map(|c| c.1 - c.0).fold(0.0, f64::max)));
             }
         }
+        left_runs.extend(l.iter().cloned());
+        right_runs.extend(r.iter().cloned());
         left.extend(merge_line(l));
         right.extend(merge_line(r));
     }
@@ -62,7 +67,7 @@ pub(super) fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
     };
     // A table whose cells wrap (an option and its meaning over two lines) leaves a gutter too; but one side holds
     // short cells, each level with a line of the other side: it is read row by row.
-    if cells_beside_lines(&left, &left_cells, &right) || cells_beside_lines(&right, &right_cells, &left) {
+    if cells_beside_lines(&left, &left_cells, &right_runs) || cells_beside_lines(&right, &right_cells, &left_runs) {
         return false;
     }
     broad(&left)
@@ -80,7 +85,7 @@ type CellShape = (usize, f64);
 
 /// Whether one side's lines are a table's cells beside the other side's `lines`: short (a median of at most three
 /// words a cell, the widest cell of a row at most 80% of the side's width unless cells hold two words or fewer)
-/// and nearly all level with a line of the other side. Two columns of prose share baselines too, but their lines
+/// and nearly all level with a line of the other side (all but two, beside five or more). Two columns of prose share baselines too, but their lines
 /// fill their column, however narrow.
 /// `shape` holds each row's cell count and widest cell.
 fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment]) -> bool {
@@ -115,5 +120,8 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
                 .any(|l| (l.0 - c.y).abs() <= 0.25 * c.size.max(l.1))
         })
         .count();
-    level as f64 >= 0.8 * cells.len() as f64
+    // A table's header over its figures and a unit cell spanning several rows stand level with no line: two such
+    // cells are allowed beside five or more that are level.
+    let n = cells.len();
+    level as f64 >= 0.8 * n as f64 || level >= 5 && n - level <= 2
 }
