@@ -39,8 +39,13 @@ struct PageScore {
     furniture: usize,
     furniture_ours: Vec<String>,
     furniture_theirs: usize,
-    /// The previous code's score on the page (from its `--dump`), its merged tokens and furniture strings kept.
-    previous: Option<(f64, usize, usize)>,
+    /// The previous code's score on the page (from its `--dump`), its merged tokens, furniture strings and table
+    /// cells kept.
+    previous: Option<(f64, usize, usize, usize)>,
+    /// The truth's table cells, and how many each extractor keeps with their row label and unit.
+    cells: usize,
+    cells_ours: usize,
+    cells_theirs: usize,
 }
 
 #[derive(Default)]
@@ -108,11 +113,24 @@ pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Resu
                 .as_array()
                 .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
                 .unwrap_or_default();
-            let mine = ours.iter().find(|p| p.number == n).map_or("", |p| p.text.as_str());
+            let page = ours.iter().find(|p| p.number == n);
+            let mine = page.map_or("", |p| p.text.as_str());
+            // ragsift's units of text: the page's paragraphs and each table row as a fact; pdftotext's: its lines.
+            let mut units: Vec<&str> = mine.split("\n\n").collect();
+            units.extend(
+                page.into_iter()
+                    .flat_map(|p| p.tables.iter().flat_map(|t| t.rows.iter().map(|r| r.text.as_str()))),
+            );
+            let cells: Vec<&Value> = want["cells"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
             let theirs = poppler_page(&pdf, n);
             if let Some(d) = dump {
                 let _ = std::fs::write(d.join(format!("{id}-p{n}.ragsift.txt")), mine);
                 let _ = std::fs::write(d.join(format!("{id}-p{n}.pdftotext.txt")), &theirs);
+                let rows: Vec<&str> = page
+                    .into_iter()
+                    .flat_map(|p| p.tables.iter().flat_map(|t| t.rows.iter().map(|r| r.text.as_str())))
+                    .collect();
+                let _ = std::fs::write(d.join(format!("{id}-p{n}.tables.txt")), rows.join("\n"));
             }
             let truth_words = words(text);
             let furniture_words: Vec<String> = furniture.iter().flat_map(|f| words(f)).collect();
@@ -126,14 +144,26 @@ pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Resu
                 .map(|s| s.to_string())
                 .collect();
             let furniture_theirs = counted.iter().filter(|s| contains_words(&theirs, s)).count();
+            let kept_cells = |units: &[&str]| cells.iter().filter(|c| units.iter().any(|u| cell_found(u, c))).count();
             let previous = previous
-                .and_then(|d| std::fs::read_to_string(d.join(format!("{id}-p{n}.ragsift.txt"))).ok())
-                .map(|before| {
+                .and_then(|d| {
+                    let before = std::fs::read_to_string(d.join(format!("{id}-p{n}.ragsift.txt"))).ok()?;
+                    let rows = std::fs::read_to_string(d.join(format!("{id}-p{n}.tables.txt"))).unwrap_or_default();
+                    Some((before, rows))
+                })
+                .map(|(before, rows)| {
                     let merged = merged_tokens(&before, &truth_words, &furniture_words).0.len();
                     let kept = counted.iter().filter(|s| contains_words(&before, s)).count();
-                    (word_similarity(&before, text), merged, kept)
+                    let mut units: Vec<&str> = before.split("\n\n").collect();
+                    units.extend(rows.lines());
+                    (word_similarity(&before, text), merged, kept, kept_cells(&units))
                 });
+            let cells_ours = kept_cells(&units);
+            let cells_theirs = kept_cells(&theirs.lines().collect::<Vec<_>>());
             let score = PageScore {
+                cells: cells.len(),
+                cells_ours,
+                cells_theirs,
                 previous,
                 ours: word_similarity(mine, text),
                 theirs: word_similarity(&theirs, text),
@@ -154,6 +184,12 @@ pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Resu
             if !score.spaceless_ours.is_empty() {
                 notes.push(format!("spaces lost: {}", score.spaceless_ours.join(", ")));
             }
+            if score.cells > 0 {
+                notes.push(format!(
+                    "table cells kept with label and unit: {} of {}",
+                    score.cells_ours, score.cells
+                ));
+            }
             if !score.furniture_ours.is_empty() {
                 notes.push(format!("furniture: {}", score.furniture_ours.join(" | ")));
             }
@@ -173,9 +209,9 @@ pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Resu
 fn report(families: &BTreeMap<String, Family>, absent: &[String], listed: usize) {
     println!("\n### Per group of producers (each cell: ragsift \\| pdftotext, on the same pages; time is whole-file extraction)\n");
     println!(
-        "| group | files | pages | mean | worst | pages < {BAD:.2} | glyph-merged tokens | words run together | furniture in text | time s | ratio |"
+        "| group | files | pages | mean | worst | pages < {BAD:.2} | glyph-merged tokens | words run together | furniture in text | table cells with label and unit | time s | ratio |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut all = Family::default();
     let row = |name: &str, f: &Family| {
         let pages: Vec<&PageScore> = f.pages.iter().collect();
@@ -188,8 +224,16 @@ fn report(families: &BTreeMap<String, Family>, absent: &[String], listed: usize)
         let fo: usize = pages.iter().map(|p| p.furniture_ours.len()).sum();
         let ft: usize = pages.iter().map(|p| p.furniture_theirs).sum();
         let fall: usize = pages.iter().map(|p| p.furniture).sum();
+        let cells: usize = pages.iter().map(|p| p.cells).sum();
+        let co: usize = pages.iter().map(|p| p.cells_ours).sum();
+        let ct: usize = pages.iter().map(|p| p.cells_theirs).sum();
+        let cells = if cells == 0 {
+            "—".to_string()
+        } else {
+            format!("{co} \\| {ct} of {cells}")
+        };
         println!(
-            "| {name} | {} | {} | {om:.3} \\| {tm:.3} | {ow:.3} \\| {tw:.3} | {ob} \\| {tb} | {mo} \\| {mt} | {so} \\| {st} | {fo} \\| {ft} of {fall} | {:.2} \\| {:.2} | {:.2}× |",
+            "| {name} | {} | {} | {om:.3} \\| {tm:.3} | {ow:.3} \\| {tw:.3} | {ob} \\| {tb} | {mo} \\| {mt} | {so} \\| {st} | {fo} \\| {ft} of {fall} | {cells} | {:.2} \\| {:.2} | {:.2}× |",
             f.files,
             pages.len(),
             f.ours_s,
@@ -221,6 +265,9 @@ fn report(families: &BTreeMap<String, Family>, absent: &[String], listed: usize)
             furniture_ours: p.furniture_ours.clone(),
             furniture_theirs: p.furniture_theirs,
             previous: p.previous,
+            cells: p.cells,
+            cells_ours: p.cells_ours,
+            cells_theirs: p.cells_theirs,
         })
         .collect();
     all.pages = scores;
@@ -228,8 +275,8 @@ fn report(families: &BTreeMap<String, Family>, absent: &[String], listed: usize)
     println!("\n(ratio = pdftotext's time / ragsift's: below 1 means ragsift is slower)");
     if all.pages.iter().any(|p| p.previous.is_some()) {
         println!("\n### Against the previous code (its --dump), on the same pages\n");
-        println!("| group | pages | mean, now \\| before | worst | pages < {BAD:.2} | glyph-merged tokens | furniture in text |");
-        println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        println!("| group | pages | mean, now \\| before | worst | pages < {BAD:.2} | glyph-merged tokens | furniture in text | table cells with label and unit |");
+        println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         let before_row = |name: &str, pages: Vec<&PageScore>| {
             let pages: Vec<&PageScore> = pages.into_iter().filter(|p| p.previous.is_some()).collect();
             let prev = |p: &PageScore| p.previous.unwrap_or_default();
@@ -239,8 +286,16 @@ fn report(families: &BTreeMap<String, Family>, absent: &[String], listed: usize)
             let mp: usize = pages.iter().map(|p| prev(p).1).sum();
             let fo: usize = pages.iter().map(|p| p.furniture_ours.len()).sum();
             let fp: usize = pages.iter().map(|p| prev(p).2).sum();
+            let co: usize = pages.iter().map(|p| p.cells_ours).sum();
+            let cp: usize = pages.iter().map(|p| prev(p).3).sum();
+            let cells: usize = pages.iter().map(|p| p.cells).sum();
+            let cells = if cells == 0 {
+                "—".to_string()
+            } else {
+                format!("{co} \\| {cp} of {cells}")
+            };
             println!(
-                "| {name} | {} | {om:.3} \\| {pm:.3} | {ow:.3} \\| {pw:.3} | {ob} \\| {pb} | {mo} \\| {mp} | {fo} \\| {fp} |",
+                "| {name} | {} | {om:.3} \\| {pm:.3} | {ow:.3} \\| {pw:.3} | {ob} \\| {pb} | {mo} \\| {mp} | {fo} \\| {fp} | {cells} |",
                 pages.len()
             );
         };
@@ -451,6 +506,33 @@ fn counts_as_furniture(s: &str) -> bool {
 }
 
 /// Whether the words of `needle` occur consecutively in `hay`.
+/// Whether one unit of an extractor's text (a paragraph, a table row, a line) holds a truth table cell whole: every
+/// word of its row label (a symbol and a parameter may sit in two columns), its value, and its unit as printed. A cell whose label sits in one paragraph and its
+/// figures in another (a table read column by column) is not kept.
+fn cell_found(unit: &str, cell: &Value) -> bool {
+    let field = |k: &str| cell[k].as_str().unwrap_or_default().trim();
+    let (row, value, measure) = (field("row"), field("value"), field("unit"));
+    !value.is_empty()
+        && (row.is_empty() || holds_words(unit, row))
+        && contains_words(unit, value)
+        && (measure.is_empty() || squash(unit).contains(&squash(measure)))
+}
+
+/// Whether every word of `needle` is among the words of `hay`.
+fn holds_words(hay: &str, needle: &str) -> bool {
+    let h: HashSet<String> = words(hay).into_iter().collect();
+    let n = words(needle);
+    !n.is_empty() && n.iter().all(|w| h.contains(w))
+}
+
+/// Text without white space, for comparing units ("° C" and "°C", "mA" in "50mA", "µA" and "μA").
+fn squash(text: &str) -> String {
+    // The micro sign and the Greek mu are one letter after NFKC, as the truth is written.
+    (text.chars().filter(|c| !c.is_whitespace()))
+        .map(|c| if c == '\u{b5}' { '\u{3bc}' } else { c })
+        .collect()
+}
+
 fn contains_words(hay: &str, needle: &str) -> bool {
     let (h, n) = (words(hay), words(needle));
     !n.is_empty() && h.windows(n.len()).any(|w| w == n.as_slice())
@@ -459,6 +541,24 @@ fn contains_words(hay: &str, needle: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cell_is_kept_only_with_its_row_label_and_unit() {
+        let cell =
+            serde_json::json!({"row": "Junction temperature, TJ", "column": "MAX", "value": "125", "unit": "°C"});
+        assert!(cell_found("Junction temperature, TJ –40 125 °C", &cell));
+        assert!(cell_found(
+            "Parameter: Junction temperature, TJ; MIN: –40; MAX: 125; UNIT: ° C",
+            &cell
+        ));
+        // Read column by column: the label in one paragraph, the figures in another.
+        assert!(!cell_found("Junction temperature, TJ", &cell));
+        assert!(!cell_found("–40 125 °C", &cell));
+        assert!(
+            !cell_found("Junction temperature, TJ –40 125", &cell),
+            "the unit is part of the cell"
+        );
+    }
 
     #[test]
     fn merged_tokens_leave_truth_words_and_joined_pairs() {

@@ -255,3 +255,52 @@ fn a_datasheet_table_above_the_page_footer_keeps_its_rows() {
         assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
     }
 }
+
+#[test]
+fn a_datasheet_table_keeps_its_columns_past_section_titles_that_run_across_them() {
+    // TI BQ24650 p8, Electrical Characteristics: PARAMETER, TEST CONDITIONS, MIN, TYP, MAX, UNIT, with section
+    // titles ("THERMAL SHUTDOWN COMPARATOR") and wrapped conditions that run over the gaps between columns. Those
+    // few cells must not merge the columns: each row keeps its parameter, its conditions, its figure and its unit
+    // apart, under their own headers.
+    let tables = ragsift_ingest::extract::layout_tables(&glyphs("ti-bq24650-p8-characteristics"));
+    let rows: Vec<&str> = tables
+        .iter()
+        .flat_map(|t| t.rows.iter().map(|r| r.text.as_str()))
+        .collect();
+    let row = |label: &str| {
+        rows.iter()
+            .find(|r| r.contains(label))
+            .unwrap_or_else(|| panic!("a row for {label:?} in {rows:#?}"))
+    };
+    let shutdown = row("Thermal shutdown rising temperature");
+    assert!(
+        shutdown.contains("TEST CONDITIONS: Temperature increasing") && shutdown.contains("UNIT: °C"),
+        "{shutdown}"
+    );
+    assert!(
+        shutdown.contains(": 145;"),
+        "the figure is a cell of its own: {shutdown}"
+    );
+    let over = row("Charge overcurrent rising threshold");
+    assert!(
+        over.contains("TEST CONDITIONS: measure (VSRP – VSRN)") && over.contains(": 80; UNIT: mV"),
+        "{over}"
+    );
+}
+
+#[test]
+fn a_cell_that_wraps_beside_its_row_label_keeps_the_table_whole() {
+    // ST STM32F4 p60, "Table 11. Voltage characteristics": below a paragraph, the Min/Max/Unit side holds a unit
+    // centred between two rows ("mV") and a four-line cell ("see Section 6.3.14: Absolute maximum ratings
+    // (electrical sensitivity)") beside the one line of its row label. Those lines stand level with no line of
+    // the labels' side, yet they are a table's cells: the table is read row by row, not as two columns.
+    let (text, _) = layout_page(&glyphs("st-stm32f4-p60-ratings"));
+    for row in [
+        "Symbol Ratings Min Max Unit",
+        "Input voltage on FT and TC pins(2) VSS–0.3 VDD+4.0 V",
+        "VIN Input voltage on any other pin VSS–0.3 4.0",
+        "Input voltage for BOOT0 VSS 9.0",
+    ] {
+        assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
+    }
+}

@@ -44,6 +44,12 @@ pub fn layout_page(glyphs: &[Glyph]) -> (String, Vec<String>) {
     (laid.text, laid.aside)
 }
 
+/// The tables the layout finds in one page's `glyphs`: for tests on glyphs taken from real pages.
+#[doc(hidden)]
+pub fn layout_tables(glyphs: &[Glyph]) -> Vec<Table> {
+    layout::page_layout(glyphs).tables
+}
+
 /// The visible glyphs of page `number` (1-based) of a PDF, as the layout gets them: for `ragsift-bench glyphs`.
 #[doc(hidden)]
 pub fn page_glyphs(path: &Path, number: u32) -> Result<Vec<Glyph>> {

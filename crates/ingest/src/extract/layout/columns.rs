@@ -110,18 +110,59 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
     let mut ys: Vec<(f64, f64)> = lines.iter().map(|l| (l.y, l.size)).collect();
     ys.sort_by(|a, b| a.0.total_cmp(&b.0));
     let reach = 0.25 * cells.iter().chain(lines).map(|s| s.size).fold(0.0, f64::max);
-    let level = cells
+    let mut level: Vec<bool> = cells
         .iter()
-        .filter(|c| {
+        .map(|c| {
             let from = ys.partition_point(|l| l.0 < c.y - reach);
             ys[from..]
                 .iter()
                 .take_while(|l| l.0 <= c.y + reach)
                 .any(|l| (l.0 - c.y).abs() <= 0.25 * c.size.max(l.1))
         })
-        .count();
+        .collect();
+    // Only where cells are a word or two (figures, units): lines of three or more words stacked beside one line
+    // are as often a column's equation and its indices.
+    if words <= 2.0 {
+        wrapped_beside_one_line(cells, &mut level, &ys, reach);
+    }
+    let level = level.iter().filter(|&&l| l).count();
     // A table's header over its figures and a unit cell spanning several rows stand level with no line: two such
     // cells are allowed beside five or more that are level.
     let n = cells.len();
     level as f64 >= 0.8 * n as f64 || level >= 5 && n - level <= 2
+}
+
+/// Marks as level the lines of a cell that wraps (two or more stacked lines of `cells`, each at most 1.6 font sizes
+/// below the one before, none of them level with a line) when exactly one baseline of the other side (`ys`,
+/// sorted) lies within their height: a table's wrapped cell beside its row's label ("see Section 6.3.14: Absolute
+/// maximum ratings…" beside "VESD(HBM)"). A column of text beside another has many lines within any stretch.
+fn wrapped_beside_one_line(cells: &[Segment], level: &mut [bool], ys: &[(f64, f64)], reach: f64) {
+    let mut k = 0;
+    while k < cells.len() {
+        if level[k] {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while end < cells.len()
+            && !level[end]
+            && cells[end - 1].y - cells[end].y > 0.0
+            && cells[end - 1].y - cells[end].y <= 1.6 * cells[end - 1].size.max(cells[end].size)
+        {
+            end += 1;
+        }
+        if end - k >= 2 {
+            let (low, high) = (cells[end - 1].y - reach, cells[k].y + reach);
+            let mut baselines: Vec<f64> = Vec::new();
+            for &(y, _) in ys.iter().filter(|l| (low..=high).contains(&l.0)) {
+                if baselines.last().is_none_or(|&b| y - b > reach) {
+                    baselines.push(y);
+                }
+            }
+            if baselines.len() == 1 {
+                level[k..end].iter_mut().for_each(|l| *l = true);
+            }
+        }
+        k = end;
+    }
 }

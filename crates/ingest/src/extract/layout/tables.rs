@@ -133,18 +133,50 @@ fn block_end(lines: &[Segment], i: usize) -> usize {
     j
 }
 
-/// The column bands of some lines: their cells' extents, merged where they overlap.
+/// The column bands of some lines: where their cells lie, split wherever at most a tenth of the lines have a cell
+/// (none in a table of fewer than ten lines). A few cells that run over a gap (a section's title in the first
+/// column, a wrapped condition) do not merge the columns beside it, as they would if bands were the cells' extents
+/// merged wherever two overlap. Gaps narrower than 0.3 of a font size are not gaps.
 fn bands(lines: &[Segment]) -> Vec<(f64, f64)> {
-    let mut spans: Vec<(f64, f64, f64)> = lines
+    let spans: Vec<(f64, f64, f64)> = lines
         .iter()
         .flat_map(|l| l.cells.iter().map(move |c| (c.x0, c.x1, l.size)))
+        .filter(|(a, b, _)| a.is_finite() && b.is_finite() && b >= a)
         .collect();
-    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let Some(lo) = spans.iter().map(|s| s.0).reduce(f64::min) else {
+        return Vec::new();
+    };
+    let hi = spans.iter().map(|s| s.1).fold(lo, f64::max);
+    // Half-point bins, or wider ones for absurd extents, so memory stays bounded.
+    let step = ((hi - lo) / 4096.0).max(0.5);
+    let bins = ((hi - lo) / step).ceil() as usize + 1;
+    let bin = |x: f64| (((x - lo) / step) as usize).min(bins - 1);
+    let mut cover = vec![0usize; bins];
+    for &(a, b, _) in &spans {
+        for c in &mut cover[bin(a)..=bin(b)] {
+            *c += 1;
+        }
+    }
+    let few = lines.len() / 10;
+    let size = {
+        let mut sizes: Vec<f64> = spans.iter().map(|s| s.2).collect();
+        sizes.sort_by(f64::total_cmp);
+        sizes[sizes.len() / 2]
+    };
     let mut out: Vec<(f64, f64)> = Vec::new();
-    for (a, b, size) in spans {
-        match out.last_mut() {
-            Some(band) if a < band.1 + 0.3 * size => band.1 = band.1.max(b),
-            _ => out.push((a, b)),
+    let mut start: Option<usize> = None;
+    for b in 0..=bins {
+        match (cover.get(b).is_some_and(|&c| c > few), start) {
+            (true, None) => start = Some(b),
+            (false, Some(s)) => {
+                let (a, e) = (lo + s as f64 * step, lo + b as f64 * step);
+                match out.last_mut() {
+                    Some(band) if a < band.1 + 0.3 * size => band.1 = e,
+                    _ => out.push((a, e)),
+                }
+                start = None;
+            }
+            _ => {}
         }
     }
     out
