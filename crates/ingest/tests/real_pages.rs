@@ -304,3 +304,22 @@ fn a_cell_that_wraps_beside_its_row_label_keeps_the_table_whole() {
         assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
     }
 }
+
+#[test]
+fn a_centred_title_block_over_the_gutter_does_not_hide_the_columns() {
+    // groff mom's sample article p10 (gropdf, from Debian's groff-base): two justified columns with an 18 pt
+    // gutter, under a title, a subtitle and three author lines centred on the page, which cover parts of the
+    // gutter unevenly. The columns are still found, and each is read down before the next.
+    let (text, _) = layout_page(&glyphs("groff-mom-samples-p10-title"));
+    assert!(
+        reads(
+            &text,
+            "Lorem ipsum dolor sit amet, consetetur sadipscing elitr. Sed diam nonumy eirmod tempor invidunt"
+        ),
+        "the left column's first lines read on:\n{text}"
+    );
+    assert!(
+        text.find("by Joe Chang") < text.find("Lorem ipsum"),
+        "the title block comes first"
+    );
+}

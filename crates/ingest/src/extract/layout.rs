@@ -591,23 +591,33 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     }
     let (from, to) = (bin(lo + 0.2 * width), bin(lo + 0.8 * width));
     let floor = *coverage[from..=to].iter().min()?;
-    let allowed = floor + (rows.len() / 25).max(1);
     let size = median(segs.iter().map(|s| s.size).collect());
-    // The low bands wide enough to be a gutter.
-    let mut bands: Vec<(usize, usize)> = Vec::new();
-    let mut start = None;
-    for b in from..=to + 1 {
-        let low = coverage.get(b).is_some_and(|&c| b <= to && c <= allowed);
-        match (low, start) {
-            (true, None) => start = Some(b),
-            (false, Some(s)) => {
-                if (b - s) as f64 * step >= 0.6 * size {
-                    bands.push((s, b));
+    // The low bands wide enough to be a gutter: no more than a little over the emptiest spot.
+    let low_bands = |allowed: usize| {
+        let mut bands: Vec<(usize, usize)> = Vec::new();
+        let mut start = None;
+        for b in from..=to + 1 {
+            let low = coverage.get(b).is_some_and(|&c| b <= to && c <= allowed);
+            match (low, start) {
+                (true, None) => start = Some(b),
+                (false, Some(s)) => {
+                    if (b - s) as f64 * step >= 0.6 * size {
+                        bands.push((s, b));
+                    }
+                    start = None;
                 }
-                start = None;
+                _ => {}
             }
-            _ => {}
         }
+        bands
+    };
+    let mut bands = low_bands(floor + (rows.len() / 25).max(1));
+    if bands.is_empty() {
+        // None: a few centred lines (a title block, its authors on lines of their own) may cover parts of the
+        // gutter unevenly. Then a band that holds at most a fifth of what the middle typically holds will do.
+        let mut middle = coverage[from..=to].to_vec();
+        middle.sort_unstable();
+        bands = low_bands(middle[middle.len() / 2] / 5);
     }
     // Of those, the one with the most text right beside it (within two font sizes on either side; the widest
     // when tied): a column's edge, not the empty end of a short column's lines.
