@@ -120,9 +120,10 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
                 .any(|l| (l.0 - c.y).abs() <= 0.25 * c.size.max(l.1))
         })
         .collect();
-    // Only where cells are a word or two (figures, units): lines of three or more words stacked beside one line
-    // are as often a column's equation and its indices.
-    if words <= 2.0 {
+    // Only where cells are a word or two (figures, units), and at least half of them already stand level: lines
+    // of three or more words stacked beside one line are as often a column's equation and its indices, and a
+    // column of code beside its output is cut by its few level lines into stacks of a few lines each.
+    if words <= 2.0 && 2 * level.iter().filter(|&&l| l).count() >= cells.len() {
         wrapped_beside_one_line(cells, &mut level, &ys, reach);
     }
     let level = level.iter().filter(|&&l| l).count();
