@@ -323,3 +323,69 @@ fn a_centred_title_block_over_the_gutter_does_not_hide_the_columns() {
         "the title block comes first"
     );
 }
+
+/// The table rows (as chunked facts) the layout finds in a glyph band.
+fn table_rows(name: &str) -> Vec<String> {
+    let tables = ragsift_ingest::extract::layout_tables(&glyphs(name));
+    tables
+        .iter()
+        .flat_map(|t| t.rows.iter().map(|r| r.text.clone()))
+        .collect()
+}
+
+#[test]
+fn a_label_and_unit_printed_once_for_several_rows_reach_each_row() {
+    // TI BQ24650 p5, Absolute Maximum Ratings: "Voltage (with respect to GND)" and its unit "V" are printed once,
+    // on a line of their own in the middle of six rows of pins. Each of the six rows carries both.
+    let rows = table_rows("ti-bq24650-p5-ratings");
+    for pin in [
+        "VCC, STAT1, STAT2, SRP, SRN",
+        "PH",
+        "VFB",
+        "REGN, LODRV, TS, MPPSET, TERM_EN",
+        "VREF",
+    ] {
+        let row = (rows.iter())
+            .find(|r| r.contains(&format!("; {pin};")))
+            .unwrap_or_else(|| panic!("a row for {pin} in {rows:#?}"));
+        assert!(
+            row.starts_with("Voltage (with respect to GND);") && row.ends_with("UNIT: V"),
+            "{row}"
+        );
+    }
+    // A row with its own label keeps it.
+    assert!(rows
+        .iter()
+        .any(|r| r.starts_with("Junction temperature, TJ;") && r.ends_with("UNIT: °C")));
+    // The label's own line is no row of its own any more.
+    assert!(
+        !rows.iter().any(|r| r == "Voltage (with respect to GND); UNIT: V"),
+        "{rows:#?}"
+    );
+}
+
+#[test]
+fn each_row_of_two_stacked_spans_takes_the_nearer_label() {
+    // Maxim DS18B20 p2, DC Electrical Characteristics: "Pullup Supply Voltage" sits between its two rows
+    // (parasite power, local power) and "Thermometer Error" between its two (–10 to +85 °C, –55 to +125 °C),
+    // one span right under the other. Each row takes the label and unit of the span it belongs to.
+    let rows = table_rows("maxim-ds18b20-p2-characteristics");
+    let row = |cond: &str| {
+        rows.iter()
+            .find(|r| r.contains(cond))
+            .unwrap_or_else(|| panic!("a row for {cond} in {rows:#?}"))
+            .clone()
+    };
+    assert!(row("Parasite power; MIN: +3.0; TYP MAX: +5.5").contains("Pullup Supply Voltage;"));
+    assert!(row("CONDITIONS: Local power; MIN: +3.0; TYP MAX: VDD").contains("Pullup Supply Voltage;"));
+    let warm = row("-10°C to +85°C");
+    assert!(
+        warm.contains("Thermometer Error;") && warm.ends_with("UNITS: °C"),
+        "{warm}"
+    );
+    let wide = row("-55°C to +125°C");
+    assert!(
+        wide.contains("Thermometer Error;") && wide.ends_with("UNITS: °C"),
+        "{wide}"
+    );
+}

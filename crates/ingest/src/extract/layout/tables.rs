@@ -230,7 +230,16 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
     if labels.iter().all(String::is_empty) {
         return None;
     }
-    let rows = body_rows(body, &at[i + h..j], &bands);
+    let mut rows = body_rows(body, &at[i + h..j], &bands);
+    // Row labels and units printed once for several rows go to each of them (the unit column: a header that
+    // names units).
+    let unit = labels.iter().position(|l| {
+        let l = l.trim().to_lowercase();
+        l == "unit" || l == "units" || l == "unit." || l == "units."
+    });
+    let spanned: Vec<usize> = std::iter::once(0).chain(unit.filter(|&u| u > 0)).collect();
+    let carriers: Vec<usize> = spanned.iter().flat_map(|&band| spans::fill(&mut rows, band)).collect();
+    spans::drop_carriers(&mut rows, carriers, &spanned);
     let mut label_lens: Vec<usize> = rows.iter().filter_map(|r| r.cell(0).map(|c| c.len())).collect();
     label_lens.sort_unstable();
     if label_lens.get(label_lens.len() / 2).is_some_and(|&m| m > MAX_LABEL) {
@@ -425,6 +434,8 @@ fn caption(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usiz
     }
     Some((start, end))
 }
+
+mod spans;
 
 #[cfg(test)]
 mod tests;

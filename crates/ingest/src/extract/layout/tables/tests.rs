@@ -174,3 +174,60 @@ fn prose_code_and_a_contents_list_are_not_tables() {
     let lone = row(720.0, &[(72.0, "Name"), (300.0, "Value")]);
     assert!(page_layout(&lone).tables.is_empty());
 }
+
+#[test]
+fn a_group_label_on_a_line_of_its_own_heads_the_rows_below_it_only() {
+    // Group labels a full row above their rows (not centred between two): each row takes the label above it,
+    // even the last row of a group, which lies nearer the next group's label.
+    let mut g = row(
+        720.0,
+        &[
+            (72.0, "Parameter"),
+            (180.0, "Condition"),
+            (280.0, "Min"),
+            (330.0, "Max"),
+            (380.0, "Unit"),
+        ],
+    );
+    let groups = [
+        ("Voltage", [("low", "1.8", "2.0"), ("high", "3.0", "3.6")]),
+        ("Current", [("idle", "1", "2"), ("busy", "5", "9")]),
+    ];
+    // A first row with its own label, so that the first group label is not read as a second header line.
+    g.extend(row(
+        706.0,
+        &[
+            (72.0, "Supply"),
+            (180.0, "typical"),
+            (280.0, "3.0"),
+            (330.0, "3.6"),
+            (380.0, "V"),
+        ],
+    ));
+    let mut y = 692.0;
+    for (label, rows) in groups {
+        g.extend(row(y, &[(72.0, label)]));
+        y -= 14.0;
+        for (cond, min, max) in rows {
+            g.extend(row(y, &[(180.0, cond), (280.0, min), (330.0, max), (380.0, "mA")]));
+            y -= 14.0;
+        }
+    }
+    let laid = page_layout(&g);
+    let rows: Vec<&str> = laid
+        .tables
+        .iter()
+        .flat_map(|t| t.rows.iter().map(|r| r.text.as_str()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "Parameter: Supply; Condition: typical; Min: 3.0; Max: 3.6; Unit: V",
+            "Parameter: Voltage; Condition: low; Min: 1.8; Max: 2.0; Unit: mA",
+            "Parameter: Voltage; Condition: high; Min: 3.0; Max: 3.6; Unit: mA",
+            "Parameter: Current; Condition: idle; Min: 1; Max: 2; Unit: mA",
+            "Parameter: Current; Condition: busy; Min: 5; Max: 9; Unit: mA",
+        ],
+        "{laid:?}"
+    );
+}
