@@ -26,6 +26,8 @@ pub(crate) struct Mark {
 pub(crate) struct Furniture {
     seen: std::collections::HashMap<String, Vec<f64>>,
     needed: usize,
+    /// The running text found: each key and a height at which it is seen on enough pages.
+    running: Vec<(String, f64)>,
 }
 
 impl Furniture {
@@ -47,14 +49,36 @@ impl Furniture {
             }
         }
         let needed = MIN_PAGES.max((MIN_SHARE * pages.len() as f64).ceil() as usize);
-        Furniture { seen, needed }
+        let mut running = Vec::new();
+        for (key, ats) in &seen {
+            for &at in ats {
+                let here = ats.iter().filter(|&&a| (a - at).abs() <= SAME_PLACE).count();
+                if here >= needed
+                    && !running
+                        .iter()
+                        .any(|(k, a): &(String, f64)| k == key && (a - at).abs() <= SAME_PLACE)
+                {
+                    running.push((key.clone(), at));
+                }
+            }
+        }
+        Furniture { seen, needed, running }
     }
 
-    /// Whether text with this key at this height is running text: seen at about this height on enough pages.
+    /// Whether text with this key at this height is running text: seen at about this height on enough pages; or
+    /// seen there on [`MIN_PAGES`] pages where other running text also stands (a chapter's title in the running
+    /// header's place, beside the page number: each chapter's title is on too few pages to count alone).
     pub(crate) fn holds(&self, key: &str, at: f64) -> bool {
-        self.seen
-            .get(key)
-            .is_some_and(|ats| ats.iter().filter(|&&a| (a - at).abs() <= SAME_PLACE).count() >= self.needed)
+        let here = |ats: &Vec<f64>| ats.iter().filter(|&&a| (a - at).abs() <= SAME_PLACE).count();
+        self.seen.get(key).is_some_and(|ats| {
+            let n = here(ats);
+            n >= self.needed || n >= MIN_PAGES && self.running_place(key, at)
+        })
+    }
+
+    /// Whether another key is running text at this height (seen there on enough pages).
+    fn running_place(&self, key: &str, at: f64) -> bool {
+        (self.running.iter()).any(|(k, a)| k != key && (a - at).abs() <= SAME_PLACE)
     }
 
     /// Whether any running text was found.
@@ -132,6 +156,39 @@ mod tests {
         assert!(!f.holds(&key("SLUSA75B – REVISED JANUARY 2020").unwrap(), 0.5));
         assert!(!f.holds(&key("Table 3. Absolute Maximum Ratings").unwrap(), 0.1));
         assert!(!f.is_empty());
+    }
+
+    #[test]
+    fn a_chapter_title_in_the_running_header_place_is_furniture_on_its_few_pages() {
+        // Twenty pages: a page number at the top corner of each; each chapter's title beside it on its 4 pages
+        // (too few to count alone); a slide-like title repeated on 3 pages where no running text stands.
+        let pages: Vec<Vec<Mark>> = (0..20)
+            .map(|p| {
+                let mut marks = vec![mark(&format!("{}", p + 1), 0.04)];
+                marks.push(mark(
+                    &format!(
+                        "Chapter {}: {}",
+                        p / 4 + 1,
+                        ["Intro", "Setup", "Use", "Files", "Index"][p / 4]
+                    ),
+                    0.041,
+                ));
+                if p < 3 {
+                    marks.push(mark("Results so far", 0.09));
+                }
+                marks
+            })
+            .collect();
+        let f = Furniture::learn(&pages);
+        assert!(f.holds(&key("Chapter 2: Setup").unwrap(), 0.041));
+        assert!(
+            !f.holds(&key("Results so far").unwrap(), 0.09),
+            "no running text stands there"
+        );
+        assert!(
+            !f.holds(&key("Chapter 2: Setup").unwrap(), 0.5),
+            "elsewhere on the page it is body text"
+        );
     }
 
     #[test]
