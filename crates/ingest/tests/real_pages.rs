@@ -389,3 +389,26 @@ fn each_row_of_two_stacked_spans_takes_the_nearer_label() {
         "{wide}"
     );
 }
+
+#[test]
+fn a_chapter_title_in_the_running_header_is_furniture_on_its_chapter_pages() {
+    // The AVRDUDE manual (Texinfo): each page's header holds the chapter's title beside the page number. Chapter 3
+    // runs over six pages of 62, too few for its title to count as running text alone; it stands where the
+    // running header stands on every page, so it is set apart all the same.
+    let ex = extract_file(&fixture("manuals/avrdude.pdf"), LIMITS).unwrap();
+    let p36 = ex.pages.iter().find(|p| p.number == 36).unwrap();
+    assert!(
+        !reads(&p36.text, "Chapter 3: Terminal Mode Operation"),
+        "{}",
+        &p36.text[..p36.text.len().min(300)]
+    );
+    assert!(
+        p36.furniture
+            .iter()
+            .any(|f| reads(f, "Chapter 3: Terminal Mode Operation")),
+        "{:?}",
+        p36.furniture
+    );
+    // The chapter's own heading, in the body of its first page, stays.
+    assert!(ex.pages.iter().any(|p| reads(&p.text, "Terminal Mode Operation")));
+}
