@@ -168,7 +168,7 @@ die() {
 
 usage() {
   cat <<EOF
-Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--no-desktop] [--record-checksums] [--help]
+Usage: scripts/setup.sh [--no-apt] [--no-chat-model] [--no-desktop] [--real-docs] [--record-checksums] [--help]
 
 Installs what ragsift needs at run time:
   * Debian packages: ${APT_PACKAGES[*]}
@@ -198,6 +198,8 @@ Options:
   --no-chat-model     skip the chat model (embeddings only): nothing under
                       models/${CHAT_ID}/ is downloaded, checked or removed, and
                       runtime.json gets no "chat_model" entry
+  --real-docs         also install the Debian documentation packages whose PDFs are in the
+                      real-document set (fixtures/real/apt-packages.txt), for ragsift-bench real
   --record-checksums  (maintainers) reinstall every file from its source and rewrite
                       scripts/checksums.sha256 with the resulting hashes
   -h, --help          show this help
@@ -1018,6 +1020,12 @@ main() {
       --no-apt) DO_APT=0 ;;
       --no-chat-model) DO_CHAT=0 ;;
       --no-desktop) DO_DESKTOP=0 ;;
+      --real-docs)
+        # The real-document set's Debian documentation packages (ragsift-bench real), one per line.
+        while read -r pkg; do
+          [[ -n "$pkg" && "$pkg" != \#* ]] && APT_PACKAGES+=("$pkg")
+        done <"${SCRIPT_DIR}/../fixtures/real/apt-packages.txt"
+        ;;
       --record-checksums) RECORD=1 ;;
       -h | --help)
         usage
