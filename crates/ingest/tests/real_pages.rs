@@ -239,21 +239,29 @@ fn a_drop_cap_does_not_join_the_columns_beside_it() {
     assert!(left < left_next && left_next < right, "the left column first: {text}");
 }
 
+/// Asserts that the layout of the glyph band `name` reads each of `rows` as one row, its cells in order.
+fn reads_rows(name: &str, rows: &[&str]) {
+    let (text, _) = layout_page(&glyphs(name));
+    for row in rows {
+        assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
+    }
+}
+
 #[test]
 fn a_datasheet_table_above_the_page_footer_keeps_its_rows() {
     // TI BQ24650 p5, "Recommended Operating Conditions": labels on the left, MIN/MAX on the right with an empty
     // band between them, a unit "V" centred over several rows, and the page footer below. The footer and the
     // header row stand level with nothing on the other side; the table is still read row by row, not as a column
     // of labels followed by a column of figures.
-    let (text, _) = layout_page(&glyphs("ti-bq24650-p5-table"));
-    for row in [
-        "VCC, STAT1, STAT2, SRP, SRN –0.3 28",
-        "PH –2 30",
-        "BTST, HIDRV with respect to GND –0.3 34",
-        "VREF 3.3",
-    ] {
-        assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
-    }
+    reads_rows(
+        "ti-bq24650-p5-table",
+        &[
+            "VCC, STAT1, STAT2, SRP, SRN –0.3 28",
+            "PH –2 30",
+            "BTST, HIDRV with respect to GND –0.3 34",
+            "VREF 3.3",
+        ],
+    );
 }
 
 #[test]
@@ -294,15 +302,15 @@ fn a_cell_that_wraps_beside_its_row_label_keeps_the_table_whole() {
     // centred between two rows ("mV") and a four-line cell ("see Section 6.3.14: Absolute maximum ratings
     // (electrical sensitivity)") beside the one line of its row label. Those lines stand level with no line of
     // the labels' side, yet they are a table's cells: the table is read row by row, not as two columns.
-    let (text, _) = layout_page(&glyphs("st-stm32f4-p60-ratings"));
-    for row in [
-        "Symbol Ratings Min Max Unit",
-        "Input voltage on FT and TC pins(2) VSS–0.3 VDD+4.0 V",
-        "VIN Input voltage on any other pin VSS–0.3 4.0",
-        "Input voltage for BOOT0 VSS 9.0",
-    ] {
-        assert!(reads(&text, row), "{row:?} reads as one row:\n{text}");
-    }
+    reads_rows(
+        "st-stm32f4-p60-ratings",
+        &[
+            "Symbol Ratings Min Max Unit",
+            "Input voltage on FT and TC pins(2) VSS–0.3 VDD+4.0 V",
+            "VIN Input voltage on any other pin VSS–0.3 4.0",
+            "Input voltage for BOOT0 VSS 9.0",
+        ],
+    );
 }
 
 #[test]

@@ -126,6 +126,11 @@ mod tests {
         }
     }
 
+    /// What `n` pages teach, each page's marks made by `marks`.
+    fn learn(n: usize, marks: impl Fn(usize) -> Vec<Mark>) -> Furniture {
+        Furniture::learn(&(0..n).map(marks).collect::<Vec<_>>())
+    }
+
     #[test]
     fn keys_ignore_numbers_case_and_spacing() {
         assert_eq!(key("Page 3 of 39"), key("page  4 of 40"));
@@ -137,19 +142,16 @@ mod tests {
     #[test]
     fn text_at_one_place_on_most_pages_is_furniture_and_body_text_is_not() {
         // Ten pages: a header at 4% on nine, a page number at 96% on all, a body line that happens to repeat on two.
-        let pages: Vec<Vec<Mark>> = (0..10)
-            .map(|p| {
-                let mut marks = vec![mark(&format!("{}", p + 1), 0.96 + 0.001 * p as f64)];
-                if p != 3 {
-                    marks.push(mark("SLUSA75B – REVISED JANUARY 2020", 0.04));
-                }
-                if p < 2 {
-                    marks.push(mark("Table 3. Absolute Maximum Ratings", 0.1));
-                }
-                marks
-            })
-            .collect();
-        let f = Furniture::learn(&pages);
+        let f = learn(10, |p| {
+            let mut marks = vec![mark(&format!("{}", p + 1), 0.96 + 0.001 * p as f64)];
+            if p != 3 {
+                marks.push(mark("SLUSA75B – REVISED JANUARY 2020", 0.04));
+            }
+            if p < 2 {
+                marks.push(mark("Table 3. Absolute Maximum Ratings", 0.1));
+            }
+            marks
+        });
         assert!(f.holds(&key("SLUSA75B – REVISED JANUARY 2020").unwrap(), 0.045));
         assert!(f.holds("#", 0.963));
         // The same words elsewhere on the page are not the header.
@@ -162,24 +164,17 @@ mod tests {
     fn a_chapter_title_in_the_running_header_place_is_furniture_on_its_few_pages() {
         // Twenty pages: a page number at the top corner of each; each chapter's title beside it on its 4 pages
         // (too few to count alone); a slide-like title repeated on 3 pages where no running text stands.
-        let pages: Vec<Vec<Mark>> = (0..20)
-            .map(|p| {
-                let mut marks = vec![mark(&format!("{}", p + 1), 0.04)];
-                marks.push(mark(
-                    &format!(
-                        "Chapter {}: {}",
-                        p / 4 + 1,
-                        ["Intro", "Setup", "Use", "Files", "Index"][p / 4]
-                    ),
-                    0.041,
-                ));
-                if p < 3 {
-                    marks.push(mark("Results so far", 0.09));
-                }
-                marks
-            })
-            .collect();
-        let f = Furniture::learn(&pages);
+        let f = learn(20, |p| {
+            let title = ["Intro", "Setup", "Use", "Files", "Index"][p / 4];
+            let mut marks = vec![
+                mark(&format!("{}", p + 1), 0.04),
+                mark(&format!("Chapter {}: {title}", p / 4 + 1), 0.041),
+            ];
+            if p < 3 {
+                marks.push(mark("Results so far", 0.09));
+            }
+            marks
+        });
         assert!(f.holds(&key("Chapter 2: Setup").unwrap(), 0.041));
         assert!(
             !f.holds(&key("Results so far").unwrap(), 0.09),
