@@ -386,16 +386,10 @@ fn each_row_of_two_stacked_spans_takes_the_nearer_label() {
     };
     assert!(row("Parasite power; MIN: +3.0; TYP MAX: +5.5").contains("Pullup Supply Voltage;"));
     assert!(row("CONDITIONS: Local power; MIN: +3.0; TYP MAX: VDD").contains("Pullup Supply Voltage;"));
-    let warm = row("-10°C to +85°C");
-    assert!(
-        warm.contains("Thermometer Error;") && warm.ends_with("UNITS: °C"),
-        "{warm}"
-    );
-    let wide = row("-55°C to +125°C");
-    assert!(
-        wide.contains("Thermometer Error;") && wide.ends_with("UNITS: °C"),
-        "{wide}"
-    );
+    for range in ["-10°C to +85°C", "-55°C to +125°C"] {
+        let r = row(range);
+        assert!(r.contains("Thermometer Error;") && r.ends_with("UNITS: °C"), "{r}");
+    }
 }
 
 #[test]
