@@ -414,3 +414,14 @@ fn a_chapter_title_in_the_running_header_is_furniture_on_its_chapter_pages() {
     // The chapter's own heading, in the body of its first page, stays.
     assert!(ex.pages.iter().any(|p| reads(&p.text, "Terminal Mode Operation")));
 }
+
+#[test]
+fn a_title_at_the_top_of_the_right_column_is_read_first() {
+    // Analog Devices ADXL345 p1: the product title, in 22.5 pt over a 9.5 pt body, sits at the top of the right
+    // column, level with the start of the FEATURES list in the left one. Columns read left first would put it
+    // after the whole list; it is read first, as the page presents it.
+    let (text, _) = layout_page(&glyphs("adi-adxl345-p1-title"));
+    let title = text.find("3-Axis, ±2 g/±4 g/±8 g/±16 g Digital Accelerometer");
+    let features = text.find("FEATURES");
+    assert!(title.is_some() && title < features, "{text}");
+}

@@ -224,7 +224,7 @@ fn lay_rows(rows: Vec<Row>) -> Laid {
     if rows.is_empty() {
         return Laid::default();
     }
-    let ordered = order(rows, 0);
+    let ordered = title_first(order(rows, 0));
     let mut paras = paragraphs(&ordered);
     for p in &mut paras {
         trim_furniture(p, &ordered);
@@ -282,6 +282,33 @@ fn trim_furniture(p: &mut paragraphs::Paragraph, lines: &[Segment]) {
 }
 
 /// The font size of most of the page's text (the median over characters).
+/// The page's title read first: the lines of the largest text in the top quarter of the page, at least 1.6 times
+/// the body's size, when the reading order put text that lies below them ahead of them (a datasheet's title set
+/// at the top of its right column, beside the features list that starts level with it).
+fn title_first(mut ordered: Vec<Segment>) -> Vec<Segment> {
+    let body = body_size(&ordered);
+    let (lo, hi) = (ordered.iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
+        (lo.min(s.y), hi.max(s.y))
+    });
+    let top = |s: &Segment| s.y >= hi - 0.25 * (hi - lo) && !s.furniture;
+    let largest = ordered.iter().filter(|s| top(s)).map(|s| s.size).fold(0.0, f64::max);
+    if body <= 0.0 || largest < 1.6 * body {
+        return ordered;
+    }
+    let title = |s: &Segment| top(s) && s.size >= 0.9 * largest;
+    let Some(start) = ordered.iter().position(title) else {
+        return ordered;
+    };
+    let end = start + ordered[start..].iter().take_while(|s| title(s)).count();
+    let lowest = ordered[start..end].iter().map(|s| s.y).fold(f64::INFINITY, f64::min);
+    if !ordered[..start].iter().any(|s| !s.furniture && s.y < lowest) {
+        return ordered;
+    }
+    let block: Vec<Segment> = ordered.drain(start..end).collect();
+    ordered.splice(0..0, block);
+    ordered
+}
+
 fn body_size(lines: &[Segment]) -> f64 {
     weighted_median(lines.iter().map(|l| (l.size, l.text.len()))).unwrap_or(0.0)
 }
