@@ -281,7 +281,6 @@ fn trim_furniture(p: &mut paragraphs::Paragraph, lines: &[Segment]) {
     p.lines = p.lines[first..=last].iter().map(|&(o, i)| (o - start, i)).collect();
 }
 
-/// The font size of most of the page's text (the median over characters).
 /// The page's title read first: the lines of the largest text in the top quarter of the page, at least 1.6 times
 /// the body's size, when the reading order put text that lies below them ahead of them (a datasheet's title set
 /// at the top of its right column, beside the features list that starts level with it).
@@ -309,6 +308,7 @@ fn title_first(mut ordered: Vec<Segment>) -> Vec<Segment> {
     ordered
 }
 
+/// The font size of most of the page's text (the median over characters).
 fn body_size(lines: &[Segment]) -> f64 {
     weighted_median(lines.iter().map(|l| (l.size, l.text.len()))).unwrap_or(0.0)
 }
