@@ -85,8 +85,9 @@ type CellShape = (usize, f64);
 
 /// Whether one side's lines are a table's cells beside the other side's `lines`: short (a median of at most three
 /// words a cell, the widest cell of a row at most 80% of the side's width unless cells hold two words or fewer)
-/// and nearly all level with a line of the other side (all but two, beside five or more). Two columns of prose share baselines too, but their lines
-/// fill their column, however narrow.
+/// and nearly all level with a line of the other side (all but two, beside five or more; a wrapped cell's lines
+/// beside its row's one line count as level). Two columns of prose share baselines too, but their lines fill
+/// their column, however narrow.
 /// `shape` holds each row's cell count and widest cell.
 fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment]) -> bool {
     if cells.len() < 4 {
