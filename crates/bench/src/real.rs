@@ -138,10 +138,10 @@ pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Resu
             let counted: Vec<&String> = furniture.iter().filter(|s| counts_as_furniture(s)).collect();
             let furniture_ours: Vec<String> = counted
                 .iter()
-                .filter(|s| contains_words(mine, s))
+                .filter(|s| furniture_left(mine, text, s))
                 .map(|s| s.to_string())
                 .collect();
-            let furniture_theirs = counted.iter().filter(|s| contains_words(&theirs, s)).count();
+            let furniture_theirs = counted.iter().filter(|s| furniture_left(&theirs, text, s)).count();
             let kept_cells = |units: &[&str]| cells.iter().filter(|c| units.iter().any(|u| cell_found(u, c))).count();
             let previous = previous
                 .and_then(|d| {
@@ -151,7 +151,7 @@ pub fn run(dump: Option<&Path>, previous: Option<&Path>) -> ragsift_engine::Resu
                 })
                 .map(|(before, rows)| {
                     let merged = merged_tokens(&before, &truth_words, &furniture_words).0.len();
-                    let kept = counted.iter().filter(|s| contains_words(&before, s)).count();
+                    let kept = counted.iter().filter(|s| furniture_left(&before, text, s)).count();
                     let mut units: Vec<&str> = before.split("\n\n").collect();
                     units.extend(rows.lines());
                     (word_similarity(&before, text), merged, kept, kept_cells(&units))
@@ -448,4 +448,4 @@ fn poppler_page(pdf: &Path, n: u32) -> String {
 }
 
 mod measure;
-use measure::{cell_found, contains_words, counts_as_furniture, merged_tokens};
+use measure::{cell_found, counts_as_furniture, furniture_left, merged_tokens};

@@ -425,3 +425,58 @@ fn a_title_at_the_top_of_the_right_column_is_read_first() {
     let features = text.find("FEATURES");
     assert!(title.is_some() && title < features, "{text}");
 }
+
+#[test]
+fn a_chapter_title_level_with_the_page_number_on_two_pages_is_furniture() {
+    // The gputils manual (LaTeX book class): chapter 3 ("gplink") runs over two pages that carry "CHAPTER 3.
+    // GPLINK" in the header, level with the page number. Two pages are too few for the title to count alone; level
+    // with the page number, it is the running header all the same.
+    let ex = extract_file(&fixture("qa/documents/gputils.pdf"), LIMITS).unwrap();
+    let header = |p: &ragsift_ingest::extract::PageText| p.furniture.iter().any(|f| reads(f, "CHAPTER 3. GPLINK"));
+    let pages: Vec<u32> = ex.pages.iter().filter(|p| header(p)).map(|p| p.number).collect();
+    assert!(pages.len() >= 2, "the header is the furniture of its pages: {pages:?}");
+    for p in ex.pages.iter().filter(|p| header(p)) {
+        assert!(
+            !reads(&p.text, "CHAPTER 3. GPLINK"),
+            "p{}: {}",
+            p.number,
+            &p.text[..p.text.len().min(200)]
+        );
+    }
+    // A line of the contents is not a header: the contents page still lists the chapter with its page.
+    assert!(ex.pages.iter().any(|p| reads(&p.text, "3 gplink 41")));
+}
+
+#[test]
+fn a_footer_of_several_lines_over_the_page_number_is_set_apart() {
+    // TLSH (Springer LNCS, CTC 2013): every page's foot holds a two-line "Published as …" note above the page
+    // number. The note's first line was the fourth row from the bottom of the page, out of reach.
+    let ex = extract_file(&fixture("qa/documents/TLSH_CTC_final.pdf"), LIMITS).unwrap();
+    let note = "Published as Oliver, J., Cheng, C., Chen, Y.: TLSH - A Locality Sensitive Hash.";
+    for p in &ex.pages {
+        assert!(!reads(&p.text, note), "p{}: the note stays out of the body", p.number);
+    }
+    assert!(
+        ex.pages
+            .iter()
+            .filter(|p| p.furniture.iter().any(|f| reads(f, note)))
+            .count()
+            >= 3
+    );
+}
+
+#[test]
+fn the_running_header_set_lower_on_the_first_page_is_furniture_there_too() {
+    // TI BQ24650 p1: the part number and "SLUSA75B – JULY 2010 – REVISED JANUARY 2020" stand 1.7% of the page
+    // lower than on the other 38 pages (under the page's banner), in the same sizes.
+    let Some(path) = real_file("ti-bq24650") else { return };
+    let ex = extract_file(&path, LIMITS).unwrap();
+    let p1 = &ex.pages[0];
+    assert!(!reads(&p1.text, "SLUSA75B"), "{}", &p1.text[..p1.text.len().min(300)]);
+    assert!(p1.furniture.iter().any(|f| reads(f, "SLUSA75B")), "{:?}", p1.furniture);
+    // The title, which begins with the part number in a larger size, stays.
+    assert!(reads(
+        &p1.text,
+        "BQ24650 Stand-Alone Synchronous Buck Battery Charge Controller"
+    ));
+}

@@ -93,8 +93,23 @@ fn squash(text: &str) -> String {
 
 /// Whether the words of `needle` occur consecutively in `hay`.
 pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
+    count_words(hay, needle) > 0
+}
+
+/// How many times `needle`'s words stand in a row in `hay`.
+pub(super) fn count_words(hay: &str, needle: &str) -> usize {
     let (h, n) = (words(hay), words(needle));
-    !n.is_empty() && h.windows(n.len()).any(|w| w == n.as_slice())
+    if n.is_empty() {
+        return 0;
+    }
+    h.windows(n.len()).filter(|w| *w == n.as_slice()).count()
+}
+
+/// Whether an extractor's page text still holds a furniture string: it stands there more often than in the page's
+/// body (a part number in a running header is also in the sentences that name the part; only the extra one is the
+/// header's).
+pub(super) fn furniture_left(text: &str, body: &str, furniture: &str) -> bool {
+    count_words(text, furniture) > count_words(body, furniture)
 }
 
 #[cfg(test)]
@@ -129,6 +144,22 @@ mod tests {
         );
         assert_eq!(merged, vec!["tprearfifiecncseigrne".to_string()]);
         assert_eq!(spaceless, vec!["transformerarchitectureuses".to_string()]);
+    }
+
+    #[test]
+    fn furniture_is_left_only_beyond_what_the_body_says() {
+        let body = "The BQ24650 charges a battery.";
+        assert!(!furniture_left("The BQ24650 charges a battery.", body, "BQ24650"));
+        assert!(furniture_left(
+            "BQ24650\n\nThe BQ24650 charges a battery.",
+            body,
+            "BQ24650"
+        ));
+        assert!(furniture_left(
+            "SLUSA75B JULY 2010\n\nText",
+            "Text",
+            "SLUSA75B – JULY 2010"
+        ));
     }
 
     #[test]

@@ -107,29 +107,29 @@ pub fn page_text(glyphs: &[Glyph]) -> String {
 /// [`page_text`] with each line's place on the page and the page's headings. The body is the text at the page's own
 /// turn (see [`turns`]); text at any other angle is laid out on its own into [`Laid::aside`].
 pub fn page_layout(glyphs: &[Glyph]) -> Laid {
-    page_layout_apart(glyphs, &|_, _| false)
+    page_layout_apart(glyphs, &|_, _, _| false)
 }
 
 /// [`page_layout`], setting apart (into [`Laid::aside`], before columns and tables are found) each piece of upright
-/// text that `apart(text, baseline)` says is page furniture.
-pub fn page_layout_apart(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
+/// text that `apart(text, baseline, size)` says is page furniture.
+pub fn page_layout_apart(glyphs: &[Glyph], apart: &dyn Fn(&str, f64, f64) -> bool) -> Laid {
     if glyphs.iter().all(|g| g.turn == 0) {
         return lay(glyphs, apart);
     }
     let (turn, body, others) = turns::by_turn(glyphs);
-    let mut laid = lay(&body, if turn == 0 { apart } else { &|_, _| false });
+    let mut laid = lay(&body, if turn == 0 { apart } else { &|_, _, _| false });
     laid.turned = turn != 0;
     laid.aside.extend(
         others
             .iter()
-            .map(|gs| lay(gs, &|_, _| false).text)
+            .map(|gs| lay(gs, &|_, _, _| false).text)
             .filter(|t| !t.trim().is_empty()),
     );
     laid
 }
 
 /// Furniture is looked for in this many rows at the top of a page and as many at its bottom.
-const FURNITURE_ROWS: usize = 3;
+const FURNITURE_ROWS: usize = 5;
 /// Text on one row further apart than this many font sizes is separate pieces (a header's title and its page
 /// number); nearer, one piece (a line of text, however justified).
 const PIECE_GAP: f64 = 2.0;
@@ -158,9 +158,14 @@ fn outer_rows(rows: usize) -> impl Iterator<Item = usize> {
     top.chain(bottom)
 }
 
+/// The largest font size of a piece's segments.
+fn piece_size(segs: &[Segment]) -> f64 {
+    segs.iter().map(|s| s.size).fold(0.0, f64::max)
+}
+
 /// The pieces of upright text (see [`pieces`]) in the outer rows of those whose baseline lies above `top` or below
-/// `bottom`, with their baselines: what may be a running header or footer.
-pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64)> {
+/// `bottom`, with their baselines and font sizes: what may be a running header or footer.
+pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64, f64)> {
     let band: Vec<Glyph> = glyphs
         .iter()
         .filter(|g| g.turn == 0 && (g.y >= top || g.y <= bottom))
@@ -168,7 +173,7 @@ pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64)> 
         .collect();
     let rows = build_rows(&band);
     let (above, below): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.first().is_some_and(|s| s.y >= top));
-    let outer = |rows: &[&Row], from_top: bool| -> Vec<(String, f64)> {
+    let outer = |rows: &[&Row], from_top: bool| -> Vec<(String, f64, f64)> {
         let picked: Vec<&&Row> = if from_top {
             rows.iter().take(FURNITURE_ROWS).collect()
         } else {
@@ -176,7 +181,11 @@ pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64)> 
         };
         picked
             .into_iter()
-            .flat_map(|row| pieces(row).into_iter().map(|(_, text)| (text, row[0].y)))
+            .flat_map(|row| {
+                pieces(row)
+                    .into_iter()
+                    .map(|(range, text)| (text, row[0].y, piece_size(&row[range])))
+            })
             .collect()
     };
     let mut out = outer(&above, true);
@@ -184,9 +193,9 @@ pub fn band_text(glyphs: &[Glyph], top: f64, bottom: f64) -> Vec<(String, f64)> 
     out
 }
 
-/// Lays out upright glyphs, marking as furniture each piece of the outer rows that `apart(text, baseline)` says is
+/// Lays out upright glyphs, marking as furniture each piece of the outer rows that `apart(text, baseline, size)` says is
 /// (its text goes to [`Laid::aside`]; a paragraph made only of furniture is left out of the text).
-fn lay(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
+fn lay(glyphs: &[Glyph], apart: &dyn Fn(&str, f64, f64) -> bool) -> Laid {
     // Line numbers go first, wherever their rail runs: in a gutter they would join the lines beside them.
     let (rails, numbered) = rails::line_number_rails(glyphs);
     let unnumbered: Vec<Glyph>;
@@ -204,7 +213,7 @@ fn lay(glyphs: &[Glyph], apart: &dyn Fn(&str, f64) -> bool) -> Laid {
     for r in outer_rows(rows.len()).collect::<Vec<_>>() {
         let row = &mut rows[r];
         for (range, text) in pieces(row) {
-            if apart(&text, row[range.start].y) {
+            if apart(&text, row[range.start].y, piece_size(&row[range.clone()])) {
                 aside.push(text);
                 for s in &mut row[range] {
                     s.furniture = true;
@@ -536,7 +545,12 @@ fn extent<'a>(segs: impl Iterator<Item = &'a Segment>) -> (f64, f64) {
 }
 
 /// Joins the segments of one row (or one column's part of it) with spaces.
-fn merge_line(segs: Row) -> Option<Segment> {
+fn merge_line(mut segs: Row) -> Option<Segment> {
+    // A running footer level with a body line (a last line set low on the page) is not part of that line; a bare
+    // number beside text may be the text's own (a contents entry's page), so it stays.
+    if segs.iter().any(|s| !s.furniture) {
+        segs.retain(|s| !s.furniture || s.text.chars().all(|c| c.is_ascii_digit()));
+    }
     let cells = tables::cells_of(&segs);
     let mut it = segs.into_iter();
     let mut first = it.next()?;

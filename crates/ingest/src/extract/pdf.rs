@@ -4,7 +4,7 @@
 //!
 //! Long because it is the PDF loader's one pass over a document: open, decode each page, read again, lay out.
 
-use super::furniture::{key, Furniture, Mark, BAND};
+use super::furniture::{key, page_number_key, Furniture, Mark, BAND};
 use super::garble::looks_garbled;
 use super::hidden::{keep_seen, read_marker, Seen, Visibility};
 use super::layout::{band_text, page_layout, page_layout_apart, Glyph, Laid};
@@ -38,7 +38,7 @@ pub fn extract_pdf(path: &Path, bytes: &[u8]) -> Result<(Vec<PageText>, Option<S
         match &learned {
             Some(furniture) => out.push(lay_page(page, furniture)),
             None => {
-                marks.push(marks_of(&page.glyphs, page.frame));
+                marks.push(marks_of(&page.glyphs, page.frame, page.number));
                 held_glyphs += page.glyphs.len();
                 held.push(page);
                 if held_glyphs > HELD_GLYPHS {
@@ -128,21 +128,19 @@ fn decode(one: &mut OnePage, number: u32, id: lopdf::ObjectId) -> Decoded {
 }
 
 /// The text near the top and the bottom of a page that may be running text (none without a page box).
-fn marks_of(glyphs: &[Glyph], frame: Option<Frame>) -> Vec<Mark> {
+fn marks_of(glyphs: &[Glyph], frame: Option<Frame>, page: u32) -> Vec<Mark> {
     let Some(f) = frame else {
         return Vec::new();
     };
     let h = f.ury - f.lly;
     let (top, bottom) = (f.ury - BAND * h, f.lly + BAND * h);
-    band_text(glyphs, top, bottom)
-        .into_iter()
-        .filter_map(|(text, y)| {
-            key(&text).map(|key| Mark {
-                key,
-                at: (f.ury - y) / h,
-            })
-        })
-        .collect()
+    let mut marks = Vec::new();
+    for (text, y, size) in band_text(glyphs, top, bottom) {
+        let at = (f.ury - y) / h;
+        let keys = [key(&text), page_number_key(&text, page)];
+        marks.extend(keys.into_iter().flatten().map(|key| Mark { key, at, size }));
+    }
+    marks
 }
 
 /// Lays out glyphs, setting the document's running text apart.
@@ -150,9 +148,10 @@ fn lay_out(glyphs: &[Glyph], frame: Option<Frame>, furniture: &Furniture) -> Lai
     match frame {
         Some(f) if !furniture.is_empty() => {
             let h = f.ury - f.lly;
-            let apart = |text: &str, y: f64| {
+            let apart = |text: &str, y: f64, size: f64| {
                 let at = (f.ury - y) / h;
-                (at <= BAND + 0.02 || at >= 1.0 - BAND - 0.02) && key(text).is_some_and(|k| furniture.holds(&k, at))
+                (at <= BAND + 0.02 || at >= 1.0 - BAND - 0.02)
+                    && key(text).is_some_and(|k| furniture.holds(&k, at, size))
             };
             page_layout_apart(glyphs, &apart)
         }
