@@ -275,7 +275,7 @@ pub fn place_forms(doc: &mut Document) {
             continue;
         }
         if let Some((content, res)) = placer.rewrite(doc, &bytes, &found, &IDENTITY, &res, 0) {
-            if doc.change_page_content(page, content).is_ok() {
+            if super::hidden::set_page_content(doc, page, content) {
                 if let Ok(dict) = doc.get_dictionary_mut(page) {
                     dict.set("Resources", Object::Dictionary(res));
                 }

@@ -10,7 +10,6 @@
 //! anyway, and stay as they are.
 
 use super::inflate::{self, MAX_DOCUMENT_BYTES, MAX_STREAM_BYTES};
-use lopdf::content::Content;
 use lopdf::{dictionary, Dictionary, Document, Object, ObjectId, Stream};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -103,15 +102,15 @@ fn drawn(content: &[u8]) -> Rc<[Vec<u8>]> {
     if memchr::memmem::find(content, b"Do").is_none() {
         return Rc::from([]);
     }
-    let Ok(content) = Content::decode(content) else {
-        return Rc::from([]);
-    };
-    content
-        .operations
-        .iter()
-        .filter(|op| op.operator == "Do")
-        .filter_map(|op| op.operands.first()?.as_name().ok().map(<[u8]>::to_vec))
-        .collect()
+    // Read by the raw scan, not decoded into objects.
+    let mut names = Vec::new();
+    super::hidden::scan_ops(content, |op, _, name| {
+        if let Some(name) = name.filter(|_| op == "Do") {
+            names.push(name.to_vec());
+        }
+        false
+    });
+    names.into()
 }
 
 /// What a side stream holds: an ICC profile (which text never reads) or anything else pdf-extract decodes.

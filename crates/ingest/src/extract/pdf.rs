@@ -390,7 +390,10 @@ fn expand_quote_operators(doc: &mut lopdf::Document) {
         let Ok(bytes) = doc.get_page_content(page) else {
             continue;
         };
-        if !bytes.iter().any(|&b| b == b'\'' || b == b'"') {
+        // An apostrophe inside a string is not the operator: only a page that uses one is decoded and rewritten.
+        if !bytes.iter().any(|&b| b == b'\'' || b == b'"')
+            || !super::hidden::scan_ops(&bytes, |op, _, _| op == "'" || op == "\"")
+        {
             continue;
         }
         let Ok(content) = Content::decode(&bytes) else {
@@ -422,7 +425,7 @@ fn expand_quote_operators(doc: &mut lopdf::Document) {
             operations.push(op);
         }
         if let Ok(encoded) = (Content { operations }).encode() {
-            let _ = doc.change_page_content(page, encoded);
+            super::hidden::set_page_content(doc, page, encoded);
         }
     }
 }

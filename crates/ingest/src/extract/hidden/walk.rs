@@ -301,13 +301,26 @@ fn intersect(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 /// without building objects (strings, arrays, dictionaries and inline images are skipped over); stops and
 /// returns true as soon as `f` does.
 pub(in crate::extract) fn scan_ops(bytes: &[u8], mut f: impl FnMut(&str, &[f64], Option<&[u8]>) -> bool) -> bool {
+    scan_ops_at(bytes, |_, op, nums, name| f(op, nums, name))
+}
+
+/// [`scan_ops`], also giving where each operation starts in the stream (its first operand, or the operator).
+pub(in crate::extract) fn scan_ops_at(
+    bytes: &[u8],
+    mut f: impl FnMut(usize, &str, &[f64], Option<&[u8]>) -> bool,
+) -> bool {
     let mut nums: Vec<f64> = Vec::new();
     let mut name: Option<&[u8]> = None;
     let mut i = 0;
     let n = bytes.len();
     let regular = |b: u8| !b.is_ascii_whitespace() && !b"()<>[]{}/%".contains(&b);
+    // Where the operation being read began: its first token after the last operator.
+    let mut begun: Option<usize> = None;
     while i < n {
         let b = bytes[i];
+        if !b.is_ascii_whitespace() && b != b'%' && begun.is_none() {
+            begun = Some(i);
+        }
         match b {
             _ if b.is_ascii_whitespace() => i += 1,
             b'%' => {
@@ -367,12 +380,13 @@ pub(in crate::extract) fn scan_ops(bytes: &[u8], mut f: impl FnMut(&str, &[f64],
                 if token == b"BI" {
                     i = skip_inline_image(bytes, i);
                 } else if let Ok(op) = std::str::from_utf8(token) {
-                    if f(op, &nums, name) {
+                    if f(begun.unwrap_or(start), op, &nums, name) {
                         return true;
                     }
                 }
                 nums.clear();
                 name = None;
+                begun = None;
             }
         }
     }
