@@ -480,3 +480,19 @@ fn the_running_header_set_lower_on_the_first_page_is_furniture_there_too() {
         "BQ24650 Stand-Alone Synchronous Buck Battery Charge Controller"
     ));
 }
+
+#[test]
+fn a_table_under_its_title_block_keeps_its_rows_beside_a_side_of_wrapped_notes() {
+    // Microchip KSZ8081 p35, Table 6-1: the section title, a note and the table's title stand over the left half
+    // only; the Note column's cells wrap into a line above and a line below their row; "CMOS Level Inputs" opens
+    // the next block under the last row. None of these stands beside the other side's lines, and the table was
+    // read as two columns: Parameters to Typ., then Max., Units and Note.
+    reads_rows(
+        "microchip-ksz8081-p35-supply",
+        &[
+            "10BASE-T IDD1_3.3V — 41 — mA Full-duplex traffic @ 100% utilization",
+            "EDPD Mode IDD3_3.3V — 20 — mA",
+            "Power-Down Mode IDD4_3.3V — 4 — mA",
+        ],
+    );
+}

@@ -15,8 +15,13 @@ pub(super) fn looks_like_columns(rows: &[Row], gutter: Gutter) -> bool {
     let (mut left_runs, mut right_runs): (Vec<Segment>, Vec<Segment>) = (Vec::new(), Vec::new());
     // Per side and row: how many cells, and the widest.
     let (mut left_cells, mut right_cells): (Vec<CellShape>, Vec<CellShape>) = (Vec::new(), Vec::new());
+    // Running headers and footers stand apart from both: they tell nothing of columns.
     for row in rows {
-        let (l, r) = gutter.split(row.clone());
+        let row: Row = row.iter().filter(|s| !s.furniture).cloned().collect();
+        if row.is_empty() {
+            continue;
+        }
+        let (l, r) = gutter.split(row);
         for (side, cells_of) in [(&l, &mut left_cells), (&r, &mut right_cells)] {
             let c = cells(side);
             if !c.is_empty() {
@@ -127,10 +132,22 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
     if words <= 2.0 && 2 * level.iter().filter(|&&l| l).count() >= cells.len() {
         wrapped_beside_one_line(cells, &mut level, &ys, reach);
     }
-    let level = level.iter().filter(|&&l| l).count();
+    // Where the other side is a table's cells too (a few words a run), cells above its first line or under its
+    // last are beside nothing: a table's title and notes, a section row, the notes under the table. Beside prose
+    // (a code listing beside its typeset output), every cell counts.
+    let table_beside = median(lines.iter().map(|l| l.text.split_whitespace().count() as f64).collect()) <= 3.0;
+    let (low, high) = (
+        ys.first().map_or(0.0, |l| l.0) - reach,
+        ys.last().map_or(0.0, |l| l.0) + reach,
+    );
+    let within: Vec<bool> = cells
+        .iter()
+        .map(|c| !table_beside || (low..=high).contains(&c.y))
+        .collect();
+    let n = within.iter().filter(|&&w| w).count();
+    let level = level.iter().zip(&within).filter(|&(&l, &w)| l && w).count();
     // A table's header over its figures and a unit cell spanning several rows stand level with no line: two such
     // cells are allowed beside five or more that are level.
-    let n = cells.len();
     level as f64 >= 0.8 * n as f64 || level >= 5 && n - level <= 2
 }
 
@@ -166,5 +183,25 @@ fn wrapped_beside_one_line(cells: &[Segment], level: &mut [bool], ys: &[(f64, f6
             }
         }
         k = end;
+    }
+    // A cell wrapped around its row's line: one line above the row's level line and one below ("Ethernet cable
+    // disconnected" / "— mA" / "(Reg. 18h.11 = 0)"). A line next to a level line of its side, no further than
+    // 1.6 font sizes, with no line of the other side between the two, belongs to that row.
+    let was = level.to_vec();
+    for k in 0..cells.len() {
+        if was[k] {
+            continue;
+        }
+        let near = |j: usize| {
+            let (a, b) = (&cells[k], &cells[j]);
+            was[j] && (a.y - b.y).abs() <= 1.6 * a.size.max(b.size) && {
+                let (lo, hi) = (a.y.min(b.y), a.y.max(b.y));
+                // The other side's lines between the two, the one level with the neighbour aside.
+                !ys.iter().any(|&(y, _)| y > lo + reach && y < hi - reach)
+            }
+        };
+        if (k > 0 && near(k - 1)) || (k + 1 < cells.len() && near(k + 1)) {
+            level[k] = true;
+        }
     }
 }
