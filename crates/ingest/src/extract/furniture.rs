@@ -119,13 +119,75 @@ pub(crate) fn page_number_key(text: &str, page: u32) -> Option<String> {
     let n: i64 = t
         .parse()
         .ok()
-        .filter(|_| t.len() <= 6 && t.chars().all(|c| c.is_ascii_digit()))?;
+        .filter(|_| t.len() <= 6 && t.chars().all(|c| c.is_ascii_digit()))
+        .or_else(|| roman(t))?;
     Some(format!("#{:+}", n - i64::from(page)))
+}
+
+/// The value of a lower-case Roman numeral as front matter numbers its pages ("xvii"), written the standard way,
+/// up to 100.
+fn roman(word: &str) -> Option<i64> {
+    if word.is_empty() || word.len() > 12 {
+        return None;
+    }
+    let value = |c: char| match c {
+        'i' => Some(1),
+        'v' => Some(5),
+        'x' => Some(10),
+        'l' => Some(50),
+        'c' => Some(100),
+        'd' => Some(500),
+        'm' => Some(1000),
+        _ => None,
+    };
+    let digits: Vec<i64> = word.chars().map(value).collect::<Option<_>>()?;
+    let n: i64 = (0..digits.len())
+        .map(|k| match digits.get(k + 1) {
+            Some(&next) if next > digits[k] => -digits[k],
+            _ => digits[k],
+        })
+        .sum();
+    // Only the standard spelling of its value ("iiii" and "ic" are words or noise, not numbers), and only as far as
+    // front matter runs: "mix" (1009) and "di" (501) are words.
+    (n > 0 && n <= 100 && to_roman(n) == word).then_some(n)
+}
+
+/// A number in lower-case Roman numerals, the standard way.
+fn to_roman(mut n: i64) -> String {
+    const PARTS: [(i64, &str); 13] = [
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ];
+    let mut out = String::new();
+    for (v, s) in PARTS {
+        while n >= v {
+            out.push_str(s);
+            n -= v;
+        }
+    }
+    out
 }
 
 /// The key of a piece of text: lower-cased words with every run of digits as `#` (so "Page 3 of 39" and "Page 4 of
 /// 39" are the same), or `None` for text with nothing to compare (no letter or digit).
 pub(crate) fn key(text: &str) -> Option<String> {
+    // A front-matter page number ("xvii Résumé") is a number like any other: written in lower case, of two letters
+    // or more ("TABLE III" is a caption's own number; a lone "i" is as often a variable).
+    let text: String = (text.split_whitespace())
+        .map(|w| if w.len() >= 2 && roman(w).is_some() { "0" } else { w })
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut out = String::new();
     let mut digits = false;
     for c in text.chars() {
@@ -214,6 +276,19 @@ mod tests {
             f.holds(&key("4.2 Chapter").unwrap(), 0.95, 9.0),
             "level with the page number"
         );
+    }
+
+    #[test]
+    fn roman_page_numbers_are_numbers() {
+        assert_eq!(key("xvii Résumé"), key("xviii Résumé"));
+        assert_eq!(key("xvii Résumé"), Some("# résumé".into()));
+        assert_eq!(page_number_key("xiv", 20), Some("#-6".into()));
+        // Words made of the same letters stay words.
+        assert_eq!(key("mix civil vim"), Some("mix civil vim".into()));
+        assert_eq!(key("TABLE III"), Some("table iii".into()));
+        assert_eq!(roman("iiii"), None);
+        assert_eq!(roman("xcix"), Some(99));
+        assert_eq!(roman("di"), None);
     }
 
     #[test]
