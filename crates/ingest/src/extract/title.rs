@@ -199,6 +199,23 @@ fn is_stamp(t: &str) -> bool {
 /// more ("… for UNIX1").
 fn strip_marks(t: &str) -> String {
     let t = t.trim_end_matches(['*', '∗', '†', '‡', '§', '¶', ' ']);
+    // The first footnote's marker, which the layout sets apart from its word ("… for UNIX 1"); a title that numbers
+    // its part keeps the number.
+    const NUMBERED: [&str; 12] = [
+        "part", "volume", "vol", "chapter", "book", "release", "version", "phase", "level", "step", "lesson", "issue",
+    ];
+    let t = match t.rsplit_once(' ') {
+        Some((head, "1"))
+            if head.rsplit(' ').next().is_some_and(|w| {
+                w.chars().count() >= 4
+                    && w.chars().all(char::is_alphabetic)
+                    && !NUMBERED.contains(&w.to_lowercase().as_str())
+            }) =>
+        {
+            head
+        }
+        _ => t,
+    };
     let last = t.rsplit(' ').next().unwrap_or("");
     let mut chars = last.chars().rev();
     let glued = chars.next().is_some_and(|c| c.is_ascii_digit()) && {
@@ -281,6 +298,9 @@ mod tests {
         assert_eq!(strip_marks("Attention Is All You Need∗"), "Attention Is All You Need");
         assert_eq!(strip_marks("Playing MP3"), "Playing MP3");
         assert_eq!(strip_marks("Orion-7"), "Orion-7");
+        assert_eq!(strip_marks("Transactions for UNIX 1"), "Transactions for UNIX");
+        assert_eq!(strip_marks("Python 3"), "Python 3");
+        assert_eq!(strip_marks("Networking, Part 1"), "Networking, Part 1");
     }
 
     /// A page of laid-out lines `(text, size, top)`, one under the other.

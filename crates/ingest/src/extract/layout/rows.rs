@@ -451,6 +451,7 @@ fn split_row(row: &[&Glyph], spaced: &std::collections::HashSet<*const Glyph>) -
     let mut segs: Row = Vec::new();
     let mut last_end = f64::NEG_INFINITY;
     let mut last_size = 0.0_f64;
+    let mut prev: Option<&Glyph> = None;
     for (i, g) in row.iter().enumerate() {
         if accents.iter().any(|&(mark, _, _)| mark == i) {
             continue;
@@ -475,7 +476,8 @@ fn split_row(row: &[&Glyph], spaced: &std::collections::HashSet<*const Glyph>) -
         }
         let seg = segs.last_mut().expect("a segment was just pushed");
         let written = spaced.contains(&std::ptr::from_ref(*g)) && gap > (tight + WRITTEN_GAP) * g.size;
-        if !start_new && (gap > (tight + WORD_GAP) * g.size || written) {
+        let marker = !start_new && footnote_marker(prev, g, &seg.text);
+        if !start_new && (gap > (tight + WORD_GAP) * g.size || written || marker) {
             seg.text.push(' ');
         }
         if g.text.chars().count() > 1 && g.text.chars().all(is_rtl) {
@@ -490,6 +492,21 @@ fn split_row(row: &[&Glyph], spaced: &std::collections::HashSet<*const Glyph>) -
         seg.size = seg.size.max(g.size);
         last_end = last_end.max(g.x + g.width.max(0.0));
         last_size = g.size;
+        prev = Some(g);
     }
     segs
+}
+
+/// Whether `g` is a footnote's number set as a superscript right after a word ("temperature³" in a table's label):
+/// a digit, smaller than the letter before it and raised above its baseline, after a word of three letters or more
+/// (a unit's square, "cm²", and a variable's power, "x²", follow shorter ones). pdftotext reads it apart too.
+fn footnote_marker(prev: Option<&Glyph>, g: &Glyph, text: &str) -> bool {
+    let Some(p) = prev else { return false };
+    let word = text.rsplit(' ').next().unwrap_or_default();
+    g.text.chars().all(|c| c.is_ascii_digit())
+        && !g.text.is_empty()
+        && p.text.chars().all(char::is_alphabetic)
+        && word.chars().rev().take_while(|c| c.is_alphabetic()).count() >= 3
+        && g.size <= 0.8 * p.size
+        && g.y - p.y >= 0.2 * p.size
 }

@@ -522,3 +522,15 @@ fn a_table_whose_cells_wrap_is_read_row_by_row_not_column_after_column() {
     let text = page_text(&two_columns(700.0, 8, "left", "right"));
     assert_order(&text, &["left0", "left7", "right0", "right7"]);
 }
+
+#[test]
+fn a_footnote_number_raised_after_a_word_stands_apart_and_a_unit_square_stays() {
+    // "temperature³ ... cm² ... x²": only the footnote marker after a word of three letters or more is a word.
+    let mut g = word(72.0, 700.0, "temperature");
+    g.extend(glyphs(127.0, 703.5, 6.0, "3"));
+    g.extend(word(140.0, 700.0, "in cm"));
+    g.extend(glyphs(165.0, 703.5, 6.0, "2"));
+    g.extend(word(175.0, 700.0, "and x"));
+    g.extend(glyphs(200.0, 703.5, 6.0, "2"));
+    assert_eq!(page_text(&g).trim(), "temperature 3 in cm2 and x2");
+}
