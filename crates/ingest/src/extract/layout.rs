@@ -16,7 +16,8 @@
 use columns::looks_like_columns;
 use headings::LaidHeading;
 use paragraphs::paragraphs;
-use rows::{build_rows, drop_line_numbers};
+use rails::drop_line_numbers;
+use rows::build_rows;
 pub use tables::{Table, TableRow};
 
 mod columns;

@@ -1,6 +1,6 @@
 //! Rows of a page: glyphs grouped by baseline into rows of segments, keeping apart text drawn over other text
 //! (each run of the content stream stays together, and one that overlaps text already on its baseline becomes a
-//! layer of its own), composing accents set as glyphs of their own, and leaving out line-number rails.
+//! layer of its own), and composing accents set as glyphs of their own.
 
 use super::{is_rtl, Glyph, Row, Segment, SPLIT_GAP};
 
@@ -262,83 +262,6 @@ fn layers(row: Vec<(usize, &Glyph)>) -> Vec<Vec<&Glyph>> {
         None => out.push((marks, Vec::new())),
     }
     out.into_iter().map(|(g, _)| g).collect()
-}
-
-/// Removes line numbers: a rail of five or more numbers set down the page at one edge (left- or right-aligned
-/// within 2pt), counting up by one to three from line to line, in the margin beside all the page's other text,
-/// as LaTeX's `lineno`, legal and draft documents set them. A table's column of codes or modes (0, 1, 2 …) also
-/// counts up, but it lies in the text block, so it stays.
-pub(super) fn drop_line_numbers(mut rows: Vec<Row>) -> Vec<Row> {
-    let mut numbers: Vec<(usize, usize, u32)> = Vec::new();
-    for (r, row) in rows.iter().enumerate() {
-        for (k, s) in row.iter().enumerate() {
-            let t = s.text.trim();
-            if (1..=4).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit()) {
-                numbers.push((r, k, t.parse().unwrap_or(0)));
-            }
-        }
-    }
-    if numbers.len() < 5 {
-        return rows;
-    }
-    let mut drop = std::collections::HashSet::new();
-    for edge in [|s: &Segment| s.x0, |s: &Segment| s.x1] {
-        let mut sorted = numbers.clone();
-        sorted.sort_by(|a, b| edge(&rows[a.0][a.1]).total_cmp(&edge(&rows[b.0][b.1])));
-        let mut start = 0;
-        for i in 1..=sorted.len() {
-            let split = i == sorted.len() || {
-                let (a, b) = (sorted[i - 1], sorted[i]);
-                edge(&rows[b.0][b.1]) - edge(&rows[a.0][a.1]) > 2.0
-            };
-            if !split {
-                continue;
-            }
-            let mut rail: Vec<(usize, usize, u32)> = sorted[start..i].to_vec();
-            start = i;
-            if rail.len() < 5 {
-                continue;
-            }
-            rail.sort_by_key(|n| n.0);
-            let counting = rail
-                .windows(2)
-                .filter(|w| (1..=3).contains(&w[1].2.wrapping_sub(w[0].2)))
-                .count();
-            if counting * 10 >= (rail.len() - 1) * 8 && in_margin(&rows, &rail) {
-                drop.extend(rail.iter().map(|n| (n.0, n.1)));
-            }
-        }
-    }
-    if drop.is_empty() {
-        return rows;
-    }
-    for (r, row) in rows.iter_mut().enumerate() {
-        let mut k = 0;
-        row.retain(|_| {
-            k += 1;
-            !drop.contains(&(r, k - 1))
-        });
-    }
-    rows.retain(|row| !row.is_empty());
-    rows
-}
-
-/// Whether a rail of numbers lies wholly left or wholly right of every other segment of the page.
-fn in_margin(rows: &[Row], rail: &[(usize, usize, u32)]) -> bool {
-    let member: std::collections::HashSet<(usize, usize)> = rail.iter().map(|n| (n.0, n.1)).collect();
-    let seg = |n: &(usize, usize, u32)| &rows[n.0][n.1];
-    let (rail_x0, rail_x1) = rail.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), n| {
-        (a.min(seg(n).x0), b.max(seg(n).x1))
-    });
-    let (mut others_x0, mut others_x1) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (r, row) in rows.iter().enumerate() {
-        for (_, s) in row.iter().enumerate().filter(|(k, _)| !member.contains(&(r, *k))) {
-            others_x0 = others_x0.min(s.x0);
-            others_x1 = others_x1.max(s.x1);
-        }
-    }
-    const GAP: f64 = 1.0;
-    rail_x1 < others_x0 - GAP || rail_x0 > others_x1 + GAP
 }
 
 /// Accents set as glyphs of their own over (or under) a letter, as TeX's `\accent` and old PostScript fonts do:
