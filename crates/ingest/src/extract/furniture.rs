@@ -29,8 +29,8 @@ pub(crate) struct Mark {
     pub size: f64,
 }
 
-/// Where a key was seen: the page (its index) and the height.
-type Sightings = Vec<(usize, f64)>;
+/// Where a key was seen: the page (its index), the height and the font size.
+type Sightings = Vec<(usize, f64, f64)>;
 
 /// What running text a document has: each key with the pages and heights at which it was seen.
 #[derive(Debug, Default)]
@@ -44,8 +44,8 @@ pub(crate) struct Furniture {
 /// On how many pages a key was seen at heights within `near` of `at`.
 fn pages_at(sightings: &Sightings, at: f64, near: f64) -> usize {
     let mut pages: Vec<usize> = (sightings.iter())
-        .filter(|&&(_, a)| (a - at).abs() <= near)
-        .map(|&(p, _)| p)
+        .filter(|&&(_, a, _)| (a - at).abs() <= near)
+        .map(|&(p, _, _)| p)
         .collect();
     pages.dedup();
     pages.len()
@@ -56,21 +56,19 @@ impl Furniture {
     /// text).
     pub(crate) fn learn(pages: &[Vec<Mark>]) -> Self {
         let mut seen: std::collections::HashMap<String, Sightings> = std::collections::HashMap::new();
-        let mut sizes: std::collections::HashMap<(&str, u64), f64> = std::collections::HashMap::new();
         for (page, marks) in pages.iter().enumerate() {
             for m in marks {
-                seen.entry(m.key.clone()).or_default().push((page, m.at));
-                sizes.entry((&m.key, m.at.to_bits())).or_insert(m.size);
+                seen.entry(m.key.clone()).or_default().push((page, m.at, m.size));
             }
         }
         let needed = MIN_PAGES.max((MIN_SHARE * pages.len() as f64).ceil() as usize);
         let mut running: Vec<(String, f64, f64)> = Vec::new();
         for (key, sightings) in &seen {
-            for &(_, at) in sightings {
+            for &(_, at, size) in sightings {
                 if pages_at(sightings, at, SAME_PLACE) >= needed
                     && !(running.iter()).any(|(k, a, _)| k == key && (a - at).abs() <= SAME_PLACE)
                 {
-                    running.push((key.clone(), at, sizes[&(key.as_str(), at.to_bits())]));
+                    running.push((key.clone(), at, size));
                 }
             }
         }
@@ -136,8 +134,6 @@ fn roman(word: &str) -> Option<i64> {
         'x' => Some(10),
         'l' => Some(50),
         'c' => Some(100),
-        'd' => Some(500),
-        'm' => Some(1000),
         _ => None,
     };
     let digits: Vec<i64> = word.chars().map(value).collect::<Option<_>>()?;
@@ -148,17 +144,13 @@ fn roman(word: &str) -> Option<i64> {
         })
         .sum();
     // Only the standard spelling of its value ("iiii" and "ic" are words or noise, not numbers), and only as far as
-    // front matter runs: "mix" (1009) and "di" (501) are words.
+    // front matter runs: "mix" and "di" are words.
     (n > 0 && n <= 100 && to_roman(n) == word).then_some(n)
 }
 
-/// A number in lower-case Roman numerals, the standard way.
+/// A number up to 100 in lower-case Roman numerals, the standard way.
 fn to_roman(mut n: i64) -> String {
-    const PARTS: [(i64, &str); 13] = [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
+    const PARTS: [(i64, &str); 9] = [
         (100, "c"),
         (90, "xc"),
         (50, "l"),

@@ -154,7 +154,9 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
 /// Marks as level the lines of a cell that wraps (two or more stacked lines of `cells`, each at most 1.6 font sizes
 /// below the one before, none of them level with a line) when exactly one baseline of the other side (`ys`,
 /// sorted) lies within their height: a table's wrapped cell beside its row's label ("see Section 6.3.14: Absolute
-/// maximum ratings…" beside "VESD(HBM)"). A column of text beside another has many lines within any stretch.
+/// maximum ratings…" beside "VESD(HBM)"). A column of text beside another has many lines within any stretch. Then
+/// marks as level a line next to a level line of its side with no line of the other side between them: a cell
+/// wrapped around its row's line, one line above it and one below.
 fn wrapped_beside_one_line(cells: &[Segment], level: &mut [bool], ys: &[(f64, f64)], reach: f64) {
     let mut k = 0;
     while k < cells.len() {
