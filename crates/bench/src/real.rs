@@ -358,6 +358,16 @@ fn stats(v: impl Iterator<Item = f64>) -> (f64, f64, usize) {
     )
 }
 
+/// A real file of the manifest by its id, on this machine and checked against its sha256 (not a gzip-compressed
+/// Debian copy: those are unpacked by `run` only), or `None` when it is absent.
+pub fn file_of(id: &str) -> Option<PathBuf> {
+    let root = crate::repo_root().join("fixtures/real");
+    let manifest = read_json(&root.join("manifest.json"));
+    let f = manifest["files"].as_array()?.iter().find(|f| f["id"] == id)?.clone();
+    let tmp = std::env::temp_dir();
+    locate(&root, &f, &tmp).filter(|p| !p.starts_with(&tmp))
+}
+
 fn read_json(path: &Path) -> Value {
     std::fs::read_to_string(path)
         .ok()

@@ -3,7 +3,7 @@
 //! hands to the judge and its query time. The offline defaults are chosen from this table and the judge's.
 
 use crate::qaset;
-use ragsift_engine::eval::qa::{load_questions, locate_evidence, DocKind, QaQuestion, QuestionKind};
+use ragsift_engine::eval::qa::{locate_evidence, DocKind, QaQuestion, QuestionKind};
 use ragsift_engine::retrieve::SearchMode;
 use ragsift_engine::{LibraryConfig, LibraryRetriever, Result, Retriever, SearchRequest};
 use std::time::Instant;
@@ -31,7 +31,7 @@ pub fn run(o: &Options) -> Result<()> {
         qaset::library_at(&embedder, &name, config.clone())?
     };
     eprintln!("library ready in {:.0} s", started.elapsed().as_secs_f64());
-    let questions: Vec<QaQuestion> = load_questions(&crate::repo_root().join("fixtures/qa/cases.json"))?
+    let questions: Vec<QaQuestion> = qaset::questions_in(&library)?
         .into_iter()
         .filter(|q| q.kind != QuestionKind::Unanswerable)
         .collect();

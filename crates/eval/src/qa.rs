@@ -35,14 +35,17 @@ pub enum DocKind {
     Manual,
     /// A report, guide or handbook with figures and tables.
     Report,
+    /// A semiconductor datasheet: tables of ratings, characteristics, registers and pins.
+    Datasheet,
 }
 
 impl DocKind {
-    pub const ALL: [DocKind; 4] = [
+    pub const ALL: [DocKind; 5] = [
         DocKind::Paper,
         DocKind::TwoColumnPaper,
         DocKind::Manual,
         DocKind::Report,
+        DocKind::Datasheet,
     ];
 
     pub fn label(self) -> &'static str {
@@ -51,6 +54,7 @@ impl DocKind {
             DocKind::TwoColumnPaper => "two-column papers",
             DocKind::Manual => "manuals",
             DocKind::Report => "reports and guides",
+            DocKind::Datasheet => "datasheets",
         }
     }
 }

@@ -90,6 +90,13 @@ pub trait DocumentStore: Send + Sync {
     fn keyword_search(&self, query: &str, k: usize) -> Result<Vec<(u64, f32)>>;
     /// How many chunks contain `word` (lower case, no stemming).
     fn term_frequency(&self, word: &str) -> Result<u64>;
+    /// The ids of the documents with a chunk that contains `word` (lower case, as the keyword index tokenises
+    /// it). This default looks at the keyword search's best 1,000 chunks for the word; a store that can ask its
+    /// index for the documents themselves does so.
+    fn documents_with_word(&self, word: &str) -> Result<std::collections::BTreeSet<String>> {
+        let keys: Vec<u64> = self.keyword_search(word, 1000)?.into_iter().map(|(k, _)| k).collect();
+        Ok(self.chunks_by_keys(&keys)?.into_iter().map(|c| c.document_id).collect())
+    }
     fn chunk_count(&self) -> Result<u64>;
     /// Bytes the library takes in the store (files, or tables with their indexes).
     fn size_bytes(&self) -> Result<u64>;

@@ -1,8 +1,9 @@
 //! ragsift's library: ingest that keeps the database and the vector index consistent through crashes
-//! (`library`), vector, keyword and hybrid retrieval (`retrieve`), where a library lives (`location`), its config
+//! (`library`), vector, keyword and hybrid retrieval (`retrieve`, focused on named parts by `focus`), where a library lives (`location`), its config
 //! (`config`) and the cross-process writer lock (`writer`), over the storage of `ragsift-store`.
 
 pub mod config;
+pub mod focus;
 pub mod library;
 pub mod location;
 pub mod retrieve;

@@ -1,5 +1,6 @@
-//! Retriever stage: vector (usearch, cosine), keyword (FTS5/BM25) and hybrid (reciprocal rank fusion) search
-//! over a library. Every hit carries its score(s), document, pages and text.
+//! Retriever stage: vector (usearch, cosine), keyword (FTS5/BM25) and hybrid (reciprocal rank fusion, the
+//! documents of a named part first: `focus`) search over a library. Every hit carries its score(s), document,
+//! pages and text.
 
 use crate::library::Library;
 use crate::{Error, Result};
@@ -61,7 +62,17 @@ impl Retriever for LibraryRetriever<'_> {
             SearchMode::Keyword => (Vec::new(), keyword()?),
             SearchMode::Hybrid => (vector()?, keyword()?),
         };
-        let fused = fuse(req.search_mode, &v, &k, req.top_k);
+        // Hybrid search (ragsift's own; vector search stays Spring's) puts the documents a named part is in first.
+        let named = match req.search_mode {
+            SearchMode::Hybrid => crate::focus::named_documents(self.library.store(), &req.query)?,
+            _ => None,
+        };
+        let mut fused = fuse(
+            req.search_mode,
+            &v,
+            &k,
+            if named.is_some() { usize::MAX } else { req.top_k },
+        );
         let keys: Vec<u64> = fused.iter().map(|f| f.0).collect();
         let rows: HashMap<u64, ChunkRow> = self
             .library
@@ -70,6 +81,12 @@ impl Retriever for LibraryRetriever<'_> {
             .into_iter()
             .map(|c| (c.key, c))
             .collect();
+        if let Some(named) = &named {
+            fused = crate::focus::focus(fused, |f| {
+                rows.get(&f.0).is_some_and(|c| named.contains(&c.document_id))
+            });
+            fused.truncate(req.top_k);
+        }
         let vmap: HashMap<u64, (usize, f32)> = v.iter().enumerate().map(|(i, (key, s))| (*key, (i + 1, *s))).collect();
         let kmap: HashMap<u64, (usize, f32)> = k.iter().enumerate().map(|(i, (key, s))| (*key, (i + 1, *s))).collect();
         Ok(fused

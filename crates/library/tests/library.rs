@@ -78,6 +78,7 @@ macro_rules! on_both_stores {
 on_both_stores!(
     a_batch_with_bad_files_ingests_the_good_ones_and_reports_the_rest,
     search_finds_the_page_that_answers,
+    hybrid_search_puts_the_named_parts_documents_first,
     re_ingesting_unchanged_files_embeds_nothing,
     new_chunk_settings_chunk_unchanged_files_again,
     a_changed_file_replaces_its_chunks_and_vectors,
@@ -85,6 +86,42 @@ on_both_stores!(
     scanned_pages_are_ingested_through_ocr_when_it_is_on,
     a_file_without_text_even_by_ocr_is_remembered_until_retried,
 );
+
+/// Two datasheets in one library: a question that names one part is answered from that part's document first,
+/// even by a passage that shares fewer words with it than the other part's.
+fn hybrid_search_puts_the_named_parts_documents_first(backend: Backend) {
+    let env = Env::new(backend);
+    let docs = tempfile::tempdir().unwrap();
+    std::fs::write(
+        docs.path().join("zx4120.md"),
+        "In sleep mode the ZX4120 pressure sensor draws 0.3 uA from its supply at 25 degrees.\n\n\
+         The ZX4120 ships on tape and reel in lots of 10,000 parts, with a moisture barrier bag.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.path().join("qm7731.md"),
+        "The QM7731 accelerometer sleep current is 1.2 uA in sleep mode at 25 degrees.\n\n\
+         Sleep current of the QM7731 rises to 4 uA at 85 degrees in sleep mode.\n\n\
+         To lower the sleep current further, the QM7731 can switch off its sleep-mode oscillator.\n",
+    )
+    .unwrap();
+    let lib = env.open_chunked(24, 0);
+    lib.ingest(embedder(), &[docs.path().to_path_buf()], &|_| {}).unwrap();
+    let doc_of = |h: &ragsift_library::Hit| h.chunk.document_path.rsplit('/').next().unwrap().to_string();
+    let ask = "How much sleep current does the ZX4120 draw?";
+    let hybrid: Vec<String> = search(&lib, ask, SearchMode::Hybrid).iter().map(doc_of).collect();
+    assert!(hybrid.len() >= 4, "{hybrid:?}");
+    assert_eq!(hybrid[..2], ["zx4120.md", "zx4120.md"], "{hybrid:?}");
+    // Unfocused, the other part's sleep-current passages outrank the named part's reel passage.
+    let vector: Vec<String> = search(&lib, ask, SearchMode::Vector).iter().map(doc_of).collect();
+    assert_ne!(vector[..2], ["zx4120.md", "zx4120.md"], "{vector:?}");
+    // A question naming no part, or a part no document holds, is not focused.
+    let plain: Vec<String> = search(&lib, "How much sleep current is drawn?", SearchMode::Hybrid)
+        .iter()
+        .map(doc_of)
+        .collect();
+    assert_ne!(plain[..2], ["zx4120.md", "zx4120.md"], "{plain:?}");
+}
 
 /// Every chunk has its vector and no vector lacks its chunk.
 fn assert_consistent(lib: &Library) {

@@ -87,6 +87,21 @@ pub(super) fn term_frequency(conn: &Connection, word: &str) -> Result<u64> {
     Ok(n.unwrap_or(0).max(0) as u64)
 }
 
+/// The documents with a chunk that contains `word`.
+pub(super) fn documents_with_word(conn: &Connection, word: &str) -> Result<std::collections::BTreeSet<String>> {
+    let Some(q) = quoted(&[word.to_lowercase()], '"', "") else {
+        return Ok(Default::default());
+    };
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT DISTINCT c.document_id FROM chunks_fts f JOIN chunks c ON c.key = f.rowid \
+             WHERE chunks_fts MATCH ?1",
+        )
+        .sql()?;
+    let ids = stmt.query_map([q], |r| r.get::<_, String>(0)).sql()?;
+    ids.collect::<rusqlite::Result<_>>().sql()
+}
+
 /// Number of chunks in the library.
 pub(super) fn chunk_count(conn: &Connection) -> Result<u64> {
     let n: i64 = conn.query_row("SELECT count(*) FROM chunks", [], |r| r.get(0)).sql()?;

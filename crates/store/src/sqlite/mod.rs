@@ -407,6 +407,10 @@ impl DocumentStore for Store {
         keyword::term_frequency(&self.conn(), word)
     }
 
+    fn documents_with_word(&self, word: &str) -> Result<std::collections::BTreeSet<String>> {
+        keyword::documents_with_word(&self.conn(), word)
+    }
+
     /// Number of chunks in the library.
     fn chunk_count(&self) -> Result<u64> {
         keyword::chunk_count(&self.conn())

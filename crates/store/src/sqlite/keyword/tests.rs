@@ -116,3 +116,14 @@ fn words_under_half_the_chunks_are_all_asked() {
     assert_same(&got, &full(&store, "fault isolation", 10), "small library");
     assert_eq!(got.first().map(|h| h.0), Some(1), "chunk 0 has both words");
 }
+
+#[test]
+fn documents_with_a_word_are_found_through_the_index() {
+    use ragsift_interfaces::store::LibraryStore;
+    let (_dir, store) = library(120);
+    let found = |w: &str| store.documents_with_word(w).unwrap().into_iter().collect::<Vec<_>>();
+    assert_eq!(found("isolation"), ["d"]);
+    assert_eq!(found("Isolation"), ["d"], "as the index holds it: lower case");
+    assert!(found("bmp280").is_empty());
+    assert!(found("").is_empty());
+}
