@@ -119,7 +119,6 @@ fn words_under_half_the_chunks_are_all_asked() {
 
 #[test]
 fn documents_with_a_word_are_found_through_the_index() {
-    use ragsift_interfaces::store::LibraryStore;
     let (_dir, store) = library(120);
     let found = |w: &str| store.documents_with_word(w).unwrap().into_iter().collect::<Vec<_>>();
     assert_eq!(found("isolation"), ["d"]);
