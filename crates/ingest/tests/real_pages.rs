@@ -496,3 +496,18 @@ fn a_table_under_its_title_block_keeps_its_rows_beside_a_side_of_wrapped_notes()
         ],
     );
 }
+
+#[test]
+fn a_datasheet_row_whose_label_and_figures_both_wrap_is_read_as_a_row() {
+    // Bosch BMP280 p7, Table 2: "Relative accuracy / pressure / VDD = 3.3V" beside "700 … 900hPa ±0.12 hPa /
+    // 25 … 40 °C / ±1.0 m", each cell vertically centred in its row, so only each row's first line is level with
+    // the other side. The last two rows were read as two columns: both rows' labels, then both rows' figures.
+    reads_rows(
+        "bosch-bmp280-p7-accuracy",
+        &[
+            "Relative accuracy Arel 700 ... 900hPa ±0.12 hPa",
+            "25 . . . 40 °C VDD = 3.3V ±1.0 m",
+            "Offset temperature TCO 900hPa ±1.5 Pa/K coefficient 25 . . . 40 °C 12.6 cm/K",
+        ],
+    );
+}

@@ -126,16 +126,19 @@ fn cells_beside_lines(cells: &[Segment], shape: &[CellShape], lines: &[Segment])
                 .any(|l| (l.0 - c.y).abs() <= 0.25 * c.size.max(l.1))
         })
         .collect();
-    // Only where cells are a word or two (figures, units), and at least half of them already stand level: lines
-    // of three or more words stacked beside one line are as often a column's equation and its indices, and a
-    // column of code beside its output is cut by its few level lines into stacks of a few lines each.
-    if words <= 2.0 && 2 * level.iter().filter(|&&l| l).count() >= cells.len() {
-        wrapped_beside_one_line(cells, &mut level, &ys, reach);
-    }
     // Where the other side is a table's cells too (a few words a run), cells above its first line or under its
     // last are beside nothing: a table's title and notes, a section row, the notes under the table. Beside prose
     // (a code listing beside its typeset output), every cell counts.
     let table_beside = median(lines.iter().map(|l| l.text.split_whitespace().count() as f64).collect()) <= 3.0;
+    // Only where cells are a word or two (figures, units), and at least half of them already stand level: lines
+    // of three or more words stacked beside one line are as often a column's equation and its indices, and a
+    // column of code beside its output is cut by its few level lines into stacks of a few lines each.
+    let level_now = level.iter().filter(|&&l| l).count();
+    if words <= 2.0 && 2 * level_now >= cells.len() {
+        wrapped_beside_one_line(cells, &mut level, &ys, reach);
+    } else if words <= 2.0 && table_beside && 3 * level_now >= cells.len() {
+        wrapped_under_row_lines(cells, shape, &mut level, &ys);
+    }
     let (low, high) = (
         ys.first().map_or(0.0, |l| l.0) - reach,
         ys.last().map_or(0.0, |l| l.0) + reach,
@@ -204,6 +207,34 @@ fn wrapped_beside_one_line(cells: &[Segment], level: &mut [bool], ys: &[(f64, f6
         };
         if (k > 0 && near(k - 1)) || (k + 1 < cells.len() && near(k + 1)) {
             level[k] = true;
+        }
+    }
+}
+
+/// Marks as level the lines of figures that hang under a level line of their side, one or two, each at most 1.6
+/// font sizes below the one before and within 1.6 font sizes of a line of the other side: beside another table's cells, both
+/// sides of a row whose label and figures wrap, when the row's level line holds two cells or more ("Relative accuracy / pressure / VDD = 3.3V" beside "700 … 900hPa ±0.12 hPa / 25 … 40 °C / ±1.0 m"),
+/// where only the row's first line is level.
+fn wrapped_under_row_lines(cells: &[Segment], shape: &[CellShape], level: &mut [bool], ys: &[(f64, f64)]) {
+    let was = level.to_vec();
+    for k in 0..cells.len() {
+        // A row's first line holds two cells or more on this side (a label and its symbol, a figure and its unit);
+        // a line of code or a caption level with the other side is one.
+        if !was[k] || shape.get(k).is_none_or(|s| s.0 < 2) {
+            continue;
+        }
+        let mut above = k;
+        for j in k + 1..cells.len().min(k + 3) {
+            let (a, b) = (&cells[above], &cells[j]);
+            let gap = a.y - b.y;
+            let beside = ys.iter().any(|l| (l.0 - b.y).abs() <= 1.6 * b.size.max(l.1));
+            // A figure: a datasheet's conditions and values ("25 … 40 °C", "±1.0 m"); never code or a label.
+            let figure = b.text.starts_with(|c: char| c.is_ascii_digit() || "±+-−–.".contains(c));
+            if was[j] || gap <= 0.0 || gap > 1.6 * a.size.max(b.size) || !beside || !figure {
+                break;
+            }
+            level[j] = true;
+            above = j;
         }
     }
 }
