@@ -511,3 +511,27 @@ fn a_datasheet_row_whose_label_and_figures_both_wrap_is_read_as_a_row() {
         ],
     );
 }
+
+#[test]
+fn two_columns_under_a_full_width_table_are_read_as_columns() {
+    // IEEE Transactions on Computers (2026) p8: Table I runs across the page, and its figures fill the 12 pt
+    // gutter of the two columns below it, row after row, so no gutter showed and the columns were read
+    // across, line by line ("SMURF achieves substanestimation more variance-sensitive"). The table is read row
+    // by row as before, and each column down.
+    let (text, _) = layout_page(&glyphs("ieee-tcomputers-2026-p8-table-over-columns"));
+    assert!(
+        reads(
+            &text,
+            "It maintains consistent accuracy not only for elementary trigonometric forms"
+        ),
+        "the left column reads on:\n{text}"
+    );
+    assert!(
+        reads(&text, "Functions MAE@L = 64 RMSE@L = 64 MAE@L = 256 RMSE@L = 256"),
+        "the table's header row stays a row:\n{text}"
+    );
+    assert!(
+        text.find("TABLE II") > text.find("suitability for practical"),
+        "the right column's table comes after the left column"
+    );
+}

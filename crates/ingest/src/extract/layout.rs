@@ -394,7 +394,10 @@ fn order(rows: Vec<Row>, depth: usize) -> Vec<Segment> {
     };
     // Table rows count only in a stack of two or more (a table has rows; a loose line of text is alone), or
     // alone when they stand apart from the text above and below (a figure's row of labels between columns).
-    let tabular: Vec<bool> = rows.iter().map(|r| table_row(r, whole, gutter)).collect();
+    let tabular: Vec<bool> = rows
+        .iter()
+        .map(|r| table_row(r, whole, gutter) || table_across(r, whole))
+        .collect();
     let apart: Vec<bool> = isolated(&rows)
         .into_iter()
         .zip(&rows)
@@ -461,16 +464,37 @@ fn order(rows: Vec<Row>, depth: usize) -> Vec<Segment> {
 /// over a third of it (a narrow centred table between columns). It is read in place, so that a full-width table
 /// is not split between the columns beside it; a line of column text is one long cell, and is not a table row.
 fn table_row(row: &[Segment], width: f64, gutter: Gutter) -> bool {
+    spread_cells(row, width) || sparse(row) && labels(row, gutter) && extent_of(row) >= 0.35 * width
+}
+
+/// True for a row of four or more short cells (a median of four font sizes at most) that leave most of the row
+/// empty and spread over at least 0.6 of `width`.
+fn spread_cells(row: &[Segment], width: f64) -> bool {
     let cells = cells(row);
-    if cells.len() < 4 {
-        return false;
-    }
-    let (a, b) = extent(row.iter());
     let size = median(cells.iter().map(|c| c.2).collect());
     let cell = median(cells.iter().map(|c| c.1 - c.0).collect());
+    sparse(row) && extent_of(row) >= 0.6 * width && cell <= 4.0 * size
+}
+
+/// True for a row of five or more cells, none longer than a short phrase (eight font sizes), spread over at least
+/// 3/4 of `width` and leaving a quarter of it empty: a row of a table set across the page, figures and all.
+fn table_across(row: &[Segment], width: f64) -> bool {
+    let cells = cells(row);
     let ink: f64 = cells.iter().map(|c| c.1 - c.0).sum();
-    ink <= 0.55 * (b - a)
-        && (b - a >= 0.6 * width && cell <= 4.0 * size || labels(row, gutter) && b - a >= 0.35 * width)
+    let span = extent_of(row);
+    cells.len() >= 5 && cells.iter().all(|c| c.1 - c.0 <= 8.0 * c.2) && span >= 0.75 * width && ink <= 0.75 * span
+}
+
+/// Four or more cells whose ink fills no more than 0.55 of the row's extent.
+fn sparse(row: &[Segment]) -> bool {
+    let cells = cells(row);
+    let ink: f64 = cells.iter().map(|c| c.1 - c.0).sum();
+    cells.len() >= 4 && ink <= 0.55 * extent_of(row)
+}
+
+fn extent_of(row: &[Segment]) -> f64 {
+    let (a, b) = extent(row.iter());
+    b - a
 }
 
 /// True when a row's cells lie two or more on each side of the gutter and none is longer than a short phrase
@@ -596,8 +620,19 @@ fn logical_order(visual: &str) -> String {
 /// Finds a candidate gutter in a region: of the bands in the middle 60% of its text that no more rows touch than
 /// the emptiest spot does (plus a little slack for stray marks), at least 0.6 of a font size wide, the one with
 /// the most text along its edges. Full-width rows touch every spot alike, so they do not hide the gutter of the
-/// columns below or above them.
+/// columns below or above them. When there is none, it looks once more past a full-width table above or below
+/// the text (`table_block`), whose cells may fill the gutter row after row.
 fn find_gutter(rows: &[Row]) -> Option<Gutter> {
+    find_gutter_past(rows, None).or_else(|| find_gutter_past(rows, Some(table_block(rows, find_width(rows)?)?)))
+}
+
+fn find_width(rows: &[Row]) -> Option<f64> {
+    let (lo, hi) = extent(rows.iter().flatten());
+    (hi > lo).then_some(hi - lo)
+}
+
+/// `find_gutter`, leaving rows `skip.0..=skip.1` (a table) out of the count.
+fn find_gutter_past(rows: &[Row], skip: Option<(usize, usize)>) -> Option<Gutter> {
     let segs: Vec<&Segment> = rows.iter().flatten().collect();
     if segs.len() < 6 {
         return None;
@@ -620,7 +655,7 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
     for (i, row) in rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| longest_stretch(r) <= 0.5 * width)
+        .filter(|&(i, r)| longest_stretch(r) <= 0.5 * width && !skip.is_some_and(|(a, b)| (a..=b).contains(&i)))
     {
         for s in row {
             for b in bin(s.x0)..bin(s.x1) {
@@ -685,6 +720,18 @@ fn find_gutter(rows: &[Row]) -> Option<Gutter> {
         x0: lo + s as f64 * step,
         x1: lo + e as f64 * step,
     })
+}
+
+/// The rows of a full-width table set above or below the region's text (at most four rows, such as a running
+/// header and a caption, beyond it): rows of short cells spread over most of the width, two or more, with no
+/// line of text among them, and no more than a quarter of the region's rows. Such a table sets cells in the
+/// gutter of the columns below or above it, row after row, so `find_gutter` may look again without it.
+fn table_block(rows: &[Row], width: f64) -> Option<(usize, usize)> {
+    let across: Vec<usize> = (0..rows.len()).filter(|&i| table_across(&rows[i], width)).collect();
+    let (&first, &last) = (across.first()?, across.last()?);
+    let text_among = (first..=last).any(|i| !across.contains(&i) && longest_stretch(&rows[i]) >= 0.3 * width);
+    let at_edge = first <= 4 || rows.len() - 1 - last <= 4;
+    (across.len() >= 2 && across.len() * 4 <= rows.len() && !text_among && at_edge).then_some((first, last))
 }
 
 /// The widest stretch of a row's text that has no gap of 0.8 font sizes (wider than word spaces, narrower than
