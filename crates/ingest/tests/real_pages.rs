@@ -341,6 +341,14 @@ fn table_rows(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The first of `rows` that holds `part`.
+fn row_with(rows: &[String], part: &str) -> String {
+    rows.iter()
+        .find(|r| r.contains(part))
+        .unwrap_or_else(|| panic!("a row with {part:?} in {rows:#?}"))
+        .clone()
+}
+
 #[test]
 fn a_label_and_unit_printed_once_for_several_rows_reach_each_row() {
     // TI BQ24650 p5, Absolute Maximum Ratings: "Voltage (with respect to GND)" and its unit "V" are printed once,
@@ -378,12 +386,7 @@ fn each_row_of_two_stacked_spans_takes_the_nearer_label() {
     // (parasite power, local power) and "Thermometer Error" between its two (–10 to +85 °C, –55 to +125 °C),
     // one span right under the other. Each row takes the label and unit of the span it belongs to.
     let rows = table_rows("maxim-ds18b20-p2-characteristics");
-    let row = |cond: &str| {
-        rows.iter()
-            .find(|r| r.contains(cond))
-            .unwrap_or_else(|| panic!("a row for {cond} in {rows:#?}"))
-            .clone()
-    };
+    let row = |cond: &str| row_with(&rows, cond);
     assert!(row("Parasite power; MIN: +3.0; TYP MAX: +5.5").contains("Pullup Supply Voltage;"));
     assert!(row("CONDITIONS: Local power; MIN: +3.0; TYP MAX: VDD").contains("Pullup Supply Voltage;"));
     for range in ["-10°C to +85°C", "-55°C to +125°C"] {
@@ -534,4 +537,33 @@ fn two_columns_under_a_full_width_table_are_read_as_columns() {
         text.find("TABLE II") > text.find("suitability for practical"),
         "the right column's table comes after the left column"
     );
+}
+
+#[test]
+fn a_label_set_level_with_the_middle_of_its_rows_and_section_titles_keep_the_table_whole() {
+    // Microchip KSZ8081 p35, Electrical Characteristics: section titles ("CMOS Level Inputs", "LED Output") run
+    // from the first column over the others, and each parameter's label, symbol and unit stand once, level with
+    // the middle of its three rows (one per VDDIO). The table is read past the titles, and each of the three rows
+    // carries the label, the symbol and the unit.
+    let rows = table_rows("microchip-ksz8081-p35-characteristics");
+    let row = |cells: &str| row_with(&rows, cells);
+    for (label, cells) in [
+        (
+            "Parameters: Input High Voltage; Symbol: VIH;",
+            "Min.: 2.0; Typ.: —; Max.: —;",
+        ),
+        ("Parameters: Input High Voltage; Symbol: VIH;", "Min.: 1.3;"),
+        ("Parameters: Input Low Voltage; Symbol: VIL;", "Max.: 0.8;"),
+        ("Parameters: Input Low Voltage; Symbol: VIL;", "Max.: 0.5;"),
+        ("Parameters: Output High Voltage; Symbol: VOH;", "Min.: 2.4;"),
+        ("Parameters: Output Low Voltage; Symbol: VOL;", "Max.: 0.3;"),
+    ] {
+        let r = row(cells);
+        assert!(r.starts_with(label) && r.contains("Units: V;"), "{r}");
+    }
+    // A row with its own label keeps it, and a section's title is a row of its own, given to no row.
+    assert!(row("Max.: 10; Units: µA; Note: VIN").starts_with("Parameters: Input Current; Symbol: |IIN|;"));
+    assert!(row("Typ.: 8;").starts_with("Parameters: Output Drive Current; Symbol: ILED;"));
+    assert!(rows.iter().any(|r| r == "Parameters: CMOS Level Inputs"), "{rows:#?}");
+    assert!(!rows.iter().any(|r| r.contains("CMOS Level Inputs;")), "{rows:#?}");
 }

@@ -21,6 +21,7 @@ pub mod signals;
 #[cfg(test)]
 mod tests;
 pub mod text;
+pub mod units;
 
 use super::{Judge, JudgeQuestion, PassageJudgment};
 use crate::{Error, Result};

@@ -1,6 +1,7 @@
 //! Text analysis for the local judge and the extractive answerer: sentences with their offsets, content-word
 //! stems, numbers, and what kind of answer a question expects.
 
+use super::units::{asked_dimension, states, Dimension};
 use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -316,6 +317,8 @@ pub enum AnswerKind {
     Person,
     /// Yes or no (is, does, can ...).
     YesNo,
+    /// A physical quantity, stated as a figure in one of its units (what is the supply voltage ...).
+    Measure(Dimension),
     /// Anything else (what, which, how does ...).
     Other,
 }
@@ -354,7 +357,13 @@ pub fn answer_kind(question: &str) -> AnswerKind {
         "how much faster",
         "how much slower",
     ];
-    if quantity_cues.iter().any(|c| q.contains(c)) || first == "when" {
+    let quantity = quantity_cues.iter().any(|c| q.contains(c)) || first == "when";
+    let measure = (quantity || ["what", "which"].contains(&first))
+        .then(|| asked_dimension(&q))
+        .flatten();
+    if let Some(d) = measure {
+        AnswerKind::Measure(d)
+    } else if quantity {
         AnswerKind::Quantity
     } else if first == "why" || q.contains("what is the reason") || q.contains("for what reason") {
         AnswerKind::Reason
@@ -394,6 +403,7 @@ const REASON_CUES: &[&str] = &[
 pub fn fits_kind(sentence: &str, kind: AnswerKind) -> bool {
     match kind {
         AnswerKind::Quantity => has_number(sentence),
+        AnswerKind::Measure(d) => states(sentence, d),
         AnswerKind::Reason => {
             let s = sentence.to_lowercase();
             REASON_CUES.iter().any(|c| s.contains(c))
@@ -449,5 +459,17 @@ mod tests {
         assert!(fits_kind("It took three seconds.", AnswerKind::Quantity));
         assert!(!fits_kind("It was fast.", AnswerKind::Quantity));
         assert!(fits_kind("This is done because disks are slow.", AnswerKind::Reason));
+        let supply = answer_kind("What is the highest supply voltage the part can withstand?");
+        assert_eq!(supply, AnswerKind::Measure(Dimension::Voltage));
+        assert!(fits_kind("VDD: 4.25 V absolute maximum.", supply));
+        assert!(
+            !fits_kind("Supply current: 2.7 µA.", supply),
+            "a figure in another unit"
+        );
+        assert_eq!(
+            answer_kind("How much current does it draw?"),
+            AnswerKind::Measure(Dimension::Current)
+        );
+        assert_eq!(answer_kind("Is the supply voltage 3.3 V?"), AnswerKind::YesNo);
     }
 }

@@ -108,13 +108,12 @@ fn plain(line: &Segment) -> bool {
 }
 
 /// The lines `i..j` of a run that starts at `i` with a line of two or more cells: each next line close below the
-/// one before, over the same stretch of the page, with two or more cells, or one cell right of the first column
-/// (a wrapped cell) or within it (a row label set level with the middle of its wrapped row).
+/// one before, over the same stretch of the page, with the shape of a row ([`celled`]) or a section's title
+/// ([`section`]).
 fn block_end(lines: &[Segment], i: usize) -> usize {
     let first = &lines[i];
     let (mut x0, mut x1) = (first.x0, first.x1);
     let left = first.x0;
-    let second = first.cells.get(1).map_or(first.x1, |c| c.x0);
     let mut j = i + 1;
     while let Some(line) = lines.get(j).filter(|_| j - i < MAX_LINES) {
         let prev = &lines[j - 1];
@@ -123,7 +122,7 @@ fn block_end(lines: &[Segment], i: usize) -> usize {
         let limit = if j == i + 1 { HEAD_GAP } else { ROW_GAP } * size;
         let overlap = line.x1.min(x1) - line.x0.max(x0);
         let within = overlap >= 0.5 * (line.x1 - line.x0).min(x1 - x0);
-        let shaped = line.cells.len() >= 2 || line.x0 > left + 3.0 * size || line.x1 < second;
+        let shaped = celled(first, line, size) || section(lines, j, left);
         if gap <= 0.0 || gap > limit || !within || !shaped || !plain(line) || opens_caption(&line.text) {
             break;
         }
@@ -131,6 +130,34 @@ fn block_end(lines: &[Segment], i: usize) -> usize {
         j += 1;
     }
     j
+}
+
+/// Whether a line under a table's `first` line has the shape of a row: two or more cells, or one cell right of
+/// the first column (a wrapped cell) or within it (a row label set level with the middle of its wrapped row).
+/// `size` is the font size the distances are measured in.
+fn celled(first: &Segment, line: &Segment, size: f64) -> bool {
+    let second = first.cells.get(1).map_or(first.x1, |c| c.x0);
+    line.cells.len() >= 2 || line.x0 > first.x0 + 3.0 * size || line.x1 < second
+}
+
+/// Whether line `j` is a section's title inside a table ("CMOS Level Inputs", "Supply Current (VDDIO = 3.3V)"): one
+/// cell that starts no further right than the first column, words, not a figure, with a body row of two or more
+/// cells close below it (a table's own title stands over its header row instead).
+fn section(lines: &[Segment], j: usize, left: f64) -> bool {
+    let line = &lines[j];
+    let next = lines.get(j + 1);
+    let code = |t: &str| t.contains([';', '{', '}', '#']) || t.contains("//") || t.contains("/*");
+    line.cells.len() == 1
+        && !code(&line.text)
+        && line.x0 <= left + line.size
+        && !numeric(&line.text)
+        && next.is_some_and(|n| {
+            n.cells.len() >= 2
+                && !header_like(&n.cells)
+                && !code(&n.text)
+                && line.y - n.y > 0.0
+                && line.y - n.y <= ROW_GAP * line.size.max(n.size)
+        })
 }
 
 /// The column bands of some lines: where their cells lie, split wherever at most a tenth of the lines have a cell
@@ -203,7 +230,12 @@ fn band_of(bands: &[(f64, f64)], cell: &Cell) -> usize {
 fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usize) -> Option<(Table, usize)> {
     let first = &lines[i];
     // A running header is never a table's header, whatever it looks like.
-    if first.cells.len() < 2 || first.furniture || !plain(first) || !header_like(&first.cells) {
+    if first.cells.len() < 2
+        || first.furniture
+        || !plain(first)
+        || !header_like(&first.cells)
+        || opens_caption(&first.text)
+    {
         return None;
     }
     let j = block_end(lines, i);
@@ -212,7 +244,8 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
     let body_figures = lines[i + 1..j].iter().filter(|l| figures(l)).count();
     let mut h = 1;
     if 10 * body_figures >= 6 * (j - i - 1) {
-        while h < MAX_HEAD_LINES && i + h + 2 < j && !figures(&lines[i + h]) {
+        // A section's title under the header opens the body.
+        while h < MAX_HEAD_LINES && i + h + 2 < j && !figures(&lines[i + h]) && !section(lines, i + h, first.x0) {
             h += 1;
         }
     }
@@ -220,7 +253,12 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
     if body.iter().filter(|l| l.cells.len() >= 2).count() < 2 {
         return None;
     }
-    let bands = bands(body);
+    // Sections' titles that run over the columns take no part in finding them.
+    let rows_only: Vec<Segment> = (i + h..j)
+        .filter(|&k| celled(first, &lines[k], lines[k - 1].size.max(lines[k].size)))
+        .map(|k| lines[k].clone())
+        .collect();
+    let bands = bands(&rows_only);
     let (lo, hi) = (bands.first()?.0, bands.last()?.1);
     let title = first.cells.iter().any(|c| c.x1 - c.x0 > 0.5 * (hi - lo));
     if !(2..=12).contains(&bands.len()) || title || !cells_are_words(body) {
@@ -238,7 +276,12 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
         l == "unit" || l == "units" || l == "unit." || l == "units."
     });
     let spanned: Vec<usize> = std::iter::once(0).chain(unit.filter(|&u| u > 0)).collect();
-    let carriers: Vec<usize> = spanned.iter().flat_map(|&band| spans::fill(&mut rows, band)).collect();
+    // The unit first: a row's label given first would hide that it has no words of its own.
+    let carriers: Vec<usize> = spanned
+        .iter()
+        .rev()
+        .flat_map(|&band| spans::fill(&mut rows, band))
+        .collect();
     spans::drop_carriers(&mut rows, carriers, &spanned);
     let mut label_lens: Vec<usize> = rows.iter().filter_map(|r| r.cell(0).map(|c| c.len())).collect();
     label_lens.sort_unstable();
@@ -378,6 +421,12 @@ fn body_rows(body: &[Segment], at: &[Option<(usize, usize)>], bands: &[(f64, f64
                 end,
             })
             .collect();
+        // A section's title from the first column runs over the columns beside it: it opens a row of its own.
+        if let [title] = parts.as_mut_slice() {
+            if line.x0 <= bands[0].1 && line.x1 > bands[0].1 && !numeric(&title.text) {
+                title.band = 0;
+            }
+        }
         let lone_label = parts.len() == 1 && parts[0].band == 0;
         let starts_row = parts.len() >= 2 || lone_label;
         match rows.last_mut() {

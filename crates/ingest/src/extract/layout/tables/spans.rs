@@ -9,7 +9,10 @@
 //!   than rows are to one another, is centred on its span: it gives to the receivers just above and just below;
 //!   one that stands a row's height above the next row heads its group and gives only below;
 //! - a donor with figures gives only when it is the middle of a span in a table whose first row of figures lacks
-//!   the cell too (cells set level with the middle of their rows): as many receivers just above it as below.
+//!   the cell too (cells set level with the middle of their rows): as many receivers just above it as below;
+//!   or, in any table, to as many receivers above it as below that hold nothing left of their figures (no label,
+//!   no symbol: both printed once for the span). A label given so brings the cells between it and the receiver's
+//!   first cell (the symbol) along, and such a receiver goes to that donor rather than to a section's title above.
 //!
 //! A receiver claimed twice goes to the donor nearer to it, or to neither when they are as near.
 
@@ -43,7 +46,15 @@ pub(super) fn fill(rows: &mut [BodyRow], band: usize) -> Vec<usize> {
         } else if first_row_lacks && !above.is_empty() && above.len() == below.len() {
             above.into_iter().chain(below).collect()
         } else {
-            Vec::new()
+            // Rows with nothing left of their figures around a row with its label: the label (and the unit) set
+            // level with the middle of their span, as many rows above it as below.
+            let k = above.len().min(below.len());
+            let span: Vec<usize> = above[..k].iter().chain(&below[..k]).copied().collect();
+            if k > 0 && span.iter().all(|&i| bare(&rows[i])) {
+                span
+            } else {
+                Vec::new()
+            }
         };
         for t in targets {
             claims[t].push((d, (y[t] - y[d]).abs()));
@@ -52,6 +63,11 @@ pub(super) fn fill(rows: &mut [BodyRow], band: usize) -> Vec<usize> {
     let mut carriers = Vec::new();
     for t in 0..n {
         let mut c = claims[t].clone();
+        // A row with nothing left of its figures belongs to the span of a row with figures around it rather than
+        // under a section's title above.
+        if bare(&rows[t]) && c.iter().any(|&(d, _)| figures[d]) {
+            c.retain(|&(d, _)| figures[d]);
+        }
         c.sort_by(|a, b| a.1.total_cmp(&b.1));
         let d = match c.as_slice() {
             [] => continue,
@@ -62,20 +78,38 @@ pub(super) fn fill(rows: &mut [BodyRow], band: usize) -> Vec<usize> {
         if !figures[d] {
             carriers.push(d);
         }
-        let text: Vec<String> = (rows[d].parts.iter())
-            .filter(|p| p.band == band)
-            .map(|p| p.text.clone())
-            .collect();
+        // A row label set in the middle of its span gives the cells beside it too (the symbol), up to the row's
+        // own first cell.
+        let given: Vec<usize> = if figures[d] && band == 0 {
+            let first = rows[t].parts.iter().map(|p| p.band).min().unwrap_or(0);
+            (0..first.max(1)).collect()
+        } else {
+            vec![band]
+        };
         let (start, end) = (rows[t].start(), rows[t].end());
-        rows[t].parts.push(Part {
-            y: y[t],
-            band,
-            text: text.join(" "),
-            start,
-            end,
-        });
+        for b in given {
+            let text: Vec<String> = (rows[d].parts.iter())
+                .filter(|p| p.band == b)
+                .map(|p| p.text.clone())
+                .collect();
+            if !text.is_empty() {
+                rows[t].parts.push(Part {
+                    y: y[t],
+                    band: b,
+                    text: text.join(" "),
+                    start,
+                    end,
+                });
+            }
+        }
     }
     carriers
+}
+
+/// Whether a row holds nothing left of its first figure: no label, no symbol (they are printed once for its span).
+fn bare(row: &BodyRow) -> bool {
+    let first = row.parts.iter().min_by_key(|p| p.band);
+    first.is_some_and(|p| numeric(&p.text) || p.text.trim() == "—" || p.text.trim() == "-")
 }
 
 /// Whether a row's cell in column `band` reads as a label or a unit printed once for several rows: a letter or
