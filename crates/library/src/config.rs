@@ -153,16 +153,27 @@ impl LibraryConfig {
         }
     }
 
-    /// The version of a file's content its chunk ids are made from: the file's checksum, and the chunking when it
-    /// is not the default (so the ids of a library chunked at the defaults are what they always were). A file whose
-    /// chunks were made with other chunk settings is then not "unchanged": the next ingest chunks it again, under
-    /// new ids, instead of keeping chunks the settings no longer describe.
+    /// The version of a file's content its chunk ids are made from: the file's checksum, the version of extraction
+    /// ([`ragsift_ingest::EXTRACTION_VERSION`]) and the chunking when it is not the default. A file whose chunks were
+    /// made by an older extractor or with other chunk settings is then not "unchanged": the next ingest reads it
+    /// again, under new ids, instead of keeping chunks that no longer say what ragsift reads in the file.
     pub fn chunk_version(&self, checksum: &str) -> String {
+        self.chunk_version_at(checksum, ragsift_ingest::EXTRACTION_VERSION)
+    }
+
+    /// [`LibraryConfig::chunk_version`] under a given version of extraction (the ids of version 1, before versions
+    /// were counted, are the checksum alone).
+    fn chunk_version_at(&self, checksum: &str, extraction: u32) -> String {
         let d = LibraryConfig::default();
-        if (self.chunk_tokens, self.overlap_tokens) == (d.chunk_tokens, d.overlap_tokens) {
+        let content = if extraction <= 1 {
             checksum.to_string()
         } else {
-            format!("{checksum}@{}/{}", self.chunk_tokens, self.overlap_tokens)
+            format!("{checksum}#x{extraction}")
+        };
+        if (self.chunk_tokens, self.overlap_tokens) == (d.chunk_tokens, d.overlap_tokens) {
+            content
+        } else {
+            format!("{content}@{}/{}", self.chunk_tokens, self.overlap_tokens)
         }
     }
 
@@ -241,5 +252,32 @@ impl LibraryConfig {
             p.push(FieldProblem::new("store", problem));
         }
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LibraryConfig;
+
+    #[test]
+    fn chunk_ids_follow_the_extraction_version_and_the_chunk_settings() {
+        let d = LibraryConfig::default();
+        assert_eq!(
+            d.chunk_version_at("c0ffee", 1),
+            "c0ffee",
+            "ids from before versions were counted"
+        );
+        assert_ne!(
+            d.chunk_version("c0ffee"),
+            d.chunk_version_at("c0ffee", 1),
+            "this extractor's chunks are not an older one's"
+        );
+        assert_ne!(d.chunk_version_at("c0ffee", 2), d.chunk_version_at("c0ffee", 3));
+        let other = LibraryConfig {
+            chunk_tokens: d.chunk_tokens + 1,
+            ..d.clone()
+        };
+        assert_ne!(other.chunk_version("c0ffee"), d.chunk_version("c0ffee"));
+        assert_ne!(other.chunk_version_at("c0ffee", 1), d.chunk_version_at("c0ffee", 1));
     }
 }
