@@ -25,4 +25,5 @@ pub use ragsift_core::{Error, Result};
 /// text, the tables or the chunks of some file. A library's chunk ids carry it (`LibraryConfig::chunk_version`), so
 /// after an upgrade the next ingest reads each file again instead of keeping what an older extractor made of it.
 /// 2: a table is read past its section titles, and labels set in the middle of their rows reach each row.
-pub const EXTRACTION_VERSION: u32 = 2;
+/// 3: one row under a "Table N" caption is a table.
+pub const EXTRACTION_VERSION: u32 = 3;

@@ -567,3 +567,23 @@ fn a_label_set_level_with_the_middle_of_its_rows_and_section_titles_keep_the_tab
     assert!(rows.iter().any(|r| r == "Parameters: CMOS Level Inputs"), "{rows:#?}");
     assert!(!rows.iter().any(|r| r.contains("CMOS Level Inputs;")), "{rows:#?}");
 }
+
+#[test]
+fn a_table_of_one_row_under_its_caption_is_a_table() {
+    // NXP FXOS8700CQ p2, "Table 1. Ordering information": a header and one part. Under its caption one row is a
+    // table, and the row reads with its column names; without a caption, two rows at least are asked for.
+    let tables = ragsift_ingest::extract::layout_tables(&glyphs("nxp-fxos8700cq-p2-ordering"));
+    let rows: Vec<&str> = tables
+        .iter()
+        .flat_map(|t| t.rows.iter().map(|r| r.text.as_str()))
+        .collect();
+    assert_eq!(
+        rows,
+        ["Part number: FXOS8700CQR1; Temperature range: –40 °C to +85 °C; Package description: QFN; Shipping: Tape and reel"]
+    );
+    assert!(
+        tables[0].head.starts_with("Table 1. Ordering information"),
+        "{}",
+        tables[0].head
+    );
+}

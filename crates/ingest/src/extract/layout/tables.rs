@@ -250,7 +250,10 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
         }
     }
     let body = &lines[i + h..j];
-    if body.iter().filter(|l| l.cells.len() >= 2).count() < 2 {
+    // Two rows make a table; one does under a "Table N" caption (an ordering table of one part).
+    let caption = caption(lines, at, text, i, j);
+    let least = if caption.is_some() { 1 } else { 2 };
+    if body.iter().filter(|l| l.cells.len() >= 2).count() < least {
         return None;
     }
     // Sections' titles that run over the columns take no part in finding them.
@@ -290,7 +293,6 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
     }
     let (head_start, head_end) = span(&at[i..i + h])?;
     let header = text.get(head_start..head_end)?;
-    let caption = caption(lines, at, text, i, j);
     let mut start = head_start;
     let mut end = rows.iter().map(BodyRow::end).max().unwrap_or(head_end);
     let mut head = String::new();
@@ -312,7 +314,7 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
             })
         })
         .collect::<Vec<_>>();
-    (rows.len() >= 2).then_some((Table { start, end, head, rows }, j))
+    (rows.len() >= least).then_some((Table { start, end, head, rows }, j))
 }
 
 /// Whether a line's cells can be a header: each holds a word, none is a figure, at most half hold a digit
