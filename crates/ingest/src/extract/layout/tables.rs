@@ -146,7 +146,7 @@ fn celled(first: &Segment, line: &Segment, size: f64) -> bool {
 fn section(lines: &[Segment], j: usize, left: f64) -> bool {
     let line = &lines[j];
     let next = lines.get(j + 1);
-    let code = |t: &str| t.contains([';', '{', '}', '#']) || t.contains("//") || t.contains("/*");
+    let code = |t: &str| code_like(t, '#');
     line.cells.len() == 1
         && !code(&line.text)
         && line.x0 <= left + line.size
@@ -320,7 +320,7 @@ fn table_at(lines: &[Segment], at: &[Option<(usize, usize)>], text: &str, i: usi
 /// Whether a line's cells can be a header: each holds a word, none is a figure, at most half hold a digit
 /// ("m328p" over "ATmega328P" is a row of a list), and none holds code (";", "=", braces, comments).
 fn header_like(cells: &[Cell]) -> bool {
-    let code = |t: &str| t.contains([';', '=', '{', '}']) || t.contains("/*") || t.contains("//");
+    let code = |t: &str| code_like(t, '=');
     let digits = cells
         .iter()
         .filter(|c| c.text.chars().any(|ch| ch.is_ascii_digit()))
@@ -329,6 +329,12 @@ fn header_like(cells: &[Cell]) -> bool {
         .iter()
         .all(|c| c.text.chars().filter(|ch| ch.is_alphabetic()).count() >= 2 && !numeric(&c.text) && !code(&c.text))
         && 2 * digits <= cells.len()
+}
+
+/// Whether text reads as code: a statement's ";", braces, a comment, or `also` (a header's "=", a section's "#";
+/// a body row's "VDDIO = 3.3V" is no code).
+fn code_like(t: &str, also: char) -> bool {
+    t.contains([';', '{', '}', also]) || t.contains("//") || t.contains("/*")
 }
 
 /// Whether the body's cells are words and figures, not letters one by one (rotated text, a figure's marks).
